@@ -1,0 +1,5 @@
+import sys
+
+from designer.engine.cli import main
+
+sys.exit(main())

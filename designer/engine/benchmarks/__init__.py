@@ -1,0 +1,1 @@
+"""Benchmark modules for ``python -m designer.engine bench``; see ``commands/bench.py``."""

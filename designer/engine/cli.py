@@ -1,0 +1,74 @@
+"""``python -m designer.engine <command>``: the engine's command line.
+
+Each command lives in the module that owns its concept and exposes two functions:
+``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported lazily so that
+``--help`` and small commands start fast. An :class:`EngineError` becomes one clear line on
+stderr (one line per located problem) and exit status 1 — never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from designer.engine.errors import EngineError
+
+__all__ = ["COMMANDS", "main"]
+
+# command name -> (module path, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("designer.engine.commands.build", "build a host or a cluster from a template"),
+    "validate": ("designer.engine.commands.validate", "validate a topology document"),
+    "topo-matrix": ("designer.engine.commands.topo_matrix", "nvidia-smi topo -m style matrix of one host"),
+    "solve": ("designer.engine.commands.solve", "max-min fair rates for explicit flow paths"),
+    "simulate": ("designer.engine.commands.simulate", "run a scenario and print the result"),
+    "sweep": ("designer.engine.commands.sweep", "rank every single failure of a class by impact"),
+    "compare": ("designer.engine.commands.compare", "compare NIC policies on one scenario"),
+    "import": ("designer.engine.commands.import_", "import NCCL XML, nvidia-smi topo -m or hwloc XML"),
+    "export": ("designer.engine.commands.export", "export a host to NCCL XML (or the document to GraphML)"),
+    "bench": ("designer.engine.commands.bench", "run the benchmarks and print JSON figures"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m designer.engine",
+        description="Fabricscope engine: design and simulate GPU-to-spine topologies.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        parser = _parser()
+        if not argv or argv[0] in ("-h", "--help"):
+            parser.print_help()
+            return 0 if argv else 2
+        parser.error(f"unknown command {argv[0]!r} (choose from {', '.join(COMMANDS)})")
+    name = argv[0]
+    module_path, help_text = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_path)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_path:
+            raise
+        print(f"error: command {name!r} is not available in this build", file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(prog=f"python -m designer.engine {name}", description=help_text)
+    module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    try:
+        return int(module.run(args) or 0)
+    except EngineError as exc:
+        for line in exc.lines():
+            print(f"error: {line}", file=sys.stderr)
+        return 1
+    except FileNotFoundError as exc:
+        print(f"error: {exc.filename}: no such file", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

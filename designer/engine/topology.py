@@ -1,0 +1,197 @@
+"""The compiled, array-backed view of a ``fabricscope.topology/1`` document.
+
+The JSON document (see ``document.py``) is what users edit, store and exchange; :class:`Topology`
+is what routing, the solver and the what-if engine compute on: integer node and link indices,
+numpy arrays of capacities, and an adjacency list. Build it with :meth:`Topology.from_document`,
+which validates and normalizes the document first (catalog defaults filled in).
+
+Resources
+---------
+Every link is full duplex: each direction is its own resource. Resource ``2*l`` is link ``l`` in
+the a→b direction and ``2*l + 1`` the b→a direction. Nodes that carry their own
+``capacity_gbps`` (a root complex's peer-to-peer limit, memory bandwidth) are resources too,
+numbered after the links: ``2*L + k`` for the k-th such node. Resource ids as strings follow
+DESIGN.md: ``"<link id>:a>b"``, ``"<link id>:b>a"``, or the node id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Topology", "ENDPOINT_KINDS", "SWITCH_KIND", "HOST_INTERNAL_KINDS"]
+
+# Kinds that only send and receive (never forward, except a GPU acting as an explicit PXN relay).
+ENDPOINT_KINDS = frozenset({"gpu", "memory", "nvme", "storage"})
+SWITCH_KIND = "switch"
+# Components inside a host that forward only traffic starting or ending in that host.
+HOST_INTERNAL_KINDS = frozenset({"cpu", "pcie_switch", "nvswitch", "nic"})
+
+
+@dataclass
+class Topology:
+    """Array view of a validated topology document.
+
+    Attributes
+    ----------
+    doc : dict
+        The normalized document this view was built from (do not mutate).
+    node_ids, node_kind, node_role, node_group, node_host : list
+        Per node index: id, kind, switch role (``tor``/``leaf``/``spine``/``core`` or None), the
+        group it sits in directly, and the id of its enclosing ``host`` group (None for fabric
+        nodes).
+    node_attrs : list of dict
+        Per node index: the document's ``attrs`` (model, rail, socket, …).
+    node_capacity_gbps : ndarray of float
+        Per node: its own throughput limit in Gb/s, or NaN when the node is not a resource.
+    link_ids, link_tech : list
+        Per link index: id and technology name.
+    link_a, link_b : ndarray of int
+        Endpoint node indices of each link.
+    link_capacity_gbps : ndarray of float
+        Capacity per direction in Gb/s.
+    link_latency_ns : ndarray of float
+        One-way latency of the link in ns.
+    groups : dict
+        Group id -> group dict from the document (``kind``, ``parent``, ``template``, …).
+    """
+
+    doc: dict
+    node_ids: list[str]
+    node_kind: list[str]
+    node_role: list[str | None]
+    node_group: list[str | None]
+    node_host: list[str | None]
+    node_attrs: list[dict]
+    node_capacity_gbps: np.ndarray
+    link_ids: list[str]
+    link_tech: list[str | None]
+    link_a: np.ndarray
+    link_b: np.ndarray
+    link_capacity_gbps: np.ndarray
+    link_latency_ns: np.ndarray
+    groups: dict[str, dict]
+    node_index: dict[str, int] = field(init=False)
+    link_index: dict[str, int] = field(init=False)
+    adjacency: list[list[tuple[int, int]]] = field(init=False)
+    node_resource: np.ndarray = field(init=False)
+    resource_node: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.node_index = {nid: i for i, nid in enumerate(self.node_ids)}
+        self.link_index = {lid: i for i, lid in enumerate(self.link_ids)}
+        self.adjacency = [[] for _ in self.node_ids]
+        for l, (a, b) in enumerate(zip(self.link_a.tolist(), self.link_b.tolist())):
+            self.adjacency[a].append((b, l))
+            self.adjacency[b].append((a, l))
+        has_capacity = np.isfinite(self.node_capacity_gbps)
+        self.resource_node = np.flatnonzero(has_capacity).astype(np.int64)
+        self.node_resource = np.full(len(self.node_ids), -1, dtype=np.int64)
+        self.node_resource[self.resource_node] = 2 * self.num_links + np.arange(len(self.resource_node))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_document(cls, doc: dict | str) -> "Topology":
+        """Validate and normalize ``doc`` (a dict or JSON text), then compile it.
+
+        Raises
+        ------
+        InvalidTopology
+            With every located problem, when the document is not valid.
+        """
+        from designer.engine.document import normalize  # local: document imports this module
+
+        return cls.compile(normalize(doc))
+
+    @classmethod
+    def compile(cls, doc: dict) -> "Topology":
+        """Compile an already normalized, valid document (no validation: use ``from_document``)."""
+        groups = {g["id"]: g for g in doc.get("groups", [])}
+        nodes, links = doc["nodes"], doc["links"]
+        index = {n["id"]: i for i, n in enumerate(nodes)}
+        return cls(
+            doc=doc,
+            node_ids=[n["id"] for n in nodes],
+            node_kind=[n["kind"] for n in nodes],
+            node_role=[(n.get("attrs") or {}).get("role") for n in nodes],
+            node_group=[n.get("group") for n in nodes],
+            node_host=[_enclosing_host(n.get("group"), groups) for n in nodes],
+            node_attrs=[n.get("attrs") or {} for n in nodes],
+            node_capacity_gbps=np.array(
+                [np.nan if n.get("capacity_gbps") is None else float(n["capacity_gbps"]) for n in nodes],
+                dtype=np.float64),
+            link_ids=[l["id"] for l in links],
+            link_tech=[l.get("tech") for l in links],
+            link_a=np.array([index[l["a"]] for l in links], dtype=np.int64),
+            link_b=np.array([index[l["b"]] for l in links], dtype=np.int64),
+            link_capacity_gbps=np.array([float(l["capacity_gbps"]) for l in links], dtype=np.float64),
+            link_latency_ns=np.array([float(l.get("latency_ns") or 0.0) for l in links], dtype=np.float64),
+            groups=groups,
+        )
+
+    # ------------------------------------------------------------------ sizes and lookups
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_ids)
+
+    @property
+    def num_links(self) -> int:
+        return len(self.link_ids)
+
+    @property
+    def num_resources(self) -> int:
+        return 2 * self.num_links + len(self.resource_node)
+
+    def resource_capacity_gbps(self) -> np.ndarray:
+        """Capacity of every resource (link directions, then capacity-bearing nodes), Gb/s."""
+        per_direction = np.repeat(self.link_capacity_gbps, 2)
+        return np.concatenate([per_direction, self.node_capacity_gbps[self.resource_node]])
+
+    def link_resource(self, link: int, src_node: int) -> int:
+        """Resource index of ``link`` traversed starting from node ``src_node``."""
+        return 2 * link + (0 if self.link_a[link] == src_node else 1)
+
+    def resource_id(self, resource: int) -> str:
+        """The DESIGN.md string id of a resource index."""
+        if resource < 2 * self.num_links:
+            return f"{self.link_ids[resource // 2]}:{'a>b' if resource % 2 == 0 else 'b>a'}"
+        return self.node_ids[int(self.resource_node[resource - 2 * self.num_links])]
+
+    def resource_link(self, resource: int) -> int | None:
+        """Link index of a link-direction resource, None for a node resource."""
+        return resource // 2 if resource < 2 * self.num_links else None
+
+    def hosts(self) -> list[str]:
+        """Ids of all ``host`` groups, in document order."""
+        return [gid for gid, g in self.groups.items() if g.get("kind") == "host"]
+
+    def nodes_of_host(self, host: str) -> list[int]:
+        """Node indices whose enclosing host is ``host``."""
+        return [i for i, h in enumerate(self.node_host) if h == host]
+
+    def nodes_of_kind(self, kind: str) -> list[int]:
+        return [i for i, k in enumerate(self.node_kind) if k == kind]
+
+    def to_networkx(self):
+        """A ``networkx.MultiGraph`` with node kind/host and link tech/capacity/latency attributes."""
+        import networkx as nx
+
+        graph = nx.MultiGraph(name=self.doc.get("name", ""))
+        for i, nid in enumerate(self.node_ids):
+            graph.add_node(nid, kind=self.node_kind[i], host=self.node_host[i] or "")
+        for l, lid in enumerate(self.link_ids):
+            graph.add_edge(self.node_ids[self.link_a[l]], self.node_ids[self.link_b[l]], key=lid,
+                           tech=self.link_tech[l] or "",
+                           capacity_gbps=float(self.link_capacity_gbps[l]),
+                           latency_ns=float(self.link_latency_ns[l]))
+        return graph
+
+
+def _enclosing_host(group: str | None, groups: dict[str, dict]) -> str | None:
+    seen = set()
+    while group is not None and group in groups and group not in seen:
+        seen.add(group)
+        if groups[group].get("kind") == "host":
+            return group
+        group = groups[group].get("parent")
+    return None
