@@ -1,0 +1,39 @@
+"""Benchmarks of the topology pipeline: build a rail-optimized DGX-H100 cluster, validate,
+normalize and compile it. Figures: seconds per phase, node and link counts.
+
+Targets (issue 2): 1,024 GPUs in ≤ 1 s and 16,384 GPUs in ≤ 15 s for normalize + compile.
+"""
+from __future__ import annotations
+
+import time
+
+__all__ = ["BENCHMARKS", "cluster_pipeline"]
+
+
+def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
+    """Time each phase for ``hosts`` DGX-H100 hosts (8 GPUs each), rail-optimized fabric."""
+    from designer.engine.document import normalize, validate
+    from designer.engine.fabrics import build_cluster
+    from designer.engine.topology import Topology
+
+    t0 = time.perf_counter()
+    doc = build_cluster("dgx-h100", hosts, fabric="rail-optimized",
+                        leaves_per_rail=max(1, hosts // hosts_per_leaf))
+    t1 = time.perf_counter()
+    problems = validate(doc)
+    t2 = time.perf_counter()
+    normalized = normalize(doc)  # validates again: the figure a caller of normalize sees
+    t3 = time.perf_counter()
+    topo = Topology.compile(normalized)
+    t4 = time.perf_counter()
+    return {"gpus": 8 * hosts, "hosts": hosts, "nodes": topo.num_nodes, "links": topo.num_links,
+            "resources": topo.num_resources, "problems": len(problems),
+            "build_s": round(t1 - t0, 3), "validate_s": round(t2 - t1, 3),
+            "normalize_s": round(t3 - t2, 3), "compile_s": round(t4 - t3, 3),
+            "normalize_compile_s": round(t4 - t2, 3), "total_s": round(t4 - t0, 3)}
+
+
+BENCHMARKS = {
+    "rail_dgx_h100_1024gpu": lambda: cluster_pipeline(128),
+    "rail_dgx_h100_16384gpu": lambda: cluster_pipeline(2048),
+}

@@ -1,0 +1,435 @@
+"""The ``fabricscope.topology/1`` document: load, validate, normalize, dump.
+
+A document is plain JSON (DESIGN.md §2.1)::
+
+    {"format": "fabricscope.topology/1", "name": "pod-a",
+     "groups": [{"id": "h0", "kind": "host", "parent": "r0", "template": "dgx-h100"}, ...],
+     "nodes":  [{"id": "h0/gpu0", "kind": "gpu", "group": "h0", "attrs": {...},
+                 "capacity_gbps": null}, ...],
+     "links":  [{"id": "h0/gpu0-pcie0", "a": "h0/gpu0", "b": "h0/pcie0", "tech": "pcie5x16",
+                 "capacity_gbps": 384.0, "latency_ns": 100}, ...]}
+
+- Links are full duplex; ``capacity_gbps`` is per direction, in Gb/s.
+- A link with a catalog ``tech`` and no ``capacity_gbps``/``latency_ns`` takes them from the
+  catalog; ``capacity_basis`` records which figure: ``"effective"`` (default), ``"raw"`` (set it
+  on a link, or at the top level for the whole document), or ``"explicit"`` (given by the user).
+- A link without ``id`` gets ``"<a>-<b>"`` (``#2``, ``#3`` … for parallel links).
+- Unknown extra fields are kept as they are (add fields freely, rename none).
+
+:func:`validate` reports *every* problem with its location and never raises on any JSON value;
+:func:`normalize` raises :class:`InvalidTopology` carrying all of them.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from pathlib import Path
+
+from designer.engine.catalog import DEFAULT_BASIS, GROUP_KINDS, NODE_KINDS, TECHS
+from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
+
+__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check"]
+
+FORMAT = "fabricscope.topology/1"
+
+# Size limits of one document; a 16,384-GPU rail-optimized cluster is ~110k nodes / ~180k links.
+LIMITS = {
+    "max_bytes": 512 * 1024 * 1024,   # JSON text
+    "max_nodes": 2_000_000,
+    "max_links": 4_000_000,
+    "max_groups": 500_000,
+    "max_id_length": 256,             # characters of one id
+    "max_problems": 1000,             # validation stops listing after this many
+}
+
+_BASES = ("effective", "raw", "explicit")
+_NODE_ORDER = ("id", "kind", "group", "capacity_gbps", "attrs")
+_LINK_ORDER = ("id", "a", "b", "tech", "capacity_gbps", "capacity_basis", "latency_ns")
+_GROUP_ORDER = ("id", "kind", "parent", "template", "attrs")
+
+
+# ============================================================================ load / dump
+def load(source) -> object:
+    """Parse a document from a dict, JSON text, or a path.
+
+    Parameters
+    ----------
+    source : dict, list, str, bytes or os.PathLike
+        A parsed document (returned as is), JSON text (starts with ``{`` or ``[``), or a path.
+
+    Returns
+    -------
+    object
+        The parsed JSON value (not yet validated).
+
+    Raises
+    ------
+    InvalidTopology
+        Unreadable JSON (with line and column), or text that is neither JSON nor a file.
+    LimitExceeded
+        Text over ``LIMITS["max_bytes"]``.
+    FileNotFoundError
+        A path that does not exist.
+    """
+    if isinstance(source, (dict, list)):
+        return source
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", errors="replace")
+    if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
+        return _parse_json(source)
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if "\x00" in str(path) or len(str(path)) > 4096:
+            raise InvalidTopology("neither JSON text nor a usable file path")
+        if path.is_dir():
+            raise InvalidTopology(f"{str(path)!r} is a directory, not a topology document")
+        if path.stat().st_size > LIMITS["max_bytes"]:
+            raise LimitExceeded(f"{path}: larger than {LIMITS['max_bytes']} bytes")
+        return _parse_json(path.read_text(encoding="utf-8", errors="replace"), where=str(path))
+    raise InvalidTopology(f"cannot load a topology from a {type(source).__name__}")
+
+
+def _parse_json(text: str, where: str = "") -> object:
+    if len(text) > LIMITS["max_bytes"]:
+        raise LimitExceeded(f"document larger than {LIMITS['max_bytes']} bytes")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        loc = f"{where}: " if where else ""
+        raise InvalidTopology(f"{loc}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
+                              [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: "
+                                           f"{exc.msg}")]) from None
+
+
+def dump(doc: dict) -> str:
+    """JSON text of ``doc``: top-level fields, then one group/node/link per line (diff-friendly)."""
+    lists = ("groups", "nodes", "links")
+    head = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in doc.items() if k not in lists]
+    parts = []
+    for key in lists:
+        if key in doc:
+            items = ",\n  ".join(json.dumps(x, allow_nan=False) for x in doc[key])
+            parts.append(f'"{key}": [\n  {items}\n ]' if items else f'"{key}": []')
+    return "{" + ",\n ".join(head + parts) + "}\n"
+
+
+# ============================================================================ validate
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _typename(v) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(v), "number" if _is_number(v) else type(v).__name__)
+
+
+class _Checker:
+    """Collects located problems; stops adding after ``LIMITS['max_problems']``."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        if len(self.problems) < LIMITS["max_problems"]:
+            self.problems.append(Problem(path, message))
+
+    def ident(self, path: str, value) -> bool:
+        if not isinstance(value, str):
+            self.add(path, "missing" if value is None else f"must be a string, got {_typename(value)}")
+            return False
+        if not value or len(value) > LIMITS["max_id_length"]:
+            self.add(path, f"must be 1 to {LIMITS['max_id_length']} characters")
+            return False
+        return True
+
+    def quantity(self, path: str, value) -> None:
+        """Optional non-negative finite number (capacities in Gb/s, latencies in ns)."""
+        if value is None:
+            return
+        if not _is_number(value):
+            self.add(path, f"must be a number, got {_typename(value)}")
+        elif not math.isfinite(value):
+            self.add(path, f"must be finite, got {value}")
+        elif value < 0:
+            self.add(path, f"must not be negative, got {value}")
+
+    def mapping(self, path: str, value) -> None:
+        if value is not None and not isinstance(value, dict):
+            self.add(path, f"must be an object, got {_typename(value)}")
+
+
+def validate(doc) -> list[Problem]:
+    """Every problem of a topology document, each located by its path.
+
+    Parameters
+    ----------
+    doc : object
+        Any parsed JSON value (garbage gives problems, never an exception).
+
+    Returns
+    -------
+    list of Problem
+        Empty when the document is valid (at most ``LIMITS["max_problems"]``).
+    """
+    ck = _Checker()
+    if not isinstance(doc, dict):
+        ck.add("", f"a topology document must be a JSON object, got {_typename(doc)}")
+        return ck.problems
+    fmt = doc.get("format")
+    if fmt is None:
+        ck.add("format", f'missing (expected "{FORMAT}")')
+    elif fmt != FORMAT:
+        ck.add("format", f'expected "{FORMAT}", got {json.dumps(fmt) if _jsonable(fmt) else fmt!r}')
+    if "name" in doc and not isinstance(doc["name"], str):
+        ck.add("name", f"must be a string, got {_typename(doc['name'])}")
+    if doc.get("capacity_basis") not in (None, "effective", "raw"):
+        ck.add("capacity_basis", 'must be "effective" or "raw"')
+    groups = _sequence(ck, doc, "groups", required=False, limit="max_groups")
+    nodes = _sequence(ck, doc, "nodes", required=True, limit="max_nodes")
+    links = _sequence(ck, doc, "links", required=True, limit="max_links")
+    group_ids = _check_groups(ck, groups)
+    node_ids = _check_nodes(ck, nodes, group_ids)
+    _check_links(ck, links, node_ids)
+    return ck.problems
+
+
+def _jsonable(v) -> bool:
+    try:
+        json.dumps(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _sequence(ck: _Checker, doc: dict, key: str, *, required: bool, limit: str) -> list:
+    value = doc.get(key)
+    if value is None:
+        if required:
+            ck.add(key, "missing (a list is required)")
+        return []
+    if not isinstance(value, list):
+        ck.add(key, f"must be a list, got {_typename(value)}")
+        return []
+    if len(value) > LIMITS[limit]:
+        ck.add(key, f"{len(value)} entries exceed the limit of {LIMITS[limit]} ({limit})")
+        return []
+    return value
+
+
+def _check_groups(ck: _Checker, groups: list) -> set:
+    ids: dict[str, int] = {}
+    parents: dict[str, str] = {}
+    for i, g in enumerate(groups):
+        p = f"groups[{i}]"
+        if not isinstance(g, dict):
+            ck.add(p, f"must be an object, got {_typename(g)}")
+            continue
+        gid = g.get("id")
+        if ck.ident(f"{p}.id", gid):
+            if gid in ids:
+                ck.add(f"{p}.id", f'duplicate group id "{gid}" (first at groups[{ids[gid]}])')
+            else:
+                ids[gid] = i
+        kind = g.get("kind")
+        if kind is None:
+            ck.add(f"{p}.kind", f"missing (one of {', '.join(GROUP_KINDS)})")
+        elif not isinstance(kind, str) or kind not in GROUP_KINDS:
+            ck.add(f"{p}.kind", f"unknown group kind {_show(kind)} (one of {', '.join(GROUP_KINDS)})")
+        parent = g.get("parent")
+        if parent is not None and ck.ident(f"{p}.parent", parent) and isinstance(gid, str):
+            parents.setdefault(gid, parent)
+        for key in ("template",):
+            if g.get(key) is not None and not isinstance(g[key], str):
+                ck.add(f"{p}.{key}", f"must be a string, got {_typename(g[key])}")
+        ck.mapping(f"{p}.attrs", g.get("attrs"))
+    for gid, parent in parents.items():
+        if parent not in ids:
+            ck.add(f"groups[{ids[gid]}].parent", f'unknown group "{parent}"')
+    _check_group_cycles(ck, parents, ids)
+    return set(ids)
+
+
+def _check_group_cycles(ck: _Checker, parents: dict, ids: dict) -> None:
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = done
+    for start in parents:
+        walk = []
+        g = start
+        while g in parents and g not in state:
+            state[g] = 1
+            walk.append(g)
+            g = parents[g]
+        if state.get(g) == 1:  # came back onto the current walk: a cycle
+            cycle = walk[walk.index(g):]
+            ck.add(f"groups[{ids[g]}].parent", "group cycle: " + " -> ".join(cycle + [g]))
+        for w in walk:
+            state[w] = 2
+
+
+def _show(v) -> str:
+    return f'"{v}"' if isinstance(v, str) else (json.dumps(v) if _jsonable(v) else repr(v))
+
+
+def _check_nodes(ck: _Checker, nodes: list, group_ids: set) -> set:
+    ids: dict[str, int] = {}
+    kinds = NODE_KINDS
+    for i, n in enumerate(nodes):
+        p = f"nodes[{i}]"
+        if type(n) is not dict:
+            ck.add(p, f"must be an object, got {_typename(n)}")
+            continue
+        nid = n.get("id")
+        if ck.ident(f"{p}.id", nid):
+            if nid in ids:
+                ck.add(f"{p}.id", f'duplicate node id "{nid}" (first at nodes[{ids[nid]}])')
+            else:
+                ids[nid] = i
+        kind = n.get("kind")
+        if kind.__class__ is not str or kind not in kinds:
+            ck.add(f"{p}.kind", "missing" if kind is None else
+                   f"unknown node kind {_show(kind)} (one of {', '.join(kinds)})")
+        group = n.get("group")
+        if group is not None and (group.__class__ is not str or group not in group_ids):
+            ck.add(f"{p}.group", f"unknown group {_show(group)}")
+        cap = n.get("capacity_gbps")
+        if cap is not None:
+            ck.quantity(f"{p}.capacity_gbps", cap)
+        attrs = n.get("attrs")
+        if attrs is not None and attrs.__class__ is not dict:
+            ck.mapping(f"{p}.attrs", attrs)
+    return ids.keys()
+
+
+def _check_links(ck: _Checker, links: list, node_ids) -> None:
+    ids: dict[str, int] = {}
+    techs = TECHS
+    for i, l in enumerate(links):
+        p = f"links[{i}]"
+        if type(l) is not dict:
+            ck.add(p, f"must be an object, got {_typename(l)}")
+            continue
+        lid = l.get("id")
+        if lid is not None and ck.ident(f"{p}.id", lid):
+            if lid in ids:
+                ck.add(f"{p}.id", f'duplicate link id "{lid}" (first at links[{ids[lid]}])')
+            else:
+                ids[lid] = i
+        a, b = l.get("a"), l.get("b")
+        for end, v in (("a", a), ("b", b)):
+            if v.__class__ is not str or v not in node_ids:
+                if ck.ident(f"{p}.{end}", v):
+                    ck.add(f"{p}.{end}", f'unknown node "{v}"')
+        if a == b and isinstance(a, str):
+            ck.add(p, f'self-loop: both ends are "{a}"')
+        tech = l.get("tech")
+        if tech is not None and (tech.__class__ is not str or tech not in techs):
+            ck.add(f"{p}.tech", f"unknown link technology {_show(tech)}")
+        cap = l.get("capacity_gbps")
+        if cap is None:
+            if tech is None:
+                ck.add(f"{p}.capacity_gbps", "missing (no tech to take it from)")
+        else:
+            ck.quantity(f"{p}.capacity_gbps", cap)
+        lat = l.get("latency_ns")
+        if lat is not None:
+            ck.quantity(f"{p}.latency_ns", lat)
+        basis = l.get("capacity_basis")
+        if basis is not None and basis not in _BASES:
+            ck.add(f"{p}.capacity_basis", f"must be one of {', '.join(_BASES)}, got {_show(basis)}")
+
+
+def check(doc) -> None:
+    """Raise :class:`InvalidTopology` with every problem when ``doc`` is not valid."""
+    problems = validate(doc)
+    if problems:
+        noun = "problem" if len(problems) == 1 else "problems"
+        raise InvalidTopology(f"invalid topology document: {len(problems)} {noun}", problems)
+
+
+# ============================================================================ normalize
+def normalize(doc) -> dict:
+    """Validated, completed copy of a document in canonical key order.
+
+    Parameters
+    ----------
+    doc : dict, str or path
+        The document (anything :func:`load` accepts).
+
+    Returns
+    -------
+    dict
+        A new document: list order kept, keys in canonical order, link ids filled in, and every
+        link with ``capacity_gbps`` (Gb/s per direction), ``latency_ns`` and ``capacity_basis``.
+
+    Raises
+    ------
+    InvalidTopology
+        With every located problem.
+    """
+    doc = load(doc)
+    check(doc)
+    basis = doc.get("capacity_basis") or DEFAULT_BASIS
+    out = {"format": FORMAT, "name": doc.get("name", "")}
+    for k, v in doc.items():
+        if k not in ("format", "name", "groups", "nodes", "links"):
+            out[k] = _copy(v)
+    out["groups"] = [_ordered(g, _GROUP_ORDER) for g in doc.get("groups") or []]
+    out["nodes"] = [_ordered(n, _NODE_ORDER) for n in doc["nodes"]]
+    out["links"] = _normalize_links(doc["links"], basis)
+    return out
+
+
+def _copy(v):
+    """Copy of a JSON value (faster than ``copy.deepcopy`` for the small attrs dicts)."""
+    cls = v.__class__
+    if cls is dict:
+        return {k: (x if x.__class__ in _SCALARS else _copy(x)) for k, x in v.items()}
+    if cls is list:
+        return [x if x.__class__ in _SCALARS else _copy(x) for x in v]
+    return v if cls in _SCALARS else copy.deepcopy(v)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _ordered(item: dict, order: tuple) -> dict:
+    out = {k: _copy(item[k]) for k in order if item.get(k) is not None}
+    for k, v in item.items():
+        if k not in out and k not in order:
+            out[k] = _copy(v)
+    return out
+
+
+def _normalize_links(links: list, basis: str) -> list:
+    used = {l["id"] for l in links if l.get("id") is not None}
+    out = []
+    for l in links:
+        new = _ordered(l, _LINK_ORDER)
+        if "id" not in new:
+            new["id"] = _fresh_id(f"{l['a']}-{l['b']}", used)
+        tech = TECHS.get(l.get("tech")) if l.get("tech") is not None else None
+        if l.get("capacity_gbps") is None:
+            link_basis = l.get("capacity_basis") or basis
+            if link_basis == "explicit":
+                link_basis = basis
+            new["capacity_gbps"] = tech.raw_gbps if link_basis == "raw" else tech.effective_gbps
+            new["capacity_basis"] = link_basis
+        else:
+            new["capacity_gbps"] = float(l["capacity_gbps"])
+            new["capacity_basis"] = l.get("capacity_basis") or "explicit"
+        if l.get("latency_ns") is None:
+            new["latency_ns"] = tech.latency_ns if tech is not None else 0.0
+        ordered = {k: new[k] for k in _LINK_ORDER if k in new}
+        ordered.update(new)
+        out.append(ordered)
+    return out
+
+
+def _fresh_id(base: str, used: set) -> str:
+    lid, n = base, 1
+    while lid in used:
+        n += 1
+        lid = f"{base}#{n}"
+    used.add(lid)
+    return lid

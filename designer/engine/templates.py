@@ -1,0 +1,485 @@
+"""Host templates from published server topologies (REFERENCE.md), and user-saved templates.
+
+A template is a *host-local* spec: nodes and links with local ids (``gpu0``, ``pcie3``,
+``gpu0-pcie0``). :func:`build_host` instantiates it for one host as a document fragment whose ids
+are ``<host>/<local>`` and whose nodes sit in a ``host`` group. Built-in templates and user
+templates (:func:`template_from_host`) share that spec format, ``fabricscope.host-template/1``,
+which is plain JSON.
+
+Modelling the CPU side (why it looks like this)
+-----------------------------------------------
+- ``cpu{s}`` (kind ``cpu``, ``attrs.role = "socket"``) is socket *s*: its internal fabric (mesh /
+  Infinity Fabric), its memory controllers and its end of the inter-socket link. ``mem{s}``
+  (kind ``memory``) is that socket's DRAM, joined by a DDR link of the socket's channel count,
+  so GPU⇄host-memory traffic has a real path (``gpu → pcie → rc → cpu → mem``).
+- A PCIe *root complex / host bridge* is a ``cpu``-kind node too: the socket node itself in the
+  simple case (commodity server: every slot hangs off ``cpu0``), or separate ``rc{k}`` nodes
+  (``attrs.role = "root_complex"``, ``attrs.socket``) when a socket has several host bridges —
+  EPYC's four I/O-die quadrants (DGX A100, p5) and Sapphire Rapids' PCIe stacks (DGX H100).
+  An ``rc``–``cpu`` link is the on-die fabric, given an explicit capacity
+  (:data:`SOCKET_FABRIC_GBPS`) that is deliberately not a bottleneck.
+- Path classes then follow from the ``cpu`` nodes a path crosses (see ``pathclass.py``): one →
+  PHB, several of one socket → NODE, two sockets → SYS; ``pcie_switch`` nodes give PIX/PXB.
+- A root complex may carry ``capacity_gbps`` (peer-to-peer throughput through it); only the
+  commodity template sets one, and only when asked (``root_complex_gbps``).
+
+Per template: see the builder docstrings (``_dgx_a100`` …). NIC ``attrs``: ``rail`` (compute
+NICs, 0-based, = index among compute NICs), ``port_gbps``, ``role`` (``compute``/``storage``),
+``socket``, ``model``; GPU ``attrs``: ``model``, ``index``, ``socket``; CPU ``attrs``: ``socket``.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import json
+
+from designer.engine.catalog import TECHS
+from designer.engine.errors import InvalidTopology, Problem
+
+__all__ = ["TEMPLATES", "TEMPLATE_FORMAT", "SOCKET_FABRIC_GBPS", "build_host", "host_document",
+           "template_spec", "template_from_host", "compute_nics"]
+
+TEMPLATE_FORMAT = "fabricscope.host-template/1"
+# On-die fabric between a root complex and its socket: AMD quotes ~>1 TB/s Infinity Fabric
+# bisection per socket; kept well above any PCIe x16 so it never shows as a false bottleneck.
+SOCKET_FABRIC_GBPS = 4096.0
+SOCKET_FABRIC_LATENCY_NS = 50.0
+
+
+class _Spec:
+    """Accumulates a host-local template spec."""
+
+    def __init__(self, name: str, description: str) -> None:
+        self.spec = {"format": TEMPLATE_FORMAT, "name": name, "description": description,
+                     "nodes": [], "links": []}
+
+    def node(self, local: str, kind: str, capacity_gbps: float | None = None, **attrs) -> str:
+        node = {"local": local, "kind": kind, "attrs": attrs}
+        if capacity_gbps is not None:
+            node["capacity_gbps"] = float(capacity_gbps)
+        self.spec["nodes"].append(node)
+        return local
+
+    def link(self, a: str, b: str, tech: str | None, capacity_gbps: float | None = None,
+             latency_ns: float | None = None) -> None:
+        link = {"local": f"{a}-{b}", "a": a, "b": b}
+        if tech is not None:
+            link["tech"] = tech
+        if capacity_gbps is not None:
+            link["capacity_gbps"] = float(capacity_gbps)
+        if latency_ns is not None:
+            link["latency_ns"] = float(latency_ns)
+        self.spec["links"].append(link)
+
+    def sockets(self, n: int, model: str, inter: str, memory: str, capacity_gbps=None) -> None:
+        for s in range(n):
+            self.node(f"cpu{s}", "cpu", capacity_gbps, socket=s, role="socket", model=model)
+            self.node(f"mem{s}", "memory", None, socket=s)
+            self.link(f"cpu{s}", f"mem{s}", memory)
+        if n == 2:
+            self.link("cpu0", "cpu1", inter)
+
+    def root_complex(self, k: int, socket: int) -> str:
+        rc = self.node(f"rc{k}", "cpu", None, socket=socket, role="root_complex")
+        self.link(rc, f"cpu{socket}", None, SOCKET_FABRIC_GBPS, SOCKET_FABRIC_LATENCY_NS)
+        return rc
+
+    def gpu(self, i: int, model: str, socket: int) -> str:
+        return self.node(f"gpu{i}", "gpu", None, model=model, index=i, socket=socket)
+
+    def nic(self, i: int, *, rail: int | None, port_gbps: float, socket: int, model: str,
+            role: str = "compute", ports: int = 1) -> str:
+        attrs = {"port_gbps": float(port_gbps), "role": role, "socket": socket, "model": model}
+        if rail is not None:
+            attrs["rail"] = rail
+        if ports != 1:
+            attrs["ports"] = ports
+        return self.node(f"nic{i}", "nic", None, **attrs)
+
+    def nvswitches(self, links_per_switch: list[int], gen: int, gpus: int) -> None:
+        for j, count in enumerate(links_per_switch):
+            self.node(f"nvswitch{j}", "nvswitch", None, index=j)
+            for i in range(gpus):
+                self.link(f"gpu{i}", f"nvswitch{j}", f"nvlink{gen}x{count}")
+
+
+# ============================================================================ built-in templates
+def _dgx_a100(nvme: int = 8, gpu_model: str = "A100-SXM4-80GB") -> dict:
+    """DGX A100: 8 A100, 6 NVSwitches (2 NVLink3 per GPU each: NV12), 2 x EPYC 7742 (Zen 2).
+
+    Per socket two quadrants q (root complex ``rc{q}``); each holds a level-1 PCIe Gen4 switch
+    ``pcie{q}`` with GPUs 2q, 2q+1, and a level-2 switch ``pcie{4+q}`` with compute NICs 2q, 2q+1
+    (ConnectX-6 200G) — so GPU⇄own NIC crosses two switches (PXB) as on the real machine.
+    The level-1⇄level-2 link is PCIe Gen4 x16 per NIC below it (both NICs at full rate).
+    ``nic8`` is the dual-port ConnectX-6 storage NIC on ``rc0``; NVMe drives 2 per level-1 switch.
+    """
+    b = _Spec("dgx-a100", "NVIDIA DGX A100")
+    b.sockets(2, "AMD EPYC 7742", "xgmi-zen2", "ddr4x8")
+    for q in range(4):
+        s = q // 2
+        b.root_complex(q, s)
+        b.node(f"pcie{q}", "pcie_switch", None, level=1, socket=s)
+        b.link(f"pcie{q}", f"rc{q}", "pcie4x16")
+        b.node(f"pcie{4 + q}", "pcie_switch", None, level=2, socket=s)
+        b.link(f"pcie{4 + q}", f"pcie{q}", "pcie4x16", 2 * TECHS["pcie4x16"].effective_gbps)
+        for i in (2 * q, 2 * q + 1):
+            b.gpu(i, gpu_model, s)
+            b.link(f"gpu{i}", f"pcie{q}", "pcie4x16")
+            b.nic(i, rail=i, port_gbps=200, socket=s, model="ConnectX-6")
+            b.link(f"nic{i}", f"pcie{4 + q}", "pcie4x16")
+    b.nic(8, rail=None, port_gbps=200, socket=0, model="ConnectX-6", role="storage", ports=2)
+    b.link("nic8", "rc0", "pcie4x16")
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=(d // 2) % 4 // 2)
+        b.link(f"nvme{d}", f"pcie{(d // 2) % 4}", "pcie4x4")
+    b.nvswitches([2] * 6, 3, 8)
+    return b.spec
+
+
+def _dgx_h100(nvme: int = 8, gpu_model: str = "H100-SXM5-80GB") -> dict:
+    """DGX H100: 8 H100, 4 NVSwitches (5+4+4+5 NVLink4 per GPU: NV18), 2 x Xeon 8480C (SPR).
+
+    One PCIe Gen5 switch ``pcie{i}`` per GPU on its own root complex ``rc{i}`` (4 per socket),
+    holding GPU i and compute NIC i (ConnectX-7 400G, rail i) — GPU⇄own NIC is PIX, other NICs
+    on the socket NODE, the other socket SYS. Two dual-port ConnectX-7 storage NICs ``nic8`` /
+    ``nic9`` on the sockets; U.2 NVMe (Gen4 x4) one per PCIe switch.
+    """
+    b = _Spec("dgx-h100", "NVIDIA DGX H100")
+    b.sockets(2, "Intel Xeon Platinum 8480C", "upi-spr", "ddr5x8")
+    for i in range(8):
+        s = i // 4
+        b.root_complex(i, s)
+        b.node(f"pcie{i}", "pcie_switch", None, level=1, socket=s)
+        b.link(f"pcie{i}", f"rc{i}", "pcie5x16")
+        b.gpu(i, gpu_model, s)
+        b.link(f"gpu{i}", f"pcie{i}", "pcie5x16")
+        b.nic(i, rail=i, port_gbps=400, socket=s, model="ConnectX-7")
+        b.link(f"nic{i}", f"pcie{i}", "pcie5x16")
+    for s in range(2):
+        b.nic(8 + s, rail=None, port_gbps=400, socket=s, model="ConnectX-7", role="storage", ports=2)
+        b.link(f"nic{8 + s}", f"cpu{s}", "pcie5x16")
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=(d % 8) // 4)
+        b.link(f"nvme{d}", f"pcie{d % 8}", "pcie4x4")
+    b.nvswitches([5, 4, 4, 5], 4, 8)
+    return b.spec
+
+
+def _aws_p4d(nvme: int = 8, gpu_model: str = "A100-SXM4-40GB") -> dict:
+    """AWS p4d.24xlarge: 8 A100 + 6 NVSwitches (NV12), 2 x Xeon 8275CL (Cascade Lake, UPI).
+
+    Four PCIe Gen4 switches ``pcie{q}`` (2 per socket, each on root complex ``rc{q}``, Gen3 x16
+    uplink as the CPU is Gen3) each holding GPUs 2q, 2q+1 and EFA NIC q (100G, rail q): GPU⇄own
+    NIC is PIX. 4 x 100G = 400G per host. NVMe 2 per switch.
+    """
+    b = _Spec("aws-p4d", "AWS p4d.24xlarge")
+    b.sockets(2, "Intel Xeon Platinum 8275CL", "upi-skylake", "ddr4x6")
+    for q in range(4):
+        s = q // 2
+        b.root_complex(q, s)
+        b.node(f"pcie{q}", "pcie_switch", None, level=1, socket=s)
+        b.link(f"pcie{q}", f"rc{q}", "pcie3x16")
+        for i in (2 * q, 2 * q + 1):
+            b.gpu(i, gpu_model, s)
+            b.link(f"gpu{i}", f"pcie{q}", "pcie4x16")
+        b.nic(q, rail=q, port_gbps=100, socket=s, model="EFA")
+        b.link(f"nic{q}", f"pcie{q}", "pcie4x16")
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=(d // 2) % 4 // 2)
+        b.link(f"nvme{d}", f"pcie{(d // 2) % 4}", "pcie4x4")
+    b.nvswitches([2] * 6, 3, 8)
+    return b.spec
+
+
+def _aws_p5(nvme: int = 8, gpu_model: str = "H100-SXM5-80GB") -> dict:
+    """AWS p5.48xlarge: 8 H100 + 4 NVSwitches (NV18), 2 x EPYC 7R13 (Zen 3, xGMI).
+
+    One PCIe switch ``pcie{i}`` per GPU (root complex ``rc{i}``, Gen4 x16 uplink) holding GPU i
+    (Gen5 x16) and EFA NICs 4i..4i+3 (100G, Gen4 x8, rails 4i..4i+3): 32 NICs, 3.2 Tb/s.
+    One NVMe per switch.
+    """
+    b = _Spec("aws-p5", "AWS p5.48xlarge")
+    b.sockets(2, "AMD EPYC 7R13", "xgmi-zen3", "ddr4x8")
+    for i in range(8):
+        s = i // 4
+        b.root_complex(i, s)
+        b.node(f"pcie{i}", "pcie_switch", None, level=1, socket=s)
+        b.link(f"pcie{i}", f"rc{i}", "pcie4x16")
+        b.gpu(i, gpu_model, s)
+        b.link(f"gpu{i}", f"pcie{i}", "pcie5x16")
+        for k in range(4):
+            n = 4 * i + k
+            b.nic(n, rail=n, port_gbps=100, socket=s, model="EFA")
+            b.link(f"nic{n}", f"pcie{i}", "pcie4x8")
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=(d % 8) // 4)
+        b.link(f"nvme{d}", f"pcie{d % 8}", "pcie4x4")
+    b.nvswitches([5, 4, 4, 5], 4, 8)
+    return b.spec
+
+
+def _pcie_commodity(gpus: int = 2, nics: int = 1, sockets: int = 1, nvme: int = 1,
+                    gpu_model: str = "L40S", nic_gbps: float = 100, pcie_gen: int = 4,
+                    root_complex_gbps: float | None = None) -> dict:
+    """Commodity PCIe server: GPUs and NICs in slots on root ports of the socket(s); no NVLink.
+
+    GPU i and NIC j sit on ``cpu{i % sockets}`` / ``cpu{j % sockets}`` directly (the socket is
+    the host bridge), so GPU⇄NIC on one socket is PHB and across sockets SYS.
+    ``root_complex_gbps`` optionally limits peer-to-peer throughput through each socket.
+    """
+    b = _Spec("pcie-commodity", "commodity PCIe-only GPU server")
+    b.sockets(sockets, "generic x86", "upi-spr", "ddr5x8", root_complex_gbps)
+    x16 = f"pcie{pcie_gen}x16"
+    for i in range(gpus):
+        b.gpu(i, gpu_model, i % sockets)
+        b.link(f"gpu{i}", f"cpu{i % sockets}", x16)
+    for j in range(nics):
+        b.nic(j, rail=j, port_gbps=nic_gbps, socket=j % sockets, model="RDMA NIC")
+        b.link(f"nic{j}", f"cpu{j % sockets}", x16)
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=d % sockets)
+        b.link(f"nvme{d}", f"cpu{d % sockets}", f"pcie{pcie_gen}x4")
+    return b.spec
+
+
+_BUILDERS = {"dgx-a100": _dgx_a100, "dgx-h100": _dgx_h100, "aws-p4d": _aws_p4d,
+             "aws-p5": _aws_p5, "pcie-commodity": _pcie_commodity}
+
+_PARAM_HELP = {
+    "nvme": "number of NVMe drives", "gpu_model": "GPU model string", "gpus": "number of GPUs",
+    "nics": "number of compute NICs", "sockets": "CPU sockets (1 or 2)",
+    "nic_gbps": "NIC port speed, Gb/s", "pcie_gen": "PCIe generation of the slots (3-6)",
+    "root_complex_gbps": "peer-to-peer limit through each socket's root complex, Gb/s (none)",
+}
+
+
+def _describe(name: str, fn) -> dict:
+    import inspect
+
+    params = {p.name: {"default": p.default, "help": _PARAM_HELP.get(p.name, "")}
+              for p in inspect.signature(fn).parameters.values()}
+    doc = (fn.__doc__ or "").strip()
+    return {"name": name, "description": doc.split("\n")[0], "details": doc, "params": params}
+
+
+# name -> {"name", "description", "details", "params": {param: {"default", "help"}}}
+TEMPLATES: dict[str, dict] = {name: _describe(name, fn) for name, fn in _BUILDERS.items()}
+
+
+# ============================================================================ specs and instances
+def _check_params(name: str, params: dict) -> None:
+    known = TEMPLATES[name]["params"]
+    problems = []
+    for key, value in params.items():
+        if key not in known:
+            problems.append(Problem(f"params.{key}", f"unknown parameter of template {name!r} "
+                                                     f"(known: {', '.join(known) or 'none'})"))
+            continue
+        default = known[key]["default"]
+        numeric = isinstance(default, (int, float)) or default is None and key.endswith("_gbps")
+        if numeric and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                              or value < 0):
+            problems.append(Problem(f"params.{key}", f"must be a non-negative number, got {value!r}"))
+        elif isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float) \
+                and not value.is_integer():
+            problems.append(Problem(f"params.{key}", f"must be an integer, got {value!r}"))
+    if params.get("sockets", 1) not in (1, 2):
+        problems.append(Problem("params.sockets", "must be 1 or 2"))
+    if params.get("pcie_gen", 4) not in (3, 4, 5, 6):
+        problems.append(Problem("params.pcie_gen", "must be 3, 4, 5 or 6"))
+    if problems:
+        raise InvalidTopology(f"invalid parameters for template {name!r}", problems)
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_spec(name: str, frozen_params: str) -> dict:
+    params = json.loads(frozen_params)
+    for key, value in params.items():  # JSON keeps 8.0 as float; the builders want ints
+        if isinstance(value, float) and value.is_integer() and isinstance(
+                TEMPLATES[name]["params"][key]["default"], int):
+            params[key] = int(value)
+    return _BUILDERS[name](**params)
+
+
+def template_spec(template: str | dict, **params) -> dict:
+    """The host-local spec of a template (a copy; JSON-serializable).
+
+    Parameters
+    ----------
+    template : str or dict
+        A built-in name (see :data:`TEMPLATES`) or a user template spec.
+    **params
+        Parameters of a built-in template.
+
+    Raises
+    ------
+    InvalidTopology
+        Unknown template, unknown or bad parameters, or a malformed user template.
+    """
+    return copy.deepcopy(_spec(template, params))
+
+
+def _spec(template, params: dict) -> dict:
+    if isinstance(template, dict):
+        if params:
+            raise InvalidTopology("a user template takes no parameters",
+                                  [Problem("params", "a user template takes no parameters")])
+        _check_user_spec(template)
+        return template
+    if not isinstance(template, str) or template not in _BUILDERS:
+        raise InvalidTopology(f"unknown template {template!r} (choose from {', '.join(_BUILDERS)})",
+                              [Problem("template", f"unknown template {template!r}")])
+    _check_params(template, params)
+    return _builtin_spec(template, json.dumps(params, sort_keys=True))
+
+
+def _check_user_spec(spec: dict) -> None:
+    from designer.engine.document import FORMAT, validate
+
+    problems = []
+    if spec.get("format") != TEMPLATE_FORMAT:
+        problems.append(Problem("template.format", f'expected "{TEMPLATE_FORMAT}"'))
+    nodes, links = spec.get("nodes"), spec.get("links")
+    if not isinstance(nodes, list) or not isinstance(links, list) or not all(
+            isinstance(x, dict) for x in nodes + links):
+        problems.append(Problem("template", "nodes and links must be lists of objects"))
+    else:
+        fragment = _instantiate(spec, "h", None)
+        doc = {"format": FORMAT, "groups": fragment["groups"], "nodes": fragment["nodes"],
+               "links": fragment["links"]}
+        problems += [Problem(f"template.{p.path}", p.message.replace('"h/', '"'))
+                     for p in validate(doc)]
+    if problems:
+        raise InvalidTopology("invalid host template", problems)
+
+
+def _instantiate(spec: dict, host_id: str, parent: str | None) -> dict:
+    prefix = f"{host_id}/"
+    group = {"id": host_id, "kind": "host", "template": spec.get("name", "")}
+    if parent is not None:
+        group["parent"] = parent
+    nodes = []
+    for n in spec["nodes"]:
+        node = {"id": prefix + str(n.get("local")), "kind": n.get("kind"), "group": host_id,
+                "attrs": dict(n.get("attrs") or {})}
+        if n.get("capacity_gbps") is not None:
+            node["capacity_gbps"] = n["capacity_gbps"]
+        nodes.append(node)
+    links = []
+    for l in spec["links"]:
+        link = {"id": prefix + str(l.get("local") or f"{l.get('a')}-{l.get('b')}"),
+                "a": prefix + str(l.get("a")), "b": prefix + str(l.get("b"))}
+        for key in ("tech", "capacity_gbps", "capacity_basis", "latency_ns"):
+            if l.get(key) is not None:
+                link[key] = l[key]
+        links.append(link)
+    return {"groups": [group], "nodes": nodes, "links": links}
+
+
+def build_host(template: str | dict, host_id: str, *, parent: str | None = None, **params) -> dict:
+    """Document fragment of one host built from a template.
+
+    Parameters
+    ----------
+    template : str or dict
+        Built-in template name (``dgx-a100``, ``dgx-h100``, ``aws-p4d``, ``aws-p5``,
+        ``pcie-commodity``) or a user template spec (:func:`template_from_host`).
+    host_id : str
+        Id of the host group; node ids become ``<host_id>/<local>``.
+    parent : str, optional
+        Parent group (e.g. a rack) of the host group.
+    **params
+        Template parameters (see ``TEMPLATES[name]["params"]``).
+
+    Returns
+    -------
+    dict
+        ``{"groups": [host group], "nodes": [...], "links": [...]}``.
+
+    Raises
+    ------
+    InvalidTopology
+        Unknown template or parameter, or a malformed user template.
+    """
+    return _instantiate(_spec(template, params), host_id, parent)
+
+
+def host_document(template: str | dict, *, host_id: str = "h0", name: str | None = None,
+                  **params) -> dict:
+    """A whole ``fabricscope.topology/1`` document holding one host (not yet normalized)."""
+    from designer.engine.document import FORMAT
+
+    fragment = build_host(template, host_id, **params)
+    label = template if isinstance(template, str) else template.get("name", "host")
+    return {"format": FORMAT, "name": name or str(label), **fragment}
+
+
+def compute_nics(spec: dict) -> list[dict]:
+    """The spec's compute NIC nodes ordered by rail (``attrs.role == "compute"``)."""
+    nics = [n for n in spec["nodes"] if n.get("kind") == "nic"
+            and (n.get("attrs") or {}).get("role", "compute") == "compute"]
+    return sorted(nics, key=lambda n: (n["attrs"].get("rail", 1 << 30), spec["nodes"].index(n)))
+
+
+def template_from_host(doc, host_id: str, name: str, description: str = "") -> dict:
+    """Save one host of a document as a user template spec.
+
+    Parameters
+    ----------
+    doc : dict, str or path
+        A topology document containing the host group ``host_id``.
+    host_id : str
+        The host to copy; its nodes (in that group or its subgroups) and the links between them.
+    name, description : str
+        Name and description of the new template.
+
+    Returns
+    -------
+    dict
+        A JSON-serializable ``fabricscope.host-template/1`` spec; instantiate it with
+        ``build_host(spec, "h7")``.
+    """
+    from designer.engine.document import normalize
+
+    doc = normalize(doc)
+    groups = {g["id"]: g for g in doc["groups"]}
+    if groups.get(host_id, {}).get("kind") != "host":
+        raise InvalidTopology(f'no host group "{host_id}"', [Problem("host", f'no host group "{host_id}"')])
+    inside = {n["id"] for n in doc["nodes"] if _within(n.get("group"), host_id, groups)}
+    prefix = f"{host_id}/"
+    local = (lambda x: x[len(prefix):] if x.startswith(prefix) else x)
+    spec = {"format": TEMPLATE_FORMAT, "name": name, "description": description, "nodes": [], "links": []}
+    for n in doc["nodes"]:
+        if n["id"] in inside:
+            node = {"local": local(n["id"]), "kind": n["kind"], "attrs": copy.deepcopy(n.get("attrs") or {})}
+            if n.get("capacity_gbps") is not None:
+                node["capacity_gbps"] = n["capacity_gbps"]
+            spec["nodes"].append(node)
+    for l in doc["links"]:
+        if l["a"] in inside and l["b"] in inside:
+            spec["links"].append(_local_link(l, local))
+    return spec
+
+
+def _local_link(l: dict, local) -> dict:
+    link = {"local": local(l["id"]), "a": local(l["a"]), "b": local(l["b"])}
+    tech = TECHS.get(l.get("tech")) if l.get("tech") else None
+    if tech is not None:
+        link["tech"] = tech.name
+    if tech is None or l.get("capacity_basis") == "explicit":
+        link["capacity_gbps"] = l["capacity_gbps"]
+    elif l.get("capacity_basis") == "raw":
+        link["capacity_basis"] = "raw"
+    if tech is None or l.get("latency_ns") != tech.latency_ns:
+        link["latency_ns"] = l.get("latency_ns", 0.0)
+    return link
+
+
+def _within(group: str | None, host_id: str, groups: dict) -> bool:
+    seen = set()
+    while group is not None and group not in seen:
+        if group == host_id:
+            return True
+        seen.add(group)
+        group = groups.get(group, {}).get("parent")
+    return False
