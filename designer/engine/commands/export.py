@@ -1,0 +1,68 @@
+"""``export``: write one host as NCCL topology XML, or a document (or one host) as GraphML/JSON.
+
+GraphML comes from ``Topology.to_networkx()`` through networkx (readable by networkx and yEd);
+NCCL XML from :func:`designer.engine.io.export_nccl_xml` (needs ``--host``).
+"""
+from __future__ import annotations
+
+import io
+import sys
+
+from designer.engine.errors import InvalidTopology, Problem
+
+FORMATS = ("nccl-xml", "graphml", "json")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("file", help="topology document (JSON)")
+    parser.add_argument("--host", default=None, help="host group id (required for nccl-xml)")
+    parser.add_argument("--format", choices=FORMATS, default="nccl-xml", help="output format")
+    parser.add_argument("-o", "--output", default=None, help="write here instead of stdout")
+
+
+def host_document(doc: dict, host: str) -> dict:
+    """The part of ``doc`` inside host group ``host``: its group, nodes and internal links."""
+    from designer.engine.topology import Topology
+
+    topo = Topology.from_document(doc)
+    if topo.groups.get(host, {}).get("kind") != "host":
+        raise InvalidTopology(f'no host "{host}"', [Problem("host", f'no host group "{host}"')])
+    keep = {topo.node_ids[i] for i in topo.nodes_of_host(host)}
+    return {"format": topo.doc["format"], "name": topo.doc.get("name", ""),
+            "groups": [g for g in topo.doc.get("groups", []) if g["id"] == host],
+            "nodes": [n for n in topo.doc["nodes"] if n["id"] in keep],
+            "links": [l for l in topo.doc["links"] if l["a"] in keep and l["b"] in keep]}
+
+
+def graphml_text(doc: dict) -> str:
+    """GraphML of a document (node kind/host, link tech/capacity_gbps/latency_ns)."""
+    import networkx as nx
+
+    from designer.engine.topology import Topology
+
+    graph = Topology.from_document(doc).to_networkx()
+    buffer = io.BytesIO()
+    nx.write_graphml(graph, buffer, encoding="utf-8")
+    return buffer.getvalue().decode("utf-8")
+
+
+def run(args) -> int:
+    from designer.engine.document import dump, load
+    from designer.engine.io import export_nccl_xml
+
+    doc = load(args.file)
+    if args.format == "nccl-xml":
+        if not args.host:
+            raise InvalidTopology("--host is required for nccl-xml", [Problem("--host", "missing")])
+        text = export_nccl_xml(doc, args.host)
+    else:
+        part = host_document(doc, args.host) if args.host else doc
+        text = graphml_text(part) if args.format == "graphml" else dump(part)
+    if not text.endswith("\n"):
+        text += "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,152 @@
+"""Import real servers (NCCL topology XML, ``nvidia-smi topo -m``, hwloc XML) and export NCCL XML.
+
+Every importer turns its input into one ``host`` group of a ``fabricscope.topology/1`` document,
+modelled with the templates' conventions (see ``_model.py``) so that
+``pathclass.topo_matrix`` of the imported host reads like the source: the input matrix itself
+for ``nvidia-smi``, the relationships NCCL computes for NCCL XML. What a source does not say
+becomes a documented default and a line in ``ImportResult.warnings`` — never an error. Bad input
+(not the format, malformed, hostile XML, over the limits) raises :class:`ImportFormatError`.
+
+Example
+-------
+>>> result = import_text(open("topo.txt").read(), host_id="h0")   # doctest: +SKIP
+>>> result.format, result.warnings[:1]                               # doctest: +SKIP
+('nvidia-smi', ['PCIe generation and width not shown by nvidia-smi: Gen4 x16 assumed ...'])
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from designer.engine.errors import ImportFormatError, Problem
+
+__all__ = ["FORMATS", "ImportResult", "import_text", "sniff_format", "export_nccl_xml"]
+
+#: Accepted ``format`` names.
+FORMATS = ("nccl-xml", "nvidia-smi", "hwloc")
+_SNIFF_CHARS = 64 * 1024
+_HOST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+@dataclass
+class ImportResult:
+    """What :func:`import_text` returns.
+
+    Attributes
+    ----------
+    document : dict
+        A normalized ``fabricscope.topology/1`` document with one host group.
+    warnings : list of str
+        Every default taken for a missing or unusable value, one line each.
+    format : str
+        The format read (one of :data:`FORMATS`).
+    ids : dict
+        Source names (bus ids, ``GPU0``, ``NIC1``) -> node ids.
+    """
+
+    document: dict
+    warnings: list[str] = field(default_factory=list)
+    format: str = ""
+    ids: dict = field(default_factory=dict)
+
+
+def sniff_format(text: str | bytes) -> str:
+    """Tell the format of ``text`` from its first 64 kB.
+
+    Returns
+    -------
+    str
+        ``"nccl-xml"`` (a ``<system>`` root), ``"hwloc"`` (``<topology>``) or ``"nvidia-smi"``
+        (a ``GPU0`` header line).
+
+    Raises
+    ------
+    ImportFormatError
+        When none of them fits.
+    """
+    head = text[:_SNIFF_CHARS]
+    if isinstance(head, (bytes, bytearray)):
+        head = bytes(head).decode("utf-8", errors="replace")
+    head = re.sub(r"<!--.*?(-->|$)", "", head, flags=re.S)
+    if re.search(r"<system[\s>/]", head):
+        return "nccl-xml"
+    if re.search(r"<topology[\s>/]", head):
+        return "hwloc"
+    if re.search(r"(^|\s)GPU0(\s|$)", re.sub(r"\x1b\[[0-9;]*m", " ", head), flags=re.M):
+        return "nvidia-smi"
+    if head.lstrip().startswith("<"):
+        raise ImportFormatError("XML input is neither NCCL topology XML (<system>) nor hwloc XML "
+                                "(<topology>)", [Problem("format", "unknown XML root")])
+    raise ImportFormatError("cannot tell the input format: expected NCCL topology XML, hwloc XML "
+                            "or nvidia-smi topo -m text (or pass format=)",
+                            [Problem("format", "not recognised")])
+
+
+def import_text(text: str | bytes, *, format: str | None = None, host_id: str = "h0",
+                name: str | None = None) -> ImportResult:
+    """Import one server from text.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The file content (untrusted).
+    format : {"nccl-xml", "nvidia-smi", "hwloc"}, optional
+        Sniffed with :func:`sniff_format` when omitted.
+    host_id : str
+        Id of the host group (node ids ``<host_id>/gpu0`` …).
+    name : str, optional
+        Document name (default: ``host_id``).
+
+    Returns
+    -------
+    ImportResult
+
+    Raises
+    ------
+    ImportFormatError
+        Unknown format, malformed or hostile input, or input over the size/depth limits.
+    """
+    from designer.engine.document import normalize
+    from designer.engine.io._model import to_document
+
+    if not isinstance(host_id, str) or not _HOST_ID.match(host_id):
+        raise ImportFormatError(f"host id {host_id!r} must be 1-64 letters, digits, _ . : -",
+                                [Problem("host_id", "invalid host id")])
+    fmt = format or sniff_format(text)
+    parse = _parser(fmt)
+    if fmt == "nvidia-smi" and isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError(f"input is not UTF-8 text (byte {exc.start} is invalid)") from None
+    model = parse(text)
+    ids: dict = {}
+    doc = normalize(to_document(model, host_id=host_id, name=name, ids=ids))
+    if fmt == "nvidia-smi":
+        from designer.engine.io.nvidia_smi import check_reproduction
+
+        check_reproduction(text, doc, host_id, ids, model)
+    return ImportResult(doc, list(model.warnings), fmt, ids)
+
+
+def _parser(fmt: str):
+    if fmt == "nccl-xml":
+        from designer.engine.io.nccl_xml import parse_nccl_xml as parse
+    elif fmt == "nvidia-smi":
+        from designer.engine.io.nvidia_smi import parse_nvidia_smi as parse
+    elif fmt == "hwloc":
+        from designer.engine.io.hwloc import parse_hwloc as parse
+    else:
+        raise ImportFormatError(f"unknown import format {fmt!r} (choose from {', '.join(FORMATS)})",
+                                [Problem("format", f"unknown format {fmt!r}")])
+    return parse
+
+
+def export_nccl_xml(doc: dict, host_id: str) -> str:
+    """NCCL topology XML (``NCCL_TOPO_FILE`` format) of one host of ``doc``.
+
+    See :func:`designer.engine.io.nccl_export.export_nccl_xml`.
+    """
+    from designer.engine.io.nccl_export import export_nccl_xml as export
+
+    return export(doc, host_id)

@@ -1,0 +1,276 @@
+"""Import ``nvidia-smi topo -m`` output as one host whose path classes reproduce the matrix.
+
+The matrix only says how each pair of devices is connected (``X``, ``NV#``, ``PIX``, ``PXB``,
+``PHB``, ``NODE``, ``SYS``), so the importer builds the *simplest tree* that gives the same
+answers, by single-linkage clustering on the PCIe levels:
+
+- devices not ``SYS`` to each other (and GPUs with the same *NUMA Affinity*) share a NUMA domain
+  → a socket ``cpu`` node (CPU/NUMA affinity kept in its attrs);
+- inside a domain, devices at ``PHB`` or closer share a host bridge; when a domain has several
+  such groups (pairs at ``NODE``) each becomes a ``root_complex`` node, else devices hang off the
+  socket node;
+- inside a host bridge, a ``PXB`` group becomes a PCIe switch with one sub-switch per ``PIX``
+  group (singletons included), a ``PIX`` group one switch;
+- ``NV#`` pairs: direct GPU–GPU links of ``#`` NVLinks, unless a GPU would need more links than
+  any GPU has (18): then an NVSwitch plane, each GPU joined by its ``#``.
+
+What the matrix does not say becomes a default with a warning: PCIe Gen4 x16 links, NIC port
+speed 100 Gb/s, NVLink generation 3 (4 when a GPU bonds more than 12 links), inter-socket link
+with Skylake UPI figures; a GPU pair shown as ``NV#`` has no visible PCIe relation and is placed
+by its other relations. Robust to real terminal output: ANSI escapes, tabs or spaces, Windows
+newlines, trailing blanks, the legend and NIC legend blocks, extra columns (``GPU NUMA ID``).
+"""
+from __future__ import annotations
+
+import re
+
+from designer.engine.errors import ImportFormatError, Problem
+from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink
+
+__all__ = ["parse_nvidia_smi", "parse_matrix", "LEVELS", "DEFAULT_NIC_GBPS", "MAX_NVLINKS_PER_GPU"]
+
+#: PCIe relation codes by distance (``SOC`` is the pre-2017 name of ``SYS``).
+LEVELS = {"PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5, "SOC": 5}
+#: NIC port speed when the matrix cannot say, Gb/s.
+DEFAULT_NIC_GBPS = 100.0
+#: More NVLinks per GPU than this cannot be direct links (H100/B200 have 18).
+MAX_NVLINKS_PER_GPU = 18
+MAX_TEXT_CHARS = 1024 * 1024
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+_NV = re.compile(r"^NV(\d+)$")
+_EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
+_LEGEND_NIC = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+
+
+def _clean(text: str) -> list[str]:
+    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return [line.rstrip() for line in text.split("\n")]
+
+
+def parse_matrix(text: str) -> dict:
+    """Parse the table: ``{"devices": [...], "matrix": {(a, b): code}, "extra": {dev: {col: v}},
+    "legend": {"NIC0": "mlx5_0"}}``.
+
+    Raises
+    ------
+    ImportFormatError
+        No header with ``GPU0``, a row of the wrong length, or an unknown code (line located).
+    """
+    if len(text) > MAX_TEXT_CHARS:
+        raise ImportFormatError(f"nvidia-smi output over {MAX_TEXT_CHARS} characters refused")
+    lines = _clean(text)
+    header_at = next((i for i, l in enumerate(lines) if re.search(r"(^|\s)GPU0(\s|$)", l)), None)
+    if header_at is None:
+        raise ImportFormatError("not nvidia-smi topo -m output: no header line with GPU0")
+    header = lines[header_at]
+    extras = [c for c in _EXTRA_COLUMNS if c in header]
+    for c in _EXTRA_COLUMNS:
+        header = header.replace(c, "")
+    devices = header.split()
+    legend = {m.group(1): m.group(2) for l in lines if (m := _LEGEND_NIC.match(l))}
+    matrix, extra = {}, {}
+    for lineno in range(header_at + 1, len(lines)):
+        tokens = lines[lineno].split()
+        if not tokens or tokens[0] not in devices:
+            if tokens and tokens[0].startswith("Legend"):
+                break
+            continue
+        row, cells = tokens[0], tokens[1:]
+        if len(cells) < len(devices):
+            raise ImportFormatError(
+                f"row {row} has {len(cells)} cells, expected {len(devices)}",
+                [Problem(f"line {lineno + 1}", f"{len(cells)} cells for {len(devices)} devices")])
+        for col, code in zip(devices, cells):
+            if code != "X" and code not in LEVELS and not _NV.match(code):
+                raise ImportFormatError(f"unknown relation {code!r} between {row} and {col}",
+                                        [Problem(f"line {lineno + 1}", f"unknown code {code!r}")])
+            matrix[(row, col)] = code
+        extra[row] = dict(zip(extras, cells[len(devices):]))
+    if not any(k[0] == "GPU0" for k in matrix):
+        raise ImportFormatError("nvidia-smi output has no GPU0 row")
+    return {"devices": devices, "matrix": matrix, "extra": extra, "legend": legend}
+
+
+class _Clusters:
+    """Union-find over device names."""
+
+    def __init__(self, items):
+        self.parent = {i: i for i in items}
+
+    def find(self, x):
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+    def groups(self, items) -> list[list]:
+        out: dict = {}
+        for i in items:
+            out.setdefault(self.find(i), []).append(i)
+        return list(out.values())
+
+
+def _level(parsed: dict, a: str, b: str) -> int | None:
+    """PCIe distance of a pair, or None when hidden (NV#) or absent; either row may say it."""
+    for key in ((a, b), (b, a)):
+        code = parsed["matrix"].get(key)
+        if code in LEVELS:
+            return LEVELS[code]
+    return None
+
+
+def _split(parsed: dict, items: list, max_level: int, hint=None) -> list[list]:
+    clusters = _Clusters(items)
+    for i, a in enumerate(items):
+        for b in items[i + 1:]:
+            level = _level(parsed, a, b)
+            if level is not None and level <= max_level:
+                clusters.union(a, b)
+            elif level is None and hint is not None and hint(a, b):
+                clusters.union(a, b)
+    return clusters.groups(items)
+
+
+def parse_nvidia_smi(text: str) -> HostModel:
+    """Parse ``nvidia-smi topo -m`` text into a :class:`HostModel` (warnings inside it).
+
+    Raises
+    ------
+    ImportFormatError
+        When the text is not a topo -m matrix (see :func:`parse_matrix`).
+    """
+    parsed = parse_matrix(text)
+    model = HostModel()
+    devices = parsed["devices"]
+    numa_of = {d: _numa_value(parsed["extra"].get(d, {})) for d in devices}
+    same_numa = lambda a, b: numa_of[a] is not None and numa_of[a] == numa_of[b]  # noqa: E731
+    domains = _split(parsed, devices, 4, same_numa)
+    domains.sort(key=lambda g: min(devices.index(d) for d in g))
+    used = {n for n in numa_of.values() if n is not None}
+    free = (i for i in range(1 << 16) if i not in used)
+    for group in domains:
+        numas = sorted({numa_of[d] for d in group if numa_of[d] is not None})
+        if len(numas) > 1:
+            model.warn(f"devices {', '.join(group)} are not SYS apart but list NUMA nodes {numas}; "
+                       f"placed on NUMA {numas[0]}")
+        numa = numas[0] if numas else next(free)
+        cpu_aff = next((parsed["extra"][d].get("CPU Affinity") for d in group
+                        if parsed["extra"].get(d, {}).get("CPU Affinity") not in (None, "N/A")), None)
+        node = Numa(numa, numa, "unknown", {"cpu_affinity": cpu_aff} if cpu_aff else {})
+        node.children = _domain_children(parsed, group, numa, model)
+        model.numas.append(node)
+    _nvlinks(parsed, model)
+    _defaults_warnings(parsed, model)
+    return model
+
+
+def _numa_value(extra: dict) -> int | None:
+    value = extra.get("NUMA Affinity")
+    try:
+        return int(value) if value not in (None, "N/A") else None
+    except ValueError:
+        return None
+
+
+def _domain_children(parsed: dict, group: list, numa: int, model: HostModel) -> list:
+    bridges = _split(parsed, group, 3)
+    if len(bridges) == 1:
+        return _bridge_children(parsed, group, model)
+    return [Bridge("root_complex", f"rc:{numa}:{k}", _bridge_children(parsed, members, model))
+            for k, members in enumerate(bridges)]
+
+
+def _bridge_children(parsed: dict, members: list, model: HostModel) -> list:
+    out = []
+    for tree in _split(parsed, members, 2):
+        if len(tree) == 1:
+            out.append(_device(parsed, tree[0]))
+            continue
+        leaves = _split(parsed, tree, 1)
+        if len(leaves) == 1:
+            out.append(Bridge("switch", f"sw:{tree[0]}", [_device(parsed, d) for d in tree]))
+        else:
+            top = Bridge("switch", f"sw:{tree[0]}:top")
+            for leaf in leaves:
+                top.children.append(Bridge("switch", f"sw:{leaf[0]}", [_device(parsed, d) for d in leaf]))
+            out.append(top)
+    return out
+
+
+def _device(parsed: dict, name: str) -> Device:
+    m = re.match(r"^GPU(\d+)$", name)
+    if m:
+        return Device("gpu", name, {"model": "unknown", "name": name}, order=(int(m.group(1)),))
+    os_name = parsed["legend"].get(name, name)
+    index = parsed["devices"].index(name)
+    return Device("nic", name, {"name": os_name, "port_gbps": DEFAULT_NIC_GBPS, "role": "compute",
+                                "rail": sum(1 for d in parsed["devices"][:index] if not d.startswith("GPU"))},
+                  order=(index,))
+
+
+def _nvlinks(parsed: dict, model: HostModel) -> None:
+    gpus = [d for d in parsed["devices"] if d.startswith("GPU")]
+    pairs = {}
+    for i, a in enumerate(gpus):
+        for b in gpus[i + 1:]:
+            m = _NV.match(parsed["matrix"].get((a, b), "")) or _NV.match(parsed["matrix"].get((b, a), ""))
+            if m:
+                pairs[(a, b)] = int(m.group(1))
+    if not pairs:
+        return
+    total = {g: sum(n for p, n in pairs.items() if g in p) for g in gpus}
+    busiest = max(total.values())
+    gen = 4 if busiest > 12 else 3
+    if busiest <= MAX_NVLINKS_PER_GPU:
+        for (a, b), n in pairs.items():
+            model.nvlinks.append(NvLink(a, b, n, gen))
+    else:   # more links than a GPU has: the pairs meet in an NVSwitch plane
+        per_gpu = {g: max((n for p, n in pairs.items() if g in p), default=0) for g in gpus}
+        gen = 4 if max(per_gpu.values()) > 12 else 3
+        model.nvswitches.append("nvswitch-plane")
+        for g, n in per_gpu.items():
+            if n:
+                model.nvlinks.append(NvLink(g, "nvswitch-plane", n, gen))
+    model.warn(f"NVLink generation not shown by nvidia-smi: NVLink{gen} assumed")
+
+
+def _defaults_warnings(parsed: dict, model: HostModel) -> None:
+    model.warn("PCIe generation and width not shown by nvidia-smi: Gen4 x16 assumed for every link")
+    if any(not d.startswith("GPU") for d in parsed["devices"]):
+        model.warn(f"NIC port speed not shown by nvidia-smi: {DEFAULT_NIC_GBPS:g} Gb/s assumed")
+    if len(model.numas) > 1:
+        model.warn("CPU model not shown by nvidia-smi: inter-socket link uses Skylake UPI figures")
+    for g in (d for d in parsed["devices"] if d.startswith("GPU")):
+        model.warn("GPU model not shown by nvidia-smi: attrs.model = 'unknown'")
+        break
+
+
+def check_reproduction(text: str, doc: dict, host_id: str, ids: dict, model: HostModel) -> int:
+    """Compare ``topo_matrix`` of the imported host with the input; warn per differing cell.
+
+    Returns the number of differing cells (0 when the matrix is reproduced, the usual case; an
+    inconsistent input matrix cannot be, and the warnings say where).
+    """
+    from designer.engine.pathclass import topo_matrix
+    from designer.engine.topology import Topology
+
+    parsed = parse_matrix(text)
+    got = topo_matrix(Topology.compile(doc), host_id)
+    label_of = {node: label for label, node in got["ids"].items()}
+    cell = {(r, c): got["matrix"][i][j] for i, r in enumerate(got["rows"])
+            for j, c in enumerate(got["labels"])}
+    diffs = []
+    for (row, col), code in parsed["matrix"].items():
+        if not row.startswith("GPU"):
+            continue
+        key = (label_of.get(ids.get(row)), label_of.get(ids.get(col)))
+        actual = cell.get(key)
+        if actual is not None and actual != ("SYS" if code == "SOC" else code):
+            diffs.append(f"{row}/{col}: {code} in the input, {actual} imported")
+    for line in diffs[:10]:
+        model.warn(f"matrix not reproduced (inconsistent input?): {line}")
+    return len(diffs)
