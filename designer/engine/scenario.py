@@ -1,0 +1,301 @@
+"""The ``fabricscope.scenario/1`` format: validation and normalization (DESIGN.md §2.3a).
+
+:func:`normalize_scenario` checks a scenario dict and returns a :class:`Scenario` whose topology is
+compiled and whose selectors are resolved to node indices. Every problem is reported with its
+location (``workload[2].participants: selector matches no node``), never as a traceback.
+
+Fields beyond the contract (added, nothing renamed):
+
+- ``topology`` may be a document, a path (resolved by ``topology_loader``, the CLI's file reader),
+  an already compiled :class:`Topology`, or ``{"build": {"template": "dgx-h100", "hosts": 2,
+  "fabric": "rail-optimized", ...}}`` (the arguments of ``fabrics.build_cluster``);
+- ``latency``: ``{"message_bytes": 65536, "initiators": ["cpu_proxy", "gpu_initiated"],
+  "flows": ["ar#0", ...] (optional; default the slowest flow of each pattern)}``;
+- ``options``: ``{"max_flows_listed": 20000}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload, LimitExceeded, Problem
+from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
+from designer.engine.topology import Topology
+from designer.engine.workloads import MAX_FLOWS, normalize_pattern, pattern_flow_count, resolve_selector
+
+__all__ = ["FORMAT", "MODES", "INITIATORS", "DEFAULT_MAX_FLOWS_LISTED", "Scenario", "normalize_scenario",
+           "apply_failures"]
+
+FORMAT = "fabricscope.scenario/1"
+MODES = ("steady", "timeline")
+INITIATORS = ("cpu_proxy", "gpu_initiated")
+# A result lists at most this many flows (summaries always cover all): 20k flow records are
+# ~10 MB of JSON, about what a browser view or a notebook handles comfortably.
+DEFAULT_MAX_FLOWS_LISTED = 20_000
+_TOP_KEYS = {"format", "name", "description", "topology", "workload", "routing", "failures", "mode",
+             "latency", "options"}
+
+
+@dataclass
+class Scenario:
+    """A validated scenario.
+
+    Attributes
+    ----------
+    topology : Topology
+    patterns : list of dict
+        Normalized patterns (selectors resolved to node-index arrays; see ``workloads``).
+    routing : dict
+        ``nic_policy``, ``multipath``, ``seed``.
+    failures : list of dict
+        ``target`` (as given), ``mode``, ``factor``, and the resolved ``nodes`` / ``links`` indices.
+    mode : str
+    latency : dict or None
+    max_flows_listed : int
+    raw : dict
+        The scenario as given (the topology field replaced by its name).
+    """
+
+    topology: Topology
+    patterns: list[dict]
+    routing: dict
+    failures: list[dict] = field(default_factory=list)
+    mode: str = "steady"
+    latency: dict | None = None
+    max_flows_listed: int = DEFAULT_MAX_FLOWS_LISTED
+    raw: dict = field(default_factory=dict)
+
+
+def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
+    """Validate a ``fabricscope.scenario/1`` dict.
+
+    Parameters
+    ----------
+    scenario : dict
+    topology_loader : callable, optional
+        ``loader(reference) -> document dict`` for a topology given as a string (a path for the
+        CLI, a revision reference for the API).
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    InvalidScenario
+        Bad format, routing, mode, failures, latency or options fields; bad topology (its
+        problems relocated under ``topology.``).
+    InvalidWorkload
+        Bad patterns or selectors.
+    LimitExceeded
+        More than ``workloads.MAX_FLOWS`` flows.
+    """
+    if isinstance(scenario, Scenario):
+        return scenario
+    if not isinstance(scenario, dict):
+        raise InvalidScenario("a scenario must be a JSON object", [Problem("", "not an object")])
+    problems: list[Problem] = []
+    fmt = scenario.get("format", FORMAT)
+    if fmt != FORMAT:
+        problems.append(Problem("format", f"expected {FORMAT!r}, got {fmt!r}"))
+    unknown = set(scenario) - _TOP_KEYS
+    if unknown:
+        problems.append(Problem("", f"unknown field(s) {sorted(unknown)}"))
+    routing = _routing(scenario.get("routing"), problems)
+    mode = scenario.get("mode", "steady")
+    if mode not in MODES:
+        problems.append(Problem("mode", f"unknown mode {mode!r} (steady or timeline)"))
+    latency = _latency(scenario.get("latency"), problems)
+    listed = _options(scenario.get("options"), problems)
+    if problems:
+        raise InvalidScenario("invalid scenario", problems)
+    topo = _topology(scenario.get("topology"), topology_loader)
+    patterns = _workload(topo, scenario.get("workload"))
+    failures = _failures(topo, scenario.get("failures"))
+    raw = {k: v for k, v in scenario.items() if k != "topology"}
+    raw["topology"] = topo.doc.get("name", "")
+    return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw)
+
+
+def _routing(raw, problems) -> dict:
+    out = {"nic_policy": "affinity", "multipath": "hash", "seed": 0}
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        problems.append(Problem("routing", "must be an object"))
+        return out
+    extra = set(raw) - set(out)
+    if extra:
+        problems.append(Problem("routing", f"unknown field(s) {sorted(extra)}"))
+    out.update({k: raw[k] for k in out if k in raw})
+    if out["nic_policy"] not in NIC_POLICIES:
+        problems.append(Problem("routing.nic_policy", f"unknown policy {out['nic_policy']!r} "
+                                f"(choose from {', '.join(NIC_POLICIES)})"))
+    if out["multipath"] not in MULTIPATH_MODES:
+        problems.append(Problem("routing.multipath", f"unknown mode {out['multipath']!r} (hash or split)"))
+    if not isinstance(out["seed"], int) or isinstance(out["seed"], bool):
+        problems.append(Problem("routing.seed", "must be an integer"))
+    return out
+
+
+def _latency(raw, problems) -> dict | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.append(Problem("latency", "must be an object"))
+        return None
+    size = raw.get("message_bytes", 65536)
+    if not isinstance(size, (int, float)) or isinstance(size, bool) or not size > 0:
+        problems.append(Problem("latency.message_bytes", "must be a number of bytes > 0"))
+    initiators = raw.get("initiators", list(INITIATORS))
+    if not isinstance(initiators, list) or not initiators or any(i not in INITIATORS for i in initiators):
+        problems.append(Problem("latency.initiators", f"must be a non-empty list of {', '.join(INITIATORS)}"))
+    flows = raw.get("flows")
+    if flows is not None and (not isinstance(flows, list) or not all(isinstance(f, str) for f in flows)):
+        problems.append(Problem("latency.flows", "must be a list of flow ids like \"ar#0\""))
+    overrides = raw.get("overrides", {})
+    if not isinstance(overrides, dict):
+        problems.append(Problem("latency.overrides", "must be an object of constant name -> ns"))
+    return {"message_bytes": size, "initiators": initiators, "flows": flows, "overrides": overrides}
+
+
+def _options(raw, problems) -> int:
+    if raw is None:
+        return DEFAULT_MAX_FLOWS_LISTED
+    if not isinstance(raw, dict):
+        problems.append(Problem("options", "must be an object"))
+        return DEFAULT_MAX_FLOWS_LISTED
+    listed = raw.get("max_flows_listed", DEFAULT_MAX_FLOWS_LISTED)
+    if not isinstance(listed, int) or isinstance(listed, bool) or listed < 0:
+        problems.append(Problem("options.max_flows_listed", "must be an integer >= 0"))
+        return DEFAULT_MAX_FLOWS_LISTED
+    return listed
+
+
+def _topology(raw, loader) -> Topology:
+    if isinstance(raw, Topology):
+        return raw
+    if raw is None:
+        raise InvalidScenario("missing topology", [Problem("topology", "missing")])
+    if isinstance(raw, str):
+        if loader is None:
+            raise InvalidScenario("topology reference without a loader", [Problem(
+                "topology", "a topology given by reference needs a loader (give the document inline)")])
+        raw = loader(raw)
+    if isinstance(raw, dict) and "build" in raw:
+        raw = _build(raw["build"])
+    if not isinstance(raw, dict):
+        raise InvalidScenario("bad topology", [Problem("topology", "must be a topology document")])
+    try:
+        return Topology.from_document(raw)
+    except EngineError as exc:
+        located = [Problem(f"topology.{p.path}" if p.path else "topology", p.message) for p in exc.problems]
+        raise type(exc)(exc.message, located or [Problem("topology", exc.message)]) from None
+
+
+def _build(spec) -> dict:
+    if not isinstance(spec, dict) or "template" not in spec:
+        raise InvalidScenario("bad topology.build", [Problem("topology.build", 'needs {"template": ..., "hosts": N}')])
+    from designer.engine.fabrics import build_cluster  # local: fabrics is heavy and optional here
+
+    args = dict(spec)
+    template = args.pop("template")
+    hosts = args.pop("hosts", 2)
+    try:
+        return build_cluster(template, hosts, **args)
+    except TypeError as exc:
+        raise InvalidScenario("bad topology.build", [Problem("topology.build", str(exc))]) from None
+
+
+def _workload(topo: Topology, raw) -> list[dict]:
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise InvalidWorkload("bad workload", [Problem("workload", "must be a list of patterns")])
+    problems, patterns, seen = [], [], set()
+    for k, item in enumerate(raw):
+        try:
+            pattern = normalize_pattern(topo, item, f"workload[{k}]", seen)
+        except InvalidWorkload as exc:
+            problems.extend(exc.problems)
+            continue
+        seen.add(pattern["id"])
+        patterns.append(pattern)
+    if problems:
+        raise InvalidWorkload("invalid workload", problems)
+    total = sum(pattern_flow_count(p) for p in patterns)
+    if total > MAX_FLOWS:
+        raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
+                            [Problem("workload", f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
+    return patterns
+
+
+def _failures(topo: Topology, raw) -> list[dict]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InvalidScenario("bad failures", [Problem("failures", "must be a list")])
+    problems, out = [], []
+    for k, item in enumerate(raw):
+        where = f"failures[{k}]"
+        if not isinstance(item, dict):
+            problems.append(Problem(where, "must be an object"))
+            continue
+        mode = item.get("mode", "down")
+        if mode not in ("down", "degrade"):
+            problems.append(Problem(f"{where}.mode", f"unknown mode {mode!r} (down or degrade)"))
+        factor = item.get("factor")
+        if mode == "degrade" and (not isinstance(factor, (int, float)) or isinstance(factor, bool)
+                                  or not 0 < factor <= 1):
+            problems.append(Problem(f"{where}.factor", "a degrade needs a factor in (0, 1]"))
+        try:
+            nodes, links = _failure_target(topo, item.get("target"), f"{where}.target")
+        except EngineError as exc:
+            problems.extend(exc.problems)
+            continue
+        out.append({"target": item.get("target"), "mode": mode, "factor": factor if mode == "degrade" else None,
+                    "nodes": nodes, "links": links})
+    if problems:
+        raise InvalidScenario("invalid failures", problems)
+    return out
+
+
+def _failure_target(topo: Topology, target, where) -> tuple[list[int], list[int]]:
+    """Node and link indices a failure target names: a node, link or group id, or a selector."""
+    if isinstance(target, str):
+        if target in topo.node_index:
+            return [topo.node_index[target]], []
+        if target in topo.link_index:
+            return [], [topo.link_index[target]]
+        if target in topo.groups:
+            return resolve_selector(topo, {"group": target}, where).tolist(), []
+        raise InvalidScenario("unknown failure target", [Problem(where, f"unknown node, link or group {target!r}")])
+    if isinstance(target, dict):
+        return resolve_selector(topo, target, where).tolist(), []
+    raise InvalidScenario("bad failure target", [Problem(where, "must be a node/link/group id or a selector")])
+
+
+def apply_failures(topo: Topology, failures: list[dict]) -> tuple[FailureSet, np.ndarray]:
+    """The routing failure set and the per-resource capacities after ``failures``.
+
+    ``down`` removes nodes/links from routing (their resources keep their capacity: nothing can
+    use them). ``degrade`` multiplies capacity by ``factor``: a link's two directions, or a node's
+    own resource and every link direction touching it (a NIC port at half rate).
+    """
+    capacity = topo.resource_capacity_gbps().copy()
+    down_nodes, down_links = set(), set()
+    incident: dict[int, list[int]] = {}
+    for f in failures:
+        if f["mode"] == "down":
+            down_nodes.update(f["nodes"])
+            down_links.update(f["links"])
+            continue
+        for l in f["links"]:
+            capacity[2 * l:2 * l + 2] *= f["factor"]
+        for n in f["nodes"]:
+            if topo.node_resource[n] >= 0:
+                capacity[topo.node_resource[n]] *= f["factor"]
+            for _, l in incident.setdefault(n, topo.adjacency[n]):
+                capacity[2 * l:2 * l + 2] *= f["factor"]
+    return FailureSet(frozenset(down_nodes), frozenset(down_links)), capacity

@@ -1,0 +1,461 @@
+"""Scenario → result: workload, routing, max-min solve, summaries (``fabricscope.result/1``).
+
+:func:`simulate` is the one-call entry point used by the CLI, the API and the Celery tasks. The
+stages are also public so the what-if engine can reuse them without re-doing work:
+
+>>> prep = prepare(scenario)                      # topology, flows, routes, capacities
+>>> solved = solve_prepared(prep)                 # rates, bottlenecks, completion times
+>>> result = build_result(prep, solved)           # the JSON document
+
+A flow split over several paths (ECMP ``split``, or NVLink striping inside a host) is solved as
+sub-flows; the flow progresses at the pace of its slowest sub-flow, so its rate is
+``min(path rate / path share)`` and its completion ``bytes / rate``. In steady mode a pattern's
+completion is the largest completion of its flows; ``mode: "timeline"`` re-solves at every flow
+completion instead (:func:`designer.engine.solver.timeline`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine.routing import Routes, route
+from designer.engine.scenario import Scenario, apply_failures, normalize_scenario
+from designer.engine.topology import Topology
+from designer.engine.workloads import Flows, generate
+
+__all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "solve_prepared", "build_result",
+           "simulate", "resource_tier", "resource_tiers"]
+
+RESULT_FORMAT = "fabricscope.result/1"
+TIERS = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf", "leaf-spine",
+         "spine-core", "fabric", "storage", "other")
+# How many bottleneck ids the summary names (all of them are in ``resources``).
+_TOP_BOTTLENECKS = 20
+# Relative tolerance for "saturated" (the solver freezes at capacity up to rounding).
+_SATURATED = 1e-6
+
+
+@dataclass
+class Prepared:
+    """Everything before the solve: reusable by the what-if engine.
+
+    ``capacity_gbps`` already includes ``degrade`` failures; ``failed`` is the routing failure
+    set of ``down`` failures.
+    """
+
+    scenario: Scenario
+    topology: Topology
+    flows: Flows
+    routes: Routes
+    capacity_gbps: np.ndarray
+    failed: object = None
+    timings_s: dict = field(default_factory=dict)
+
+
+@dataclass
+class Solved:
+    """Solver output per path and its aggregation per flow and pattern."""
+
+    path_rate_gbps: np.ndarray
+    path_bottleneck: np.ndarray
+    load_gbps: np.ndarray
+    utilization: np.ndarray
+    flow_rate_gbps: np.ndarray       # NaN for unroutable flows
+    flow_bottleneck: np.ndarray      # resource index, -1 demand-limited / unroutable
+    flow_completion_s: np.ndarray    # NaN unroutable, inf when the rate is 0
+    levels: int = 0
+    timeline: dict | None = None
+    timings_s: dict = field(default_factory=dict)
+
+
+def _progress(progress, fraction: float, message: str) -> None:
+    if progress is not None:
+        progress(float(fraction), message)
+
+
+def prepare(scenario, *, progress=None, topology_loader=None, failures: list | None = None) -> Prepared:
+    """Validate, generate flows and route them.
+
+    Parameters
+    ----------
+    scenario : dict or Scenario
+    progress : callable, optional
+        ``progress(fraction, message)``.
+    topology_loader : callable, optional
+        See :func:`designer.engine.scenario.normalize_scenario`.
+    failures : list of dict, optional
+        Normalized failures to apply instead of the scenario's own (``[]`` = the baseline).
+    """
+    t0 = time.perf_counter()
+    _progress(progress, 0.0, "validating scenario")
+    sc = normalize_scenario(scenario, topology_loader=topology_loader)
+    topo = sc.topology
+    t1 = time.perf_counter()
+    _progress(progress, 0.1, "generating flows")
+    flows = generate(topo, sc.patterns)
+    t2 = time.perf_counter()
+    _progress(progress, 0.2, f"routing {len(flows):,} flows")
+    failed, capacity = apply_failures(topo, sc.failures if failures is None else failures)
+    routes = route(topo, flows, failed=failed, **sc.routing)
+    t3 = time.perf_counter()
+    return Prepared(sc, topo, flows, routes, capacity, failed,
+                    {"validate": t1 - t0, "flows": t2 - t1, "route": t3 - t2})
+
+
+def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) -> Solved:
+    """Max-min fair rates (and, in timeline mode, completion times re-solved at every completion).
+
+    Returns
+    -------
+    Solved
+    """
+    from designer.engine import solver
+
+    mode = mode or prep.scenario.mode
+    routes, flows = prep.routes, prep.flows
+    owner = routes.owner
+    demand = flows.demand_gbps[owner] * routes.share
+    _progress(progress, 0.5, f"solving {routes.num_paths:,} paths")
+    t0 = time.perf_counter()
+    alloc = solver.maxmin(prep.capacity_gbps, routes.flow_ptr, routes.flow_res, demand)
+    t1 = time.perf_counter()
+    rate, bneck, completion = _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck)
+    solved = Solved(alloc.rates_gbps, alloc.bottleneck, alloc.load_gbps, alloc.utilization, rate, bneck,
+                    completion, int(getattr(alloc, "levels", 0) or 0), timings_s={"solve": t1 - t0})
+    if mode == "timeline":
+        _progress(progress, 0.65, "timeline: re-solving at every completion")
+        _timeline(prep, solved, demand)
+        solved.timings_s["timeline"] = time.perf_counter() - t1
+    return solved
+
+
+def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck):
+    """Per flow: rate = min over its paths of rate/share, bottleneck of that path, completion."""
+    n = routes.num_flows
+    rate = np.full(n, np.nan)
+    bneck = np.full(n, -1, dtype=np.int64)
+    if routes.num_paths:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pace = path_rate / routes.share
+        has = routes.count > 0
+        starts = routes.first[has]
+        rate[has] = np.minimum.reduceat(pace, starts)
+        slowest = pace == rate[routes.owner]
+        owners, first_slow = np.unique(routes.owner[slowest], return_index=True)
+        bneck[owners] = path_bneck[np.flatnonzero(slowest)[first_slow]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        completion = flows.bytes * 8.0 / (rate * 1e9)
+    completion[flows.bytes == 0] = 0.0
+    completion[np.isnan(rate)] = np.nan
+    return rate, bneck, completion
+
+
+def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
+    from designer.engine import solver
+
+    routes, flows, topo = prep.routes, prep.flows, prep.topology
+    tiers = resource_tiers(topo)
+    tier_code = np.array([TIERS.index(t) for t in tiers], dtype=np.int64)
+    cap = prep.capacity_gbps
+    used = np.zeros(len(cap), dtype=bool)
+    used[routes.flow_res] = True
+    present = [k for k in range(len(TIERS)) if (used & (tier_code == k)).any()]
+    samples = {"t_s": [], **{TIERS[k]: {"max": [], "mean": []} for k in present}}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv_cap = np.where(cap > 0, 1.0 / cap, 0.0)
+
+    def on_event(t_s, active, rates, load):
+        util = load * inv_cap
+        samples["t_s"].append(float(t_s))
+        for k in present:
+            u = util[used & (tier_code == k)]
+            samples[TIERS[k]]["max"].append(float(u.max()))
+            samples[TIERS[k]]["mean"].append(float(u.mean()))
+
+    path_bytes = flows.bytes[routes.owner] * routes.share
+    res = solver.timeline(cap, routes.flow_ptr, routes.flow_res, path_bytes, demand, on_event=on_event)
+    done = np.full(routes.num_flows, np.nan)
+    has = routes.count > 0
+    if routes.num_paths:
+        done[has] = np.maximum.reduceat(res.completion_s, routes.first[has])
+    solved.flow_completion_s = done
+    solved.timeline = {"t_s": samples.pop("t_s"), "tiers": samples, "events": len(res.events_s),
+                       "truncated": bool(res.truncated)}
+
+
+# ======================================================================================== tiers
+def resource_tier(topo: Topology, r: int) -> str:
+    """Tier of a resource: ``nvlink``, ``pcie``, ``root-complex``, ``inter-socket``, ``memory``,
+    ``nic-leaf``, ``leaf-spine``, ``spine-core``, ``fabric``, ``storage`` or ``other``."""
+    link = topo.resource_link(int(r))
+    if link is None:
+        kind = topo.node_kind[int(topo.resource_node[int(r) - 2 * topo.num_links])]
+        return {"cpu": "root-complex", "memory": "memory", "pcie_switch": "pcie", "nvswitch": "nvlink",
+                "storage": "storage", "nic": "nic-leaf", "switch": "fabric"}.get(kind, "other")
+    return _link_tier(topo, link)
+
+
+def _link_tier(topo: Topology, link: int) -> str:
+    a, b = int(topo.link_a[link]), int(topo.link_b[link])
+    kinds = {topo.node_kind[a], topo.node_kind[b]}
+    tech = (topo.link_tech[link] or "").lower()
+    if tech.startswith("nvl") or "nvswitch" in kinds or kinds == {"gpu"}:
+        return "nvlink"
+    if "memory" in kinds or tech.startswith("ddr"):
+        return "memory"
+    if kinds == {"cpu"}:
+        both_sockets = {topo.node_attrs[a].get("socket"), topo.node_attrs[b].get("socket")}
+        return "inter-socket" if len(both_sockets) > 1 or tech.startswith(("upi", "xgmi")) else "root-complex"
+    if "storage" in kinds:
+        return "storage"
+    if "switch" in kinds:
+        if kinds & {"nic", "gpu", "pcie_switch", "cpu", "nvme"}:
+            return "nic-leaf"
+        roles = {topo.node_role[a], topo.node_role[b]}
+        if roles <= {"leaf", "tor", "spine"} and "spine" in roles and roles & {"leaf", "tor"}:
+            return "leaf-spine"
+        if "core" in roles:
+            return "spine-core"
+        return "fabric"
+    if kinds & {"pcie_switch", "cpu", "nic", "nvme", "gpu"}:
+        return "pcie"
+    return "other"
+
+
+def resource_tiers(topo: Topology) -> list[str]:
+    """:func:`resource_tier` of every resource (cached on the topology)."""
+    cached = topo.__dict__.get("_resource_tiers")
+    if cached is None:
+        links = [_link_tier(topo, l) for l in range(topo.num_links)]
+        per_dir = [t for t in links for _ in (0, 1)]
+        nodes = [resource_tier(topo, 2 * topo.num_links + k) for k in range(len(topo.resource_node))]
+        cached = topo.__dict__["_resource_tiers"] = per_dir + nodes
+    return cached
+
+
+# ======================================================================================== result
+def _num(x) -> float | None:
+    """JSON-safe float: inf/NaN become None."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def build_result(prep: Prepared, solved: Solved, *, progress=None) -> dict:
+    """The ``fabricscope.result/1`` document (``diff`` is null: the what-if engine fills it)."""
+    _progress(progress, 0.85, "summarizing")
+    topo, flows, routes, sc = prep.topology, prep.flows, prep.routes, prep.scenario
+    tiers = resource_tiers(topo)
+    patterns = _pattern_summary(flows, routes, solved)
+    bottlenecks, by_tier = _bottlenecks(topo, solved, tiers)
+    listed = _listed_flows(flows, routes, solved, sc.max_flows_listed)
+    result = {
+        "format": RESULT_FORMAT,
+        "summary": {
+            "patterns": patterns,
+            "max_utilization": _num(solved.utilization.max()) if len(solved.utilization) else 0.0,
+            "bottlenecks": bottlenecks,
+            "bottlenecks_by_tier": by_tier,
+            "utilization_by_tier": _tier_utilization(solved, tiers, routes),
+            "flows_total": len(flows),
+            "flows_listed": len(listed),
+            "flows_omitted": len(flows) - len(listed),
+            "paths": routes.num_paths,
+            "classes": _class_counts(routes),
+        },
+        "flows": [_flow_record(topo, flows, routes, solved, int(i), sc.mode) for i in listed],
+        "resources": _resources(topo, solved, tiers, prep.capacity_gbps),
+        "diff": None,
+        "scenario": {"routing": dict(sc.routing), "mode": sc.mode,
+                     "failures": [{k: f[k] for k in ("target", "mode", "factor")} for f in sc.failures]},
+    }
+    if len(listed) < len(flows):
+        result["summary"]["note"] = (f"{len(flows) - len(listed):,} of {len(flows):,} flows omitted from "
+                                     "'flows' (kept: unroutable, slowest, and an even sample); summaries "
+                                     "cover all flows")
+    if solved.timeline is not None:
+        result["summary"]["timeline"] = solved.timeline
+    if sc.latency is not None:
+        result["latency"] = _latency(prep, solved, patterns)
+    return result
+
+
+def _pattern_summary(flows: Flows, routes: Routes, solved: Solved) -> dict:
+    out = {}
+    pat = flows.pattern
+    ok = routes.status == 0
+    completion = solved.flow_completion_s
+    for k, pid in enumerate(flows.pattern_ids):
+        mine = np.flatnonzero(pat == k)
+        good = mine[ok[mine]]
+        entry = {"completion_s": None, "throughput_gbps": None, "slowest_flow": None, "flows": int(len(mine)),
+                 "unroutable": int(len(mine) - len(good)), "bytes": float(flows.bytes[mine].sum()),
+                 "kind": flows.pattern_kinds[k]}
+        if len(good):
+            times = completion[good]
+            worst = int(good[np.argmax(np.where(np.isnan(times), -1, times))])
+            slowest = float(completion[worst])
+            entry["completion_s"] = _num(slowest)
+            entry["slowest_flow"] = flows.flow_id(worst)
+            if slowest > 0 and math.isfinite(slowest):
+                entry["throughput_gbps"] = float(flows.bytes[good].sum()) * 8 / 1e9 / slowest
+            entry["min_rate_gbps"] = _num(np.nanmin(solved.flow_rate_gbps[good]))
+        out[pid] = entry
+    return out
+
+
+def _bottlenecks(topo: Topology, solved: Solved, tiers: list[str]):
+    b = solved.flow_bottleneck
+    b = b[b >= 0]
+    if len(b) == 0:
+        return [], {}
+    counts = np.bincount(b, minlength=len(solved.utilization))
+    saturated = solved.utilization >= 1 - _SATURATED
+    ranked = [int(r) for r in np.argsort(-counts, kind="stable") if counts[r] > 0 and saturated[r]]
+    by_tier: dict[str, list[str]] = {}
+    for r in ranked:
+        ids = by_tier.setdefault(tiers[r], [])
+        if len(ids) < _TOP_BOTTLENECKS:
+            ids.append(topo.resource_id(r))
+    return [topo.resource_id(r) for r in ranked[:_TOP_BOTTLENECKS]], by_tier
+
+
+def _tier_utilization(solved: Solved, tiers: list[str], routes: Routes) -> dict:
+    used = np.zeros(len(solved.utilization), dtype=bool)
+    used[routes.flow_res] = True
+    out = {}
+    names = np.array(tiers, dtype=object)
+    for t in TIERS:
+        m = used & (names == t)
+        if m.any():
+            u = solved.utilization[m]
+            out[t] = {"max": _num(u.max()), "mean": _num(u.mean()), "resources": int(m.sum())}
+    return out
+
+
+def _class_counts(routes: Routes) -> dict:
+    codes = routes.class_code[routes.class_code >= 0]
+    counts = np.bincount(codes, minlength=len(routes.class_names)) if len(codes) else []
+    return {name: int(c) for name, c in zip(routes.class_names, counts)}
+
+
+def _listed_flows(flows: Flows, routes: Routes, solved: Solved, limit: int) -> np.ndarray:
+    """Flows worth listing when there are too many: unroutable, slowest per pattern, a sample."""
+    n = len(flows)
+    if n <= limit:
+        return np.arange(n)
+    bad = np.flatnonzero(routes.status != 0)[: limit // 4]
+    chosen = [bad]
+    per_pattern = max(1, (limit // 2) // max(1, len(flows.pattern_ids)))
+    times = np.where(np.isnan(solved.flow_completion_s), -1.0, solved.flow_completion_s)
+    for k in range(len(flows.pattern_ids)):
+        mine = np.flatnonzero(flows.pattern == k)
+        order = np.argsort(-times[mine], kind="stable")[:per_pattern]
+        chosen.append(mine[order])
+    picked = np.unique(np.concatenate(chosen))
+    room = limit - len(picked)
+    if room > 0:
+        rest = np.setdiff1d(np.arange(n), picked, assume_unique=True)
+        sample = rest[np.linspace(0, len(rest) - 1, min(room, len(rest))).astype(np.int64)] if len(rest) else rest
+        picked = np.union1d(picked, sample)
+    return picked[:limit]
+
+
+def _flow_record(topo: Topology, flows: Flows, routes: Routes, solved: Solved, i: int, mode: str) -> dict:
+    ids = topo.node_ids
+    rec = {"id": flows.flow_id(i), "pattern": flows.pattern_ids[int(flows.pattern[i])],
+           "src": ids[int(flows.src[i])], "dst": ids[int(flows.dst[i])], "bytes": float(flows.bytes[i])}
+    if routes.status[i] != 0:
+        rec.update({"path": [], "class": None, "rate_gbps": 0.0, "bottleneck": None, "status": "unroutable",
+                    "reason": routes.reason(i), "completion_s": None})
+        return rec
+    first, count = int(routes.first[i]), int(routes.count[i])
+    b = int(solved.flow_bottleneck[i])
+    rec.update({"path": [ids[n] for n in routes.path_nodes(first)], "class": routes.path_class(i),
+                "rate_gbps": _num(solved.flow_rate_gbps[i]),
+                "bottleneck": topo.resource_id(b) if b >= 0 else None, "status": "ok",
+                "completion_s": _num(solved.flow_completion_s[i])})
+    if np.isfinite(flows.demand_gbps[i]):
+        rec["demand_gbps"] = float(flows.demand_gbps[i])
+    if count > 1:
+        rec["paths"] = [{"path": [ids[n] for n in routes.path_nodes(p)], "share": float(routes.share[p]),
+                         "rate_gbps": _num(solved.path_rate_gbps[p])} for p in range(first, first + count)]
+    return rec
+
+
+def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.ndarray) -> list[dict]:
+    out = []
+    two_l = 2 * topo.num_links
+    for r in np.flatnonzero(solved.load_gbps > 0).tolist():
+        link = r // 2 if r < two_l else None
+        out.append({"id": topo.resource_id(r), "link": topo.link_ids[link] if link is not None else None,
+                    "dir": ("a>b" if r % 2 == 0 else "b>a") if link is not None else None,
+                    "tech": topo.link_tech[link] if link is not None else None, "tier": tiers[r],
+                    "capacity_gbps": float(capacity[r]), "load_gbps": float(solved.load_gbps[r]),
+                    "utilization": _num(solved.utilization[r])})
+    return out
+
+
+def _latency(prep: Prepared, solved: Solved, patterns: dict) -> list[dict]:
+    from designer.engine.latency import path_latency
+
+    opts = prep.scenario.latency
+    flows, routes, topo = prep.flows, prep.routes, prep.topology
+    wanted = opts.get("flows")
+    if wanted is None:
+        wanted = [p["slowest_flow"] for p in patterns.values() if p["slowest_flow"]]
+    index = {}
+    if wanted:
+        want = set(wanted)
+        for k, pid in enumerate(flows.pattern_ids):
+            for i in np.flatnonzero(flows.pattern == k).tolist():
+                fid = f"{pid}#{int(flows.index[i])}"
+                if fid in want:
+                    index[fid] = i
+    out = []
+    for fid in wanted:
+        i = index.get(fid)
+        if i is None or routes.status[i] != 0:
+            out.append({"flow": fid, "error": "unknown or unroutable flow"})
+            continue
+        nodes = routes.path_nodes(int(routes.first[i]))
+        entry = {"flow": fid, "class": routes.path_class(i), "path": [topo.node_ids[n] for n in nodes],
+                 "initiators": {}}
+        for init in opts["initiators"]:
+            entry["initiators"][init] = path_latency(topo, nodes, opts["message_bytes"], initiator=init,
+                                                     rate_gbps=solved.flow_rate_gbps[i],
+                                                     overrides=opts.get("overrides"))
+        out.append(entry)
+    return out
+
+
+def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
+    """Run a scenario end to end.
+
+    Parameters
+    ----------
+    scenario : dict or Scenario
+        A ``fabricscope.scenario/1`` document (DESIGN.md §2.3a).
+    progress : callable, optional
+        ``progress(fraction, message)``, called at each stage (fraction in [0, 1]).
+    topology_loader : callable, optional
+        Resolves a topology given by reference (the CLI passes a file reader).
+
+    Returns
+    -------
+    dict
+        The ``fabricscope.result/1`` document, plus ``timings_s``.
+
+    Raises
+    ------
+    InvalidScenario, InvalidWorkload, InvalidTopology, LimitExceeded
+    """
+    prep = prepare(scenario, progress=progress, topology_loader=topology_loader)
+    solved = solve_prepared(prep, progress=progress)
+    t0 = time.perf_counter()
+    result = build_result(prep, solved, progress=progress)
+    result["timings_s"] = {**prep.timings_s, **solved.timings_s, "summarize": time.perf_counter() - t0}
+    _progress(progress, 1.0, "done")
+    return result

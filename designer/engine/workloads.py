@@ -1,0 +1,505 @@
+"""Workloads → flows: collective and data-movement patterns turned into numpy flow arrays.
+
+A *pattern* (one entry of a scenario's ``workload`` list, DESIGN.md §2.3a) names a kind of traffic
+and its participants; :func:`generate` turns a list of normalized patterns into one :class:`Flows`
+(parallel numpy arrays: source node, destination node, bytes, demand cap, pattern). Large patterns
+(an all-to-all among 1,024 GPUs is ~1M flows) are built with array operations, never per-flow dicts.
+
+Byte counts follow the usual bus-bandwidth accounting (NCCL's ``PERFORMANCE.md``):
+
+- ring all-reduce: every GPU sends ``2 (n−1)/n × size`` to its ring successor;
+- all-gather / reduce-scatter: ``(n−1)/n × size`` per GPU;
+- all-to-all: ``size / n`` to every other participant;
+- tree all-reduce (double binary tree): each tree edge carries ``size / 2`` up (reduce) and down
+  (broadcast) in each of the two trees.
+
+Rings are split into *channels* like NCCL's: with several hosts, each channel enters and leaves a
+host at rail-aligned GPUs so every NIC carries ring traffic (see :func:`ring_orders`).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
+from designer.engine.topology import Topology
+
+__all__ = [
+    "PATTERN_KINDS", "MAX_FLOWS", "Flows", "resolve_selector", "normalize_pattern", "generate",
+    "ring_orders", "pattern_flow_count",
+]
+
+PATTERN_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "p2p", "storage_read",
+                 "storage_write", "kv_transfer", "host_offload")
+# A scenario above this many flows is refused before anything is allocated: 5M flows of ~10
+# resources each already take ~1 GB across routing and solver arrays on a 4 GB budget.
+MAX_FLOWS = 5_000_000
+_SELECTOR_KEYS = {"ids", "kind", "group", "every"}
+
+
+@dataclass
+class Flows:
+    """Flows as parallel arrays (one entry per flow).
+
+    Attributes
+    ----------
+    src, dst : ndarray of int64
+        Source and destination node indices in the topology.
+    bytes : ndarray of float64
+        Bytes to move.
+    demand_gbps : ndarray of float64
+        Rate cap in Gb/s (``inf`` when the flow takes whatever it gets).
+    pattern : ndarray of int32
+        Index into ``pattern_ids`` of the pattern the flow belongs to.
+    index : ndarray of int64
+        Position of the flow inside its pattern: the flow id is ``f"{pattern_id}#{index}"``. It is
+        also the flow's identity for ECMP hashing, so routing a subset gives the same paths.
+    pattern_ids, pattern_kinds : list of str
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    bytes: np.ndarray
+    demand_gbps: np.ndarray
+    pattern: np.ndarray
+    index: np.ndarray
+    pattern_ids: list[str] = field(default_factory=list)
+    pattern_kinds: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def take(self, which) -> "Flows":
+        """The subset of flows selected by an index array or boolean mask (ids are kept)."""
+        return Flows(self.src[which], self.dst[which], self.bytes[which], self.demand_gbps[which],
+                     self.pattern[which], self.index[which], self.pattern_ids, self.pattern_kinds)
+
+    def flow_id(self, i: int) -> str:
+        return f"{self.pattern_ids[int(self.pattern[i])]}#{int(self.index[i])}"
+
+    @classmethod
+    def from_pairs(cls, src, dst, bytes_=1.0, demand_gbps=np.inf, pattern_id: str = "f") -> "Flows":
+        """Flows of one pattern from explicit (src, dst) node-index pairs (handy in tests)."""
+        src = np.asarray(src, dtype=np.int64)
+        n = len(src)
+        return cls(src, np.asarray(dst, dtype=np.int64), np.broadcast_to(np.asarray(bytes_, float), n).copy(),
+                   np.broadcast_to(np.asarray(demand_gbps, float), n).copy(),
+                   np.zeros(n, np.int32), np.arange(n, dtype=np.int64), [pattern_id], ["p2p"])
+
+
+# ---------------------------------------------------------------------------------------- selectors
+def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
+    """Node indices chosen by a selector, in document order (``ids``: in the order given).
+
+    Parameters
+    ----------
+    selector : dict or str or list
+        ``{"ids": [...]}`` or any of ``{"kind", "group", "every"}`` combined; a bare node id or a
+        list of ids is accepted as shorthand for ``{"ids": ...}``.
+    where : str
+        Location of the selector in the scenario, used in error messages.
+
+    Raises
+    ------
+    InvalidWorkload
+        Unknown node or group, bad ``every``, or a selector that matches no node.
+    """
+    if isinstance(selector, str):
+        selector = {"ids": [selector]}
+    elif isinstance(selector, list):
+        selector = {"ids": selector}
+    if not isinstance(selector, dict) or not selector:
+        raise InvalidWorkload("bad selector", [Problem(where, "selector must be an object like "
+                                                              '{"kind": "gpu"} or {"ids": [...]}')])
+    unknown = set(selector) - _SELECTOR_KEYS
+    if unknown:
+        raise InvalidWorkload("bad selector", [Problem(where, f"unknown selector key(s) {sorted(unknown)}")])
+    if "ids" in selector:
+        ids = selector["ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise InvalidWorkload("bad selector", [Problem(f"{where}.ids", "must be a list of node ids")])
+        missing = [Problem(f"{where}.ids[{k}]", f"unknown node {i!r}")
+                   for k, i in enumerate(ids) if i not in topo.node_index]
+        if missing:
+            raise InvalidWorkload("unknown node in selector", missing)
+        chosen = np.array([topo.node_index[i] for i in ids], dtype=np.int64)
+    else:
+        mask = np.ones(topo.num_nodes, dtype=bool)
+        if "kind" in selector:
+            mask &= np.array([k == selector["kind"] for k in topo.node_kind], dtype=bool)
+        if "group" in selector:
+            group = selector["group"]
+            if group not in topo.groups:
+                raise InvalidWorkload("unknown group", [Problem(f"{where}.group", f"unknown group {group!r}")])
+            mask &= _in_group_mask(topo, group)
+        chosen = np.flatnonzero(mask).astype(np.int64)
+    if "every" in selector:
+        every = selector["every"]
+        if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+            raise InvalidWorkload("bad selector", [Problem(f"{where}.every", "must be an integer >= 1")])
+        chosen = chosen[::every]
+    if len(chosen) == 0:
+        raise InvalidWorkload("empty selector", [Problem(where, "selector matches no node")])
+    return chosen
+
+
+def _in_group_mask(topo: Topology, group: str) -> np.ndarray:
+    # A node is in a group when the group is any ancestor of the node's own group.
+    inside: dict[str | None, bool] = {}
+
+    def contains(g):
+        if g in inside:
+            return inside[g]
+        seen, chain, found = set(), [], False
+        while g is not None and g not in seen:
+            if g in inside:
+                found = inside[g]
+                break
+            seen.add(g)
+            chain.append(g)
+            if g == group:
+                found = True
+                break
+            g = topo.groups.get(g, {}).get("parent")
+        for c in chain:
+            inside[c] = found
+        return found
+
+    return np.array([contains(g) for g in topo.node_group], dtype=bool)
+
+
+# ---------------------------------------------------------------------------------------- validation
+_COMMON = {"id", "kind", "bytes", "demand_gbps"}
+_FIELDS = {
+    "allreduce": {"participants", "algorithm", "channels"},
+    "allgather": {"participants", "channels"},
+    "reducescatter": {"participants", "channels"},
+    "alltoall": {"participants"},
+    "p2p": {"src", "dst"},
+    "storage_read": {"source", "participants", "via"},
+    "storage_write": {"source", "participants", "via"},
+    "kv_transfer": {"prefill", "decode"},
+    "host_offload": {"participants", "direction"},
+}
+
+
+def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set) -> dict:
+    """Check one workload pattern and resolve its selectors to node-index arrays.
+
+    Returns a dict with ``id``, ``kind``, ``bytes``, ``demand_gbps`` and resolved node arrays
+    (``participants``, ``source``, ``src``, ``dst``, ``prefill``, ``decode`` as relevant).
+
+    Raises
+    ------
+    InvalidWorkload
+        With every located problem (``workload[2].participants: selector matches no node``).
+    """
+    problems: list[Problem] = []
+    if not isinstance(raw, dict):
+        raise InvalidWorkload("bad pattern", [Problem(where, "a pattern must be an object")])
+    kind = raw.get("kind")
+    if kind not in _FIELDS:
+        raise InvalidWorkload("unknown pattern kind", [Problem(
+            f"{where}.kind", f"unknown pattern kind {kind!r} (choose from {', '.join(PATTERN_KINDS)})")])
+    pid = raw.get("id", f"{kind}{len(seen_ids)}")
+    if not isinstance(pid, str) or not pid or "#" in pid:
+        problems.append(Problem(f"{where}.id", "must be a non-empty string without '#'"))
+    elif pid in seen_ids:
+        problems.append(Problem(f"{where}.id", f"duplicate pattern id {pid!r}"))
+    extra = set(raw) - _COMMON - _FIELDS[kind]
+    if extra:
+        problems.append(Problem(where, f"unknown field(s) {sorted(extra)} for kind {kind!r}"))
+    size = raw.get("bytes")
+    if not _is_number(size) or size < 0:
+        problems.append(Problem(f"{where}.bytes", "must be a number of bytes >= 0"))
+    demand = raw.get("demand_gbps")
+    if demand is not None and (not _is_number(demand) or demand <= 0):
+        problems.append(Problem(f"{where}.demand_gbps", "must be a rate in Gb/s > 0"))
+    out = {"id": pid, "kind": kind, "bytes": float(size) if _is_number(size) else 0.0,
+           "demand_gbps": float(demand) if demand is not None and _is_number(demand) else np.inf}
+    _normalize_fields(topo, raw, kind, where, out, problems)
+    if problems:
+        raise InvalidWorkload(f"invalid pattern {where}", problems)
+    return out
+
+
+def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
+    def sel(key, default=None, kinds=None):
+        value = raw.get(key, default)
+        if value is None:
+            problems.append(Problem(f"{where}.{key}", "missing selector"))
+            return None
+        try:
+            nodes = resolve_selector(topo, value, f"{where}.{key}")
+        except InvalidWorkload as exc:
+            problems.extend(exc.problems)
+            return None
+        if kinds is not None:
+            bad = [topo.node_ids[i] for i in nodes if topo.node_kind[i] not in kinds]
+            if bad:
+                problems.append(Problem(f"{where}.{key}", f"{bad[0]!r} is a {topo.node_kind[topo.node_index[bad[0]]]}"
+                                        f", expected {' or '.join(sorted(kinds))}"))
+        return nodes
+
+    gpu_like = None  # any endpoint may take part; GPUs are the usual case
+    if kind in ("allreduce", "allgather", "reducescatter", "alltoall"):
+        out["participants"] = sel("participants", {"kind": "gpu"}, gpu_like)
+        if out["participants"] is not None and len(np.unique(out["participants"])) != len(out["participants"]):
+            problems.append(Problem(f"{where}.participants", "selects a node twice"))
+        algorithm = raw.get("algorithm", "ring")
+        if kind == "allreduce" and algorithm not in ("ring", "tree"):
+            problems.append(Problem(f"{where}.algorithm", f"unknown algorithm {algorithm!r} (ring or tree)"))
+        out["algorithm"] = algorithm
+        channels = raw.get("channels")
+        if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
+            problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
+        out["channels"] = channels
+    elif kind == "p2p":
+        out["src"] = sel("src")
+        out["dst"] = sel("dst")
+        if out["src"] is not None and out["dst"] is not None:
+            ns, nd = len(out["src"]), len(out["dst"])
+            if ns != nd and 1 not in (ns, nd):
+                problems.append(Problem(f"{where}.dst", f"selects {nd} nodes for {ns} sources "
+                                        "(give equal counts, or one on either side)"))
+    elif kind in ("storage_read", "storage_write"):
+        out["source"] = sel("source", {"kind": "nvme"}, {"nvme", "storage", "memory"})
+        out["participants"] = sel("participants", {"kind": "gpu"})
+        via = raw.get("via", "gpudirect")
+        if via not in ("gpudirect", "bounce"):
+            problems.append(Problem(f"{where}.via", f"unknown via {via!r} (gpudirect or bounce)"))
+        out["via"] = via
+    elif kind == "kv_transfer":
+        out["prefill"] = sel("prefill")
+        out["decode"] = sel("decode")
+    elif kind == "host_offload":
+        out["participants"] = sel("participants", {"kind": "gpu"})
+        direction = raw.get("direction", "to_host")
+        if direction not in ("to_host", "from_host", "both"):
+            problems.append(Problem(f"{where}.direction", f"unknown direction {direction!r} "
+                                    "(to_host, from_host or both)"))
+        out["direction"] = direction
+    for key in ("participants", "prefill", "decode"):
+        if key in out and out[key] is not None and len(out[key]) < 1:
+            problems.append(Problem(f"{where}.{key}", "zero participants"))
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x)
+
+
+def pattern_flow_count(pattern: dict) -> int:
+    """Number of flows a normalized pattern will produce (checked against :data:`MAX_FLOWS`)."""
+    kind = pattern["kind"]
+    if kind == "alltoall":
+        n = len(pattern["participants"])
+        return n * (n - 1)
+    if kind in ("allreduce", "allgather", "reducescatter"):
+        n = len(pattern["participants"])
+        return 4 * n if pattern.get("algorithm") == "tree" else n * (pattern.get("channels") or 8)
+    if kind == "p2p":
+        return max(len(pattern["src"]), len(pattern["dst"]))
+    if kind == "kv_transfer":
+        return max(len(pattern["prefill"]), len(pattern["decode"]))
+    return 2 * len(pattern["participants"])
+
+
+# ---------------------------------------------------------------------------------------- generation
+def generate(topo: Topology, patterns: list[dict]) -> Flows:
+    """Turn normalized patterns (see :func:`normalize_pattern`) into one :class:`Flows`.
+
+    Raises
+    ------
+    LimitExceeded
+        When the patterns would produce more than :data:`MAX_FLOWS` flows.
+    """
+    total = sum(pattern_flow_count(p) for p in patterns)
+    if total > MAX_FLOWS:
+        raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
+                            [Problem("workload", f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
+    parts, ids, kinds = [], [], []
+    for k, pattern in enumerate(patterns):
+        src, dst, size = _PATTERN_BUILDERS[pattern["kind"]](topo, pattern)
+        n = len(src)
+        demand = np.full(n, pattern.get("demand_gbps", np.inf), dtype=np.float64)
+        parts.append((np.asarray(src, np.int64), np.asarray(dst, np.int64),
+                      np.broadcast_to(np.asarray(size, np.float64), n).astype(np.float64), demand,
+                      np.full(n, k, np.int32), np.arange(n, dtype=np.int64)))
+        ids.append(pattern["id"])
+        kinds.append(pattern["kind"])
+    if not parts:
+        empty = np.zeros(0, np.int64)
+        return Flows(empty, empty.copy(), np.zeros(0), np.zeros(0), np.zeros(0, np.int32), empty.copy(), [], [])
+    cols = [np.concatenate([p[i] for p in parts]) for i in range(6)]
+    return Flows(*cols, pattern_ids=ids, pattern_kinds=kinds)
+
+
+def _host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
+    """Participants grouped by host (hosts in order of first appearance), each block sorted by
+    GPU index so that the same local position means the same rail on every host."""
+    blocks: dict[str, list[int]] = {}
+    for n in nodes.tolist():
+        blocks.setdefault(topo.node_host[n] or f"\0{n}", []).append(n)
+
+    def local_key(n):
+        index = topo.node_attrs[n].get("index")
+        return (0, index, n) if isinstance(index, int) else (1, 0, n)
+
+    return [np.array(sorted(b, key=local_key), dtype=np.int64) for b in blocks.values()]
+
+
+def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None = None) -> list[np.ndarray]:
+    """Ring orders, one per channel, over ``participants``.
+
+    GPUs of one host are consecutive, so intra-host hops ride NVLink/PCIe and only one hop per
+    host boundary crosses the fabric. With several hosts, channel ``c`` walks host 0 as the local
+    rotation starting at local GPU ``c`` (exit at ``c−1``), host 1 in the reverse rotation starting
+    at ``c−1`` (exit at ``c``), and so on: every inter-host hop joins GPUs of the same local
+    position — rail-aligned, as NCCL's rings are — and the channels together use every rail.
+    The default number of channels is the smallest per-host GPU count (1 for a single host).
+    """
+    blocks = _host_blocks(topo, participants)
+    if len(blocks) == 1:
+        return [blocks[0]]
+    per_host = min(len(b) for b in blocks)
+    count = channels or per_host
+    orders = []
+    for c in range(count):
+        pieces = []
+        for h, block in enumerate(blocks):
+            m = len(block)
+            rotation = np.roll(block, -(c % m))
+            pieces.append(rotation if h % 2 == 0 else rotation[::-1])
+        orders.append(np.concatenate(pieces))
+    return orders
+
+
+def _ring(topo, pattern, factor):
+    p = pattern["participants"]
+    n = len(p)
+    if n < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0
+    orders = ring_orders(topo, p, pattern.get("channels"))
+    src = np.concatenate(orders)
+    dst = np.concatenate([np.roll(o, -1) for o in orders])
+    per_flow = factor * (n - 1) / n * pattern["bytes"] / len(orders)
+    return src, dst, per_flow
+
+
+def _allreduce(topo, pattern):
+    if pattern.get("algorithm") == "tree":
+        return _tree(topo, pattern)
+    return _ring(topo, pattern, 2.0)
+
+
+def _tree(topo, pattern):
+    """Double binary tree: two trees (ring order, and the order shifted by one) each carry half
+    the data up (reduce) and down (broadcast) every edge."""
+    order = np.concatenate(_host_blocks(topo, pattern["participants"]))
+    n = len(order)
+    if n < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0
+    child = np.arange(1, n)
+    parent = (child - 1) // 2
+    srcs, dsts = [], []
+    for tree in (order, np.roll(order, -1)):
+        srcs += [tree[child], tree[parent]]
+        dsts += [tree[parent], tree[child]]
+    return np.concatenate(srcs), np.concatenate(dsts), pattern["bytes"] / 2
+
+
+def _allgather(topo, pattern):
+    return _ring(topo, pattern, 1.0)
+
+
+def _alltoall(topo, pattern):
+    p = pattern["participants"]
+    n = len(p)
+    src = np.repeat(p, n)
+    dst = np.tile(p, n)
+    keep = src != dst
+    return src[keep], dst[keep], pattern["bytes"] / max(n, 1)
+
+
+def _p2p(topo, pattern):
+    src, dst = pattern["src"], pattern["dst"]
+    n = max(len(src), len(dst))
+    return np.resize(src, n), np.resize(dst, n), pattern["bytes"]
+
+
+def _kv(topo, pattern):
+    pre, dec = pattern["prefill"], pattern["decode"]
+    n = max(len(pre), len(dec))
+    return np.resize(pre, n), np.resize(dec, n), pattern["bytes"]
+
+
+def _storage(topo, pattern):
+    gpus, sources = pattern["participants"], pattern["source"]
+    chosen = _assign_sources(topo, gpus, sources)
+    if pattern["via"] == "bounce":
+        # Bounce buffer: the data lands in host memory first, then is copied to the GPU. Both legs
+        # are modelled as concurrent flows (steady state of a pipelined copy).
+        memory = np.array([_nearest_memory(topo, g) for g in gpus.tolist()], dtype=np.int64)
+        src = np.concatenate([chosen, memory])
+        dst = np.concatenate([memory, gpus])
+    else:
+        src, dst = chosen, gpus
+    if pattern["kind"] == "storage_write":
+        src, dst = dst, src
+    return src, dst, pattern["bytes"]
+
+
+def _assign_sources(topo, gpus, sources) -> np.ndarray:
+    # Prefer a source inside the GPU's own host (local NVMe); else spread over the others.
+    by_host: dict[str | None, list[int]] = {}
+    for s in sources.tolist():
+        by_host.setdefault(topo.node_host[s], []).append(s)
+    remote = by_host.get(None) or sources.tolist()
+    used: dict[str | None, int] = {}
+    out = []
+    for g in gpus.tolist():
+        host = topo.node_host[g]
+        pool = by_host.get(host) if host is not None and host in by_host else remote
+        key = host if pool is not remote else None
+        k = used.get(key, 0)
+        used[key] = k + 1
+        out.append(pool[k % len(pool)])
+    return np.array(out, dtype=np.int64)
+
+
+def _nearest_memory(topo: Topology, node: int) -> int:
+    """Nearest ``memory`` node inside the node's host (BFS over host-internal nodes)."""
+    host = topo.node_host[node]
+    seen, queue = {node}, deque([node])
+    while queue:
+        u = queue.popleft()
+        for v, _ in topo.adjacency[u]:
+            if v in seen or topo.node_host[v] != host:
+                continue
+            if topo.node_kind[v] == "memory":
+                return v
+            seen.add(v)
+            if topo.node_kind[v] not in ("gpu", "nvme", "storage"):
+                queue.append(v)
+    raise InvalidWorkload("no host memory", [Problem(
+        "workload", f"{topo.node_ids[node]} has no host memory reachable (needed for bounce/offload)")])
+
+
+def _offload(topo, pattern):
+    gpus = pattern["participants"]
+    memory = np.array([_nearest_memory(topo, g) for g in gpus.tolist()], dtype=np.int64)
+    direction = pattern.get("direction", "to_host")
+    if direction == "to_host":
+        return gpus, memory, pattern["bytes"]
+    if direction == "from_host":
+        return memory, gpus, pattern["bytes"]
+    return np.concatenate([gpus, memory]), np.concatenate([memory, gpus]), pattern["bytes"]
+
+
+_PATTERN_BUILDERS = {
+    "allreduce": _allreduce, "allgather": _allgather, "reducescatter": _allgather,
+    "alltoall": _alltoall, "p2p": _p2p, "storage_read": _storage, "storage_write": _storage,
+    "kv_transfer": _kv, "host_offload": _offload,
+}

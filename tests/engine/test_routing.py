@@ -1,0 +1,286 @@
+"""Routing: transit rules, NIC policies, ECMP hashing/splitting, failures, unroutable reasons.
+
+Small topologies are built by hand (documents compiled directly) and drawn in each docstring.
+"""
+import numpy as np
+import pytest
+
+from designer.engine.errors import InvalidScenario
+from designer.engine.routing import FailureSet, route
+from designer.engine.solver import assert_valid_allocation, maxmin
+from designer.engine.topology import Topology
+from designer.engine.workloads import Flows
+
+
+# ------------------------------------------------------------------------------ builders
+def build(nodes, links, groups=()):
+    """nodes: (id, kind, group, attrs[, capacity]); links: (a, b, capacity_gbps[, tech])."""
+    doc = {"format": "fabricscope.topology/1", "name": "t",
+           "groups": [{"id": g, "kind": "host"} for g in groups],
+           "nodes": [], "links": []}
+    for n in nodes:
+        nid, kind, group, attrs = n[:4]
+        node = {"id": nid, "kind": kind, "attrs": attrs or {}}
+        if group:
+            node["group"] = group
+        if len(n) > 4:
+            node["capacity_gbps"] = n[4]
+        doc["nodes"].append(node)
+    for link in links:
+        a, b, cap = link[:3]
+        doc["links"].append({"id": f"{a}-{b}", "a": a, "b": b, "capacity_gbps": float(cap),
+                             "tech": link[3] if len(link) > 3 else "pcie", "latency_ns": 100.0})
+    return Topology.compile(doc)
+
+
+def mini(hosts=2, gpus=2, spines=2, nic_per_gpu=True, extra_nodes=(), extra_links=()):
+    """Hosts with GPUs and NICs under one PCIe switch, an NVSwitch, a CPU + memory; NIC i of every
+    host on leaf i (rail i); every leaf to every spine. All links 400 Gb/s except NVLink 3600::
+
+        [hX/gpuI]--pcie--[hX/pcie0]--pcie--[hX/nicI]==400==[leafI]==400==[spineS]
+            \\==nvlink==[hX/nvs0]           [hX/cpu0]--[hX/mem0]
+    """
+    nodes, links, groups = list(extra_nodes), list(extra_links), []
+    nics = gpus if nic_per_gpu else 1
+    for h in range(hosts):
+        H = f"h{h}"
+        groups.append(H)
+        nodes += [(f"{H}/cpu0", "cpu", H, {"socket": 0}), (f"{H}/mem0", "memory", H, {}),
+                  (f"{H}/nvs0", "nvswitch", H, {}), (f"{H}/pcie0", "pcie_switch", H, {})]
+        links += [(f"{H}/mem0", f"{H}/cpu0", 1000, "ddr5"), (f"{H}/pcie0", f"{H}/cpu0", 400)]
+        for g in range(gpus):
+            nodes.append((f"{H}/gpu{g}", "gpu", H, {"index": g}))
+            links += [(f"{H}/gpu{g}", f"{H}/pcie0", 400), (f"{H}/gpu{g}", f"{H}/nvs0", 3600, "nvlink4")]
+        for i in range(nics):
+            nodes.append((f"{H}/nic{i}", "nic", H, {"rail": i, "role": "compute"}))
+            links += [(f"{H}/nic{i}", f"{H}/pcie0", 400), (f"{H}/nic{i}", f"leaf{i}", 400, "eth400")]
+    for i in range(nics):
+        nodes.append((f"leaf{i}", "switch", None, {"role": "leaf", "rail": i}))
+        links += [(f"leaf{i}", f"spine{s}", 400, "eth400") for s in range(spines)]
+    nodes += [(f"spine{s}", "switch", None, {"role": "spine"}) for s in range(spines)]
+    return build(nodes, links, groups)
+
+
+def flows_of(topo, pairs, **kw):
+    return Flows.from_pairs([topo.node_index[a] for a, _ in pairs], [topo.node_index[b] for _, b in pairs], **kw)
+
+
+def paths(topo, routes, f):
+    return [[topo.node_ids[n] for n in p] for p in routes.flow_paths(f)]
+
+
+def solve(topo, routes, flows):
+    cap = topo.resource_capacity_gbps()
+    demand = flows.demand_gbps[routes.owner] * routes.share
+    alloc = maxmin(cap, routes.flow_ptr, routes.flow_res, demand)
+    assert_valid_allocation(cap, routes.flow_ptr, routes.flow_res, demand, alloc)
+    return alloc
+
+
+# ------------------------------------------------------------------------------ basic paths
+def test_rail_aligned_and_cross_rail_paths():
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0"), ("h0/gpu0", "h1/gpu1")])
+    r = route(topo, f)
+    assert paths(topo, r, 0) == [["h0/gpu0", "h0/pcie0", "h0/nic0", "leaf0", "h1/nic0", "h1/pcie0", "h1/gpu0"]]
+    (p,) = paths(topo, r, 1)
+    assert p[:4] == ["h0/gpu0", "h0/pcie0", "h0/nic0", "leaf0"] and p[4] in ("spine0", "spine1")
+    assert p[5:] == ["leaf1", "h1/nic1", "h1/pcie0", "h1/gpu1"]
+    assert r.path_class(0) == r.path_class(1) == "NET"
+
+
+def test_intra_host_prefers_nvlink_and_resources_follow_path_order():
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h0/gpu1"), ("h0/gpu1", "h0/mem0")])
+    r = route(topo, f)
+    assert paths(topo, r, 0) == [["h0/gpu0", "h0/nvs0", "h0/gpu1"]]
+    assert paths(topo, r, 1) == [["h0/gpu1", "h0/pcie0", "h0/cpu0", "h0/mem0"]]
+    res = r.path_resources(int(r.first[0]))
+    assert [topo.resource_id(x) for x in res] == ["h0/gpu0-h0/nvs0:a>b", "h0/gpu1-h0/nvs0:b>a"]
+
+
+def test_route_a_subset_gives_the_same_paths():
+    topo = mini(hosts=3)
+    gpus = [i for i in topo.nodes_of_kind("gpu")]
+    src, dst = np.array([(a, b) for a in gpus for b in gpus if a != b]).T
+    f = Flows.from_pairs(src, dst)
+    full = route(topo, f, seed=7)
+    part_idx = np.arange(0, len(f), 3)
+    part = route(topo, f.take(part_idx), seed=7)
+    for k, i in enumerate(part_idx):
+        assert part.flow_paths(k) == full.flow_paths(int(i))
+
+
+# ------------------------------------------------------------------------------ sharing
+def test_two_gpus_share_a_pcie_switch_uplink():
+    """Both GPUs write to host memory through one 100 Gb/s switch uplink: 50 Gb/s each::
+
+        [gpu0]--400--[sw0]--100--[cpu0]--1000--[mem0]
+        [gpu1]--400--/
+    """
+    topo = build([("h/gpu0", "gpu", "h", {}), ("h/gpu1", "gpu", "h", {}), ("h/sw0", "pcie_switch", "h", {}),
+                  ("h/cpu0", "cpu", "h", {}), ("h/mem0", "memory", "h", {})],
+                 [("h/gpu0", "h/sw0", 400), ("h/gpu1", "h/sw0", 400), ("h/sw0", "h/cpu0", 100),
+                  ("h/cpu0", "h/mem0", 1000)], ["h"])
+    f = flows_of(topo, [("h/gpu0", "h/mem0"), ("h/gpu1", "h/mem0")])
+    r = route(topo, f)
+    alloc = solve(topo, r, f)
+    assert np.allclose(alloc.rates_gbps, [50.0, 50.0])
+    assert {topo.resource_id(int(b)) for b in alloc.bottleneck} == {"h/sw0-h/cpu0:a>b"}
+
+
+def test_a_nic_shared_by_two_gpus():
+    """One NIC per host (like a p4d switch with two GPUs and one EFA): both GPUs use it::
+
+        [hX/gpu0]--[hX/pcie0]--[hX/nic0]==400==[leaf0]
+        [hX/gpu1]--/
+    """
+    topo = mini(nic_per_gpu=False)
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0"), ("h0/gpu1", "h1/gpu1")])
+    r = route(topo, f)
+    for i in range(2):
+        assert "h0/nic0" in paths(topo, r, i)[0] and "h1/nic0" in paths(topo, r, i)[0]
+    alloc = solve(topo, r, f)
+    assert np.allclose(alloc.rates_gbps, [200.0, 200.0])
+
+
+# ------------------------------------------------------------------------------ transit rules
+def test_never_through_a_third_host():
+    """h2 is reachable only through h1's internals (h1 has a NIC on each leaf): unroutable::
+
+        [h0/nic0]--[leafA]--[h1/nic0]--[h1/pcie0]--[h1/nic1]--[leafB]--[h2/nic0]
+    """
+    nodes, links, groups = [], [], ["h0", "h1", "h2"]
+    for h in groups:
+        nodes += [(f"{h}/gpu0", "gpu", h, {"index": 0}), (f"{h}/pcie0", "pcie_switch", h, {}),
+                  (f"{h}/nic0", "nic", h, {})]
+        links += [(f"{h}/gpu0", f"{h}/pcie0", 400), (f"{h}/nic0", f"{h}/pcie0", 400)]
+    nodes += [("h1/nic1", "nic", "h1", {}), ("leafA", "switch", None, {"role": "leaf"}),
+              ("leafB", "switch", None, {"role": "leaf"})]
+    links += [("h1/nic1", "h1/pcie0", 400), ("h0/nic0", "leafA", 400), ("h1/nic0", "leafA", 400),
+              ("h1/nic1", "leafB", 400), ("h2/nic0", "leafB", 400)]
+    topo = build(nodes, links, groups)
+    f = flows_of(topo, [("h0/gpu0", "h2/gpu0"), ("h0/gpu0", "h1/gpu0")])
+    r = route(topo, f, nic_policy="any")
+    assert r.status[0] != 0 and "no fabric path" in r.reason(0)
+    assert r.status[1] == 0
+
+
+def test_gpu_forwards_only_as_pxn_relay():
+    """gpu0 has no PCIe path to a NIC, only NVLink to gpu1 (whose NIC is nic1)::
+
+        [h0/gpu0]==nvlink==[h0/gpu1]--[h0/pcie0]--[h0/nic1]==[leaf0]==[h1/nic0]--[h1/pcie0]--[h1/gpu0]
+    """
+    topo = build([("h0/gpu0", "gpu", "h0", {"index": 0}), ("h0/gpu1", "gpu", "h0", {"index": 1}),
+                  ("h0/pcie0", "pcie_switch", "h0", {}), ("h0/nic1", "nic", "h0", {"rail": 0}),
+                  ("h1/gpu0", "gpu", "h1", {"index": 0}), ("h1/pcie0", "pcie_switch", "h1", {}),
+                  ("h1/nic0", "nic", "h1", {"rail": 0}), ("leaf0", "switch", None, {"role": "leaf"})],
+                 [("h0/gpu0", "h0/gpu1", 3600, "nvlink4"), ("h0/gpu1", "h0/pcie0", 400),
+                  ("h0/nic1", "h0/pcie0", 400), ("h0/nic1", "leaf0", 400), ("h1/nic0", "leaf0", 400),
+                  ("h1/gpu0", "h1/pcie0", 400), ("h1/nic0", "h1/pcie0", 400)], ["h0", "h1"])
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0")])
+    r = route(topo, f, nic_policy="affinity")
+    assert r.status[0] != 0 and "has no NIC" in r.reason(0)
+    r = route(topo, f, nic_policy="pxn")
+    assert paths(topo, r, 0) == [["h0/gpu0", "h0/gpu1", "h0/pcie0", "h0/nic1", "leaf0", "h1/nic0",
+                                  "h1/pcie0", "h1/gpu0"]]
+
+
+# ------------------------------------------------------------------------------ NIC policies
+def test_pxn_goes_over_nvlink_to_the_rail_aligned_gpu():
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu1")])
+    (p,) = paths(topo, route(topo, f, nic_policy="pxn"), 0)
+    assert p == ["h0/gpu0", "h0/nvs0", "h0/gpu1", "h0/pcie0", "h0/nic1", "leaf1", "h1/nic1", "h1/pcie0", "h1/gpu1"]
+    assert route(topo, f, nic_policy="pxn").path_class(0) in ("PXN", "NET")
+
+
+def test_any_spreads_over_every_nic():
+    topo = mini(gpus=2)
+    pairs = [("h0/gpu0", "h1/gpu0")] * 64
+    r = route(topo, flows_of(topo, pairs), nic_policy="any")
+    used = {paths(topo, r, i)[0][2] for i in range(64)}
+    assert used == {"h0/nic0", "h0/nic1"}
+    for i in range(64):  # rail-aligned fabric leg: same NIC index on both sides
+        p = paths(topo, r, i)[0]
+        assert p[2][-1] == p[-3][-1]
+
+
+def test_static_binding_from_node_attrs():
+    topo = mini()
+    topo.node_attrs[topo.node_index["h0/gpu0"]]["nic"] = "nic1"
+    r = route(topo, flows_of(topo, [("h0/gpu0", "h1/gpu1")]), nic_policy="static")
+    assert paths(topo, r, 0)[0][2] == "h0/nic1"
+
+
+def test_unknown_policy_is_located():
+    topo = mini()
+    with pytest.raises(InvalidScenario) as exc:
+        route(topo, flows_of(topo, [("h0/gpu0", "h1/gpu0")]), nic_policy="nearest")
+    assert exc.value.problems[0].path == "routing.nic_policy"
+
+
+# ------------------------------------------------------------------------------ ECMP
+def test_clos_2x2_hash_collision_and_split():
+    """2 leaves x 2 spines; two flows leaf0 → leaf1 at 400 Gb/s links::
+
+        [h0/nic0]-[leaf0]=<spine0,spine1>=[leaf1]-[h1/nic0]      (and gpu1 via rail 0 too)
+
+    With hashing, a seed where both flows pick the same spine halves their rates; with split every
+    flow uses both spines and gets its full 400 Gb/s... limited by its own NIC link shared by two.
+    """
+    topo = mini(nic_per_gpu=False, spines=2)
+    # Flows from two hosts on leaf0 to... all on leaf0 in this builder: add a second rail-less leaf
+    nodes = [("x/gpu0", "gpu", "x", {}), ("x/nic0", "nic", "x", {}), ("y/gpu0", "gpu", "y", {}),
+             ("y/nic0", "nic", "y", {}), ("z/gpu0", "gpu", "z", {}), ("z/nic0", "nic", "z", {}),
+             ("w/gpu0", "gpu", "w", {}), ("w/nic0", "nic", "w", {}),
+             ("leafA", "switch", None, {"role": "leaf"}), ("leafB", "switch", None, {"role": "leaf"}),
+             ("spine0", "switch", None, {"role": "spine"}), ("spine1", "switch", None, {"role": "spine"})]
+    links = [(f"{h}/gpu0", f"{h}/nic0", 800) for h in "xyzw"]
+    links += [("x/nic0", "leafA", 800), ("y/nic0", "leafA", 800), ("z/nic0", "leafB", 800), ("w/nic0", "leafB", 800)]
+    links += [(l, s, 400, "eth400") for l in ("leafA", "leafB") for s in ("spine0", "spine1")]
+    topo = build(nodes, links, ["x", "y", "z", "w"])
+    f = flows_of(topo, [("x/gpu0", "z/gpu0"), ("y/gpu0", "w/gpu0")])
+    outcomes = set()
+    for seed in range(16):
+        r = route(topo, f, seed=seed)
+        spines = {paths(topo, r, i)[0][3] for i in range(2)}
+        rates = solve(topo, r, f).rates_gbps
+        outcomes.add((len(spines), tuple(np.round(rates))))
+    assert (1, (200.0, 200.0)) in outcomes      # collision: both on one spine
+    assert (2, (400.0, 400.0)) in outcomes      # distinct spines
+    r = route(topo, f, multipath="split")
+    assert list(r.count) == [2, 2] and np.allclose(r.share, 0.5)
+    alloc = solve(topo, r, f)
+    pace = alloc.rates_gbps / r.share
+    assert np.allclose(pace, 400.0)
+
+
+# ------------------------------------------------------------------------------ failures
+def test_nic_down_affinity_unroutable_any_reroutes():
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0")])
+    failed = FailureSet(nodes=frozenset({topo.node_index["h0/nic0"]}))
+    r = route(topo, f, failed=failed)
+    assert r.status[0] != 0
+    assert r.reason(0) == "GPU h0/gpu0's only NIC under policy affinity is down"
+    r = route(topo, f, failed=failed, nic_policy="any")
+    assert r.status[0] == 0 and "h0/nic0" not in paths(topo, r, 0)[0]
+
+
+def test_spine_and_uplink_failures():
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu1")] * 16)
+    r = route(topo, f, failed={"nodes": [topo.node_index["spine0"]]})
+    assert all("spine0" not in paths(topo, r, i)[0] for i in range(16))
+    r = route(topo, f, failed={"links": [topo.link_index["h0/nic0-leaf0"]]})
+    assert r.status[0] != 0 and "no working link to the fabric" in r.reason(0)
+    r = route(topo, f, failed={"nodes": [topo.node_index["h1/gpu1"]]})
+    assert r.reason(0) == "destination h1/gpu1 is down"
+
+
+def test_storage_node_never_forwards_and_fabric_storage_routes():
+    topo = mini(extra_nodes=[("st0", "storage", None, {})], extra_links=[("st0", "spine0", 400, "eth400")])
+    f = flows_of(topo, [("st0", "h0/gpu1")])
+    r = route(topo, f)
+    assert paths(topo, r, 0) == [["st0", "spine0", "leaf1", "h0/nic1", "h0/pcie0", "h0/gpu1"]]

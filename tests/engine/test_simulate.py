@@ -1,0 +1,164 @@
+"""simulate(): result format, hand-checked rates, contention, timeline, listing limits, errors."""
+import json
+
+import numpy as np
+import pytest
+
+from designer.engine.errors import InvalidScenario, InvalidWorkload, LimitExceeded
+from designer.engine.simulate import prepare, resource_tier, simulate, solve_prepared
+from designer.engine.topology import Topology
+from tests.engine.test_routing import build, mini
+
+
+def test_dgx_a100_pair_ring_allreduce_is_nic_bound():
+    """Two DGX A100 on a rail-optimized fabric, ring all-reduce of 1 GB over 16 GPUs, 8 channels.
+
+    Each inter-host ring hop runs GPU i → pcie → nic i ==200G== leaf i ==> nic i → GPU i, one per
+    NIC and direction. Its rate is the smallest of: the GPU's PCIe link, the NIC's PCIe link and the
+    NIC port (catalog figures, read from the topology). NVLink hops are far faster, so the pattern
+    finishes when the NIC hops do: bytes per hop = 2 (n-1)/n x size / channels.
+    """
+    from designer.engine.fabrics import build_cluster
+
+    topo = Topology.from_document(build_cluster("dgx-a100", 2, fabric="rail-optimized"))
+    cap = lambda lid: float(topo.link_capacity_gbps[topo.link_index[lid]])  # noqa: E731
+    expected = min(cap("h0/gpu0-pcie0"), cap("h0/nic0-pcie4"), cap("h0/nic0-leaf0"))
+    result = simulate({"topology": topo, "workload": [{"id": "ar", "kind": "allreduce", "bytes": 1e9}]})
+    ar = result["summary"]["patterns"]["ar"]
+    assert ar["flows"] == 16 * 8 and ar["unroutable"] == 0
+    per_hop = 2 * 15 / 16 * 1e9 / 8
+    assert ar["completion_s"] == pytest.approx(per_hop * 8 / (expected * 1e9))
+    net = [f for f in result["flows"] if f["class"] == "NET"]
+    assert len(net) == 16 and all(f["rate_gbps"] == pytest.approx(expected) for f in net)
+    assert all(resource_tier(topo, _rid(topo, f["bottleneck"])) in ("pcie", "nic-leaf") for f in net)
+
+
+def _rid(topo, rid):
+    link, d = rid.rsplit(":", 1)
+    return 2 * topo.link_index[link] + (0 if d == "a>b" else 1)
+
+
+def test_storage_read_contends_with_allreduce_on_a_pcie_switch():
+    """The ring hop h1/gpu0 → h0/gpu0 and the NVMe read share pcie0 → gpu0 (100 Gb/s)::
+
+        [h0/nvme0]--400--[h0/pcie0]--100--[h0/gpu0]
+                             |--400--[h0/nic0]==400==[leaf0]==400==[h1/nic0]--[h1/pcie0]--[h1/gpu0]
+    """
+    nodes, links = [("leaf0", "switch", None, {"role": "leaf"})], []
+    for h in ("h0", "h1"):
+        nodes += [(f"{h}/gpu0", "gpu", h, {"index": 0}), (f"{h}/pcie0", "pcie_switch", h, {}),
+                  (f"{h}/nic0", "nic", h, {"rail": 0})]
+        links += [(f"{h}/gpu0", f"{h}/pcie0", 100), (f"{h}/nic0", f"{h}/pcie0", 400), (f"{h}/nic0", "leaf0", 400)]
+    nodes.append(("h0/nvme0", "nvme", "h0", {}))
+    links.append(("h0/nvme0", "h0/pcie0", 400))
+    topo = build(nodes, links, ["h0", "h1"])
+    result = simulate({"topology": topo, "workload": [
+        {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9},
+        {"id": "load", "kind": "storage_read", "source": {"ids": ["h0/nvme0"]},
+         "participants": {"ids": ["h0/gpu0"]}, "bytes": 1e9}]})
+    rates = {f["id"]: f["rate_gbps"] for f in result["flows"]}
+    into_gpu0 = [f["id"] for f in result["flows"] if f["dst"] == "h0/gpu0"]
+    assert sorted(rates[i] for i in into_gpu0) == [50.0, 50.0]
+    assert result["summary"]["bottlenecks"][0] == "h0/gpu0-h0/pcie0:b>a"
+    assert result["summary"]["bottlenecks_by_tier"]["pcie"][0] == "h0/gpu0-h0/pcie0:b>a"
+    assert result["summary"]["patterns"]["load"]["completion_s"] == pytest.approx(1e9 * 8 / 50e9)
+
+
+def test_result_format_and_invariants():
+    topo = mini()
+    result = simulate({"topology": topo, "workload": [
+        {"id": "ar", "kind": "allreduce", "bytes": 1e9},
+        {"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu1", "bytes": 1e9, "demand_gbps": 10}],
+        "latency": {"message_bytes": 4096}})
+    json.dumps(result, allow_nan=False)
+    assert result["format"] == "fabricscope.result/1" and result["diff"] is None
+    assert set(result["summary"]) >= {"patterns", "max_utilization", "bottlenecks"}
+    for key in ("completion_s", "throughput_gbps", "slowest_flow", "flows", "unroutable"):
+        assert key in result["summary"]["patterns"]["ar"]
+    for f in result["flows"]:
+        assert set(f) >= {"id", "pattern", "src", "dst", "bytes", "path", "class", "rate_gbps", "bottleneck", "status"}
+        assert f["path"][0] == f["src"] and f["path"][-1] == f["dst"]
+    p = next(f for f in result["flows"] if f["id"] == "p#0")
+    assert p["rate_gbps"] == 10.0 and p["bottleneck"] is None
+    for r in result["resources"]:
+        assert set(r) >= {"id", "link", "dir", "tech", "tier", "capacity_gbps", "load_gbps", "utilization"}
+        assert r["load_gbps"] <= r["capacity_gbps"] * (1 + 1e-9)
+    lat = result["latency"][0]
+    assert set(lat["initiators"]) == {"cpu_proxy", "gpu_initiated"}
+
+
+def test_unroutable_flows_are_reported_with_a_reason():
+    topo = mini()
+    result = simulate({"topology": topo, "workload": [{"id": "p", "kind": "p2p", "src": "h0/gpu0",
+                                                       "dst": "h1/gpu0", "bytes": 1e9}],
+                       "failures": [{"target": "h0/nic0", "mode": "down"}]})
+    (f,) = result["flows"]
+    assert f["status"] == "unroutable" and f["reason"] == "GPU h0/gpu0's only NIC under policy affinity is down"
+    assert result["summary"]["patterns"]["p"]["unroutable"] == 1
+    assert result["summary"]["patterns"]["p"]["completion_s"] is None
+
+
+def test_degrade_halves_a_link():
+    topo = mini()
+    result = simulate({"topology": topo, "workload": [{"id": "p", "kind": "p2p", "src": "h0/gpu0",
+                                                       "dst": "h1/gpu0", "bytes": 1e9}],
+                       "failures": [{"target": "h0/nic0-leaf0", "mode": "degrade", "factor": 0.5}]})
+    assert result["flows"][0]["rate_gbps"] == 200.0
+
+
+def test_timeline_mode_completions():
+    """Two flows share a 400 Gb/s NIC; one has half the bytes: it finishes at t1 = 2*0.5e9*8/400e9,
+    then the other runs alone at 400: total = (1e9*8 - 400e9/2*t1)/400e9 + t1."""
+    topo = mini(nic_per_gpu=False)
+    result = simulate({"topology": topo, "mode": "timeline", "workload": [
+        {"id": "a", "kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": 0.5e9},
+        {"id": "b", "kind": "p2p", "src": "h0/gpu1", "dst": "h1/gpu1", "bytes": 1e9}]})
+    t1 = 0.5e9 * 8 / 200e9
+    t2 = t1 + (1e9 * 8 - 200e9 * t1) / 400e9
+    pats = result["summary"]["patterns"]
+    assert pats["a"]["completion_s"] == pytest.approx(t1)
+    assert pats["b"]["completion_s"] == pytest.approx(t2)
+    tl = result["summary"]["timeline"]
+    assert tl["t_s"][0] == 0.0 and tl["tiers"]["nic-leaf"]["max"][0] == pytest.approx(1.0)
+
+
+def test_max_flows_listed_keeps_slowest_and_counts_the_rest():
+    topo = mini(hosts=4)
+    result = simulate({"topology": topo, "workload": [{"id": "a2a", "kind": "alltoall", "bytes": 1e9}],
+                       "options": {"max_flows_listed": 10}})
+    s = result["summary"]
+    assert s["flows_total"] == 56 and s["flows_listed"] == 10 and s["flows_omitted"] == 46 and "note" in s
+    listed = {f["id"] for f in result["flows"]}
+    assert s["patterns"]["a2a"]["slowest_flow"] in listed
+
+
+def test_prepare_and_solve_prepared_are_reusable():
+    topo = mini()
+    prep = prepare({"topology": topo, "workload": [{"id": "ar", "kind": "allreduce", "bytes": 1e9}]})
+    solved = solve_prepared(prep)
+    assert np.all(solved.flow_rate_gbps > 0) and len(solved.flow_rate_gbps) == len(prep.flows)
+
+
+@pytest.mark.parametrize("scenario, error, path", [
+    ({"workload": [{"kind": "allreduce", "participants": {"kind": "tpu"}, "bytes": 1}]}, InvalidWorkload,
+     "workload[0].participants"),
+    ({"routing": {"nic_policy": "nearest"}}, InvalidScenario, "routing.nic_policy"),
+    ({"mode": "fast"}, InvalidScenario, "mode"),
+    ({"failures": [{"target": "h0/nic0", "mode": "degrade", "factor": 2}]}, InvalidScenario, "failures[0].factor"),
+    ({"failures": [{"target": "h9/nic0"}]}, InvalidScenario, "failures[0].target"),
+    ({"workload": [{"kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": -1}]}, InvalidWorkload,
+     "workload[0].bytes"),
+    ({"format": "other/1"}, InvalidScenario, "format"),
+])
+def test_bad_scenarios_are_located(scenario, error, path):
+    with pytest.raises(error) as exc:
+        simulate({"topology": mini(), **scenario})
+    assert any(p.path == path for p in exc.value.problems), exc.value.problems
+
+
+def test_flow_limit(monkeypatch):
+    import designer.engine.scenario as scenario_module
+
+    monkeypatch.setattr(scenario_module, "MAX_FLOWS", 5)
+    with pytest.raises(LimitExceeded):
+        simulate({"topology": mini(hosts=3), "workload": [{"kind": "alltoall", "bytes": 1}]})
