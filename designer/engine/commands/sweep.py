@@ -1,0 +1,87 @@
+"""``sweep SCENARIO.json --over nic,pcie_switch [--chunk i/n] [--degrade F] [--top N] [-o OUT]``.
+
+Ranks every single failure of the chosen classes by impact (``fabricscope.sweep/1``, most harmful
+first). Progress goes to stderr (``[ 40%] failure 812/2,048: h50/nic3 down``) so stdout stays pure
+JSON. ``--chunk i/n`` (0 <= i < n) evaluates one block of candidates; ``--merge PART.json ...``
+merges chunk outputs into the unchunked sweep.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from designer.engine.errors import InvalidScenario, Problem
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("scenario", nargs="?", help="scenario JSON file (fabricscope.scenario/1), or - for stdin")
+    parser.add_argument("--over", help="failure classes, comma-separated: nic, pcie_switch, nvswitch, gpu, cpu, "
+                                       "leaf-spine, nic-leaf, spine-core, host, switch, leaf, spine")
+    parser.add_argument("--failures", help="JSON file with an explicit list of candidate failures")
+    parser.add_argument("--degrade", type=float, default=None,
+                        help="degrade each candidate by this factor (0-1] instead of taking it down")
+    parser.add_argument("--chunk", help="evaluate only block i of n (i/n, 0 <= i < n)")
+    parser.add_argument("--top", type=int, default=None, help="keep only the N most harmful failures")
+    parser.add_argument("--merge", nargs="+", metavar="PART", help="merge chunked sweep outputs instead")
+    parser.add_argument("-o", "--output", help="write the JSON here instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def read_json(path: str, where: str):
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidScenario("not JSON", [Problem(where, f"invalid JSON at line {exc.lineno} column "
+                                                          f"{exc.colno}: {exc.msg}")]) from None
+
+
+def load_scenario(path: str):
+    """The scenario dict and a loader resolving a topology path relative to the scenario file."""
+    scenario = read_json(path, path)
+    if not isinstance(scenario, dict):
+        raise InvalidScenario("a scenario must be a JSON object", [Problem(path, "not an object")])
+    base = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
+    return scenario, (lambda ref: read_json(os.path.join(base, ref), f"topology ({ref})"))
+
+
+def progress_printer(quiet: bool):
+    if quiet:
+        return None
+
+    def progress(fraction: float, message: str) -> None:
+        print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def write(doc: dict, output: str | None) -> None:
+    text = json.dumps(doc, indent=1, allow_nan=False)
+    if output:
+        with open(output, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+
+
+def run(args) -> int:
+    from designer.engine.whatif import merge_sweeps, sweep
+
+    if args.merge:
+        doc = merge_sweeps([read_json(p, p) for p in args.merge])
+    else:
+        if not args.scenario:
+            raise InvalidScenario("missing scenario", [Problem("scenario", "give a scenario file (or --merge)")])
+        if not args.over and not args.failures:
+            raise InvalidScenario("nothing to sweep", [Problem("--over", "give failure classes or --failures")])
+        scenario, loader = load_scenario(args.scenario)
+        failures = read_json(args.failures, args.failures) if args.failures else None
+        doc = sweep(scenario, over=args.over, failures=failures, degrade=args.degrade, chunk=args.chunk,
+                    progress=progress_printer(args.quiet), topology_loader=loader)
+    if args.top is not None:
+        doc = {**doc, "ranking": doc["ranking"][:max(args.top, 0)], "top": args.top}
+    write(doc, args.output)
+    return 0

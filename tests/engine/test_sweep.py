@@ -1,0 +1,126 @@
+"""Sweeps: candidates, ranking, exactness of reuse, chunk merging (hypothesis, small sizes).
+
+Clusters are DGX-H100 hosts on a rail-optimized fabric (2–4 hosts, one or two leaves per rail,
+two spines when there are two leaves)::
+
+    [hX/gpuI]--[hX/pcieI]--[hX/nicI]==[leaf(I, block)]==[spine0|spine1]
+"""
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.engine.errors import InvalidScenario
+from designer.engine.whatif import merge_sweeps, ranking_key, simulate_with_diff, sweep, sweep_candidates
+
+PAIR = {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}}
+AR = {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}
+
+
+def scenario(hosts=2, lpr=1, policy="affinity", multipath="hash", seed=0, workload=(AR,), failures=()):
+    topo = {"build": {"template": "dgx-h100", "hosts": hosts, "fabric": "rail-optimized", "leaves_per_rail": lpr}}
+    return {"topology": topo, "workload": list(workload), "failures": list(failures),
+            "routing": {"nic_policy": policy, "multipath": multipath, "seed": seed}}
+
+
+def test_candidates_per_class_on_a_pair():
+    sc = scenario()
+    count = {c: len(sweep_candidates(sc, c)) for c in ("nic", "pcie_switch", "nvswitch", "gpu", "leaf-spine",
+                                                       "nic-leaf", "host", "switch", "spine", "leaf")}
+    # 10 NICs (8 compute + 2 storage), 8 PCIe switches, 4 NVSwitches, 8 GPUs per host; 8 leaves ×
+    # 2 spines; the 16 compute NICs are wired to leaves.
+    assert count == {"nic": 20, "pcie_switch": 16, "nvswitch": 8, "gpu": 16, "leaf-spine": 16, "nic-leaf": 16,
+                     "host": 2, "switch": 10, "spine": 2, "leaf": 8}
+    assert sweep_candidates(sc, "host", degrade=0.5) == [{"target": "h0", "mode": "degrade", "factor": 0.5},
+                                                         {"target": "h1", "mode": "degrade", "factor": 0.5}]
+    with pytest.raises(InvalidScenario) as err:
+        sweep_candidates(sc, "nic,toaster")
+    assert err.value.problems[0].path == "over[1]"
+
+
+def test_ranking_puts_disconnections_first_and_untouched_last():
+    out = sweep(scenario(), over="nic")
+    assert out["format"] == "fabricscope.sweep/1" and out["candidates"] == 20 and out["chunk"] is None
+    ranking = out["ranking"]
+    assert ranking == sorted(ranking, key=ranking_key)
+    # Every compute NIC carries two ring flows (one each way) under affinity: losing it cuts both.
+    assert [e["impact"]["disconnected_flows"] for e in ranking[:16]] == [2] * 16
+    storage = [e for e in ranking if e["failure"]["target"].endswith(("nic8", "nic9"))]
+    assert len(storage) == 4 and all(e["impact"]["disconnected_flows"] == 0 for e in storage)
+    assert out["stats"] == {"solved": 16, "untouched": 4, "rerouted_flows": 32}
+    assert out["baseline"]["unroutable"] == 0 and out["baseline"]["patterns"]["ar"]["completion_s"] > 0
+
+
+def test_degrade_sweep_ranks_the_pcie_bottleneck():
+    """Halving one host's PCIe switch uplinks or NIC links slows a PCIe-bound ring."""
+    out = sweep(scenario(), over="nic-leaf", degrade=0.5)
+    top = out["ranking"][0]
+    assert top["failure"]["mode"] == "degrade" and top["impact"]["disconnected_flows"] == 0
+    assert top["impact"]["completion_increase_s"] > 0 and top["impact"]["slowdown"] > 1
+
+
+def test_sweep_on_top_of_the_scenarios_own_failures():
+    sc = scenario(failures=[{"target": "h0/nic0"}])
+    out = sweep(sc, failures=[{"target": "h0/nic0"}, {"target": "h1/nic1"}])
+    assert out["baseline"]["unroutable"] == 2 and out["scenario"]["failures"][0]["label"] == "h0/nic0 down"
+    by = {e["label"]: e["impact"]["disconnected_flows"] for e in out["ranking"]}
+    assert by == {"h0/nic0 down": 0, "h1/nic1 down": 2}
+
+
+def test_bad_sweeps_are_located():
+    with pytest.raises(InvalidScenario) as err:
+        sweep(scenario(), failures=[{"target": "h0/nic0"}, {"target": "h9/nic0"}])
+    assert str(err.value.problems[0]).startswith('failures[1].target: unknown node or link "h9/nic0"')
+    with pytest.raises(InvalidScenario) as err:
+        sweep(scenario(), over="nic", chunk=(3, 3))
+    assert err.value.problems[0].path == "chunk"
+    part = sweep(scenario(), over="host", chunk="0/2")
+    with pytest.raises(InvalidScenario) as err:
+        merge_sweeps([part, part])
+    assert "repeats" in err.value.problems[0].message
+
+
+def _candidates_strategy():
+    classes = st.lists(st.sampled_from(["nic", "pcie_switch", "leaf-spine", "nvswitch", "gpu", "spine", "host",
+                                        "nic-leaf"]), min_size=1, max_size=3, unique=True)
+    return st.fixed_dictionaries({
+        "hosts": st.integers(2, 3), "lpr": st.sampled_from([1, 2]),
+        "policy": st.sampled_from(["affinity", "pxn", "any"]), "multipath": st.sampled_from(["hash", "split"]),
+        "seed": st.integers(0, 5), "classes": classes, "degrade": st.sampled_from([None, None, 0.5]),
+        "pick": st.lists(st.integers(0, 10_000), min_size=1, max_size=3)})
+
+
+WORKLOADS = [AR, {"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu", "every": 3}, "bytes": 1e8}]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_candidates_strategy())
+def test_sweep_entries_equal_each_failure_run_alone(p):
+    """A sweep (reused routing context, untouched shortcut) gives, per failure, exactly the impact
+    and diff summary of ``simulate_with_diff`` on that failure alone (routing from scratch)."""
+    sc = scenario(p["hosts"], p["lpr"], p["policy"], p["multipath"], p["seed"], WORKLOADS)
+    pool = sweep_candidates(sc, p["classes"], degrade=p["degrade"])
+    chosen = list({k % len(pool): pool[k % len(pool)] for k in p["pick"]}.values())
+    out = sweep(sc, failures=chosen)
+    assert out["candidates"] == len(chosen)
+    for entry in out["ranking"]:
+        alone = simulate_with_diff({**sc, "failures": [chosen[entry["index"]]]})["diff"]
+        assert entry["impact"] == alone["impact"], entry["label"]
+        assert entry["diff_summary"] == alone["summary"], entry["label"]
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_candidates_strategy(), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_merged_chunks_equal_the_unchunked_sweep(p, n, rnd):
+    sc = scenario(p["hosts"], p["lpr"], p["policy"], p["multipath"], p["seed"])
+    whole = sweep(sc, over=p["classes"], degrade=p["degrade"])
+    parts = [sweep(sc, over=p["classes"], degrade=p["degrade"], chunk=(i, n)) for i in range(n)]
+    assert sum(x["evaluated"] for x in parts) == whole["candidates"]
+    rnd.shuffle(parts)
+    assert merge_sweeps(parts) == whole
+
+
+@pytest.mark.parametrize("policy", ["affinity", "pxn", "any"])
+def test_derived_routing_context_equals_routing_from_scratch(policy):
+    sc = scenario(hosts=4, lpr=2, policy=policy, multipath="split", workload=WORKLOADS)
+    over = "nic,pcie_switch,leaf-spine,nic-leaf,spine,leaf,host,nvswitch"
+    assert sweep(sc, over=over) == sweep(sc, over=over, derive=False)
