@@ -1,0 +1,239 @@
+"""Persistence for topologies, their immutable revisions, scenarios and simulation jobs.
+
+Write through ``designer.services`` and read through ``designer.selectors``; models hold fields,
+constraints and the job state machine, not workflows.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from designer.choices import ALLOWED_TRANSITIONS, JobKind, JobState, ScenarioMode, TERMINAL_STATES
+from designer.exceptions import IllegalTransition, ImmutableRevision
+
+__all__ = ["Topology", "TopologyRevision", "Scenario", "SimulationJob", "SimulationResult",
+           "SweepChunk"]
+
+
+class Topology(models.Model):
+    """A named design owned by a user; its content lives in :class:`TopologyRevision` rows."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="topologies")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Head pointer and its number (0 = no revision yet). Saves lock this row, compare the number
+    # with the editor's base and append number + 1 (see services.revision_save).
+    current_revision = models.ForeignKey("TopologyRevision", null=True, blank=True,
+                                         on_delete=models.SET_NULL, related_name="+")
+    revision_number = models.PositiveIntegerField(default=0)
+    # Size figures of the current revision, cached so list pages never parse documents.
+    host_count = models.PositiveIntegerField(default=0)
+    gpu_count = models.PositiveIntegerField(default=0)
+    node_count = models.PositiveIntegerField(default=0)
+    link_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-updated_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="topology_unique_owner_name"),
+        ]
+        indexes = [models.Index(fields=["owner", "-updated_at"], name="topology_owner_updated")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TopologyRevision(models.Model):
+    """One immutable version of a topology document (``fabricscope.topology/1``)."""
+
+    topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    document = models.JSONField()
+    # sha256 of the canonical JSON (sorted keys, no whitespace): equal documents, equal checksums.
+    checksum = models.CharField(max_length=64)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                               on_delete=models.SET_NULL, related_name="+")
+    message = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topology", "-number"]
+        constraints = [
+            # The last line of defence against lost updates: two saves on the same base can
+            # never both write number N + 1.
+            models.UniqueConstraint(fields=["topology", "number"],
+                                    name="revision_unique_topology_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="revision_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topology_id}@{self.number}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise ImmutableRevision(f"revision {self} is immutable; save a new revision instead")
+        super().save(*args, **kwargs)
+
+
+class Scenario(models.Model):
+    """A question asked of one topology revision: workload, routing policy, failures, mode."""
+
+    topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="scenarios")
+    revision = models.ForeignKey(TopologyRevision, on_delete=models.PROTECT,
+                                 related_name="scenarios")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    workload = models.JSONField(default=list, blank=True)
+    routing = models.JSONField(default=dict, blank=True)
+    failures = models.JSONField(default=list, blank=True)
+    mode = models.CharField(max_length=16, choices=ScenarioMode.choices,
+                            default=ScenarioMode.STEADY)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-pk"]
+        indexes = [models.Index(fields=["topology", "-updated_at"], name="scenario_topo_updated")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if self.revision_id and self.topology_id and self.revision.topology_id != self.topology_id:
+            raise ValidationError({"revision": "the revision belongs to another topology"})
+
+
+class SimulationJob(models.Model):
+    """One run of a scenario on a worker. The row, not the broker, is the source of truth."""
+
+    kind = models.CharField(max_length=16, choices=JobKind.choices)
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.QUEUED)
+    topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="jobs")
+    revision = models.ForeignKey(TopologyRevision, on_delete=models.PROTECT, related_name="jobs")
+    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="jobs")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    # The scenario's workload/routing/failures/mode as submitted: editing the scenario later does
+    # not change what this job computed.
+    inputs = models.JSONField(default=dict)
+    # Kind-specific options: sweep {"over": [...], "chunks": n}, compare {"policies": [...]}.
+    parameters = models.JSONField(default=dict, blank=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Runs started so far; also the token of the current run (a superseded runner's writes are
+    # ignored because its attempt number no longer matches).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    worker_hostname = models.CharField(max_length=255, blank=True)
+    celery_task_id = models.CharField(max_length=255, blank=True)
+    chunks_total = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(progress__lte=100), name="job_progress_le_100"),
+        ]
+        indexes = [
+            models.Index(fields=["state", "heartbeat_at"], name="job_state_heartbeat"),
+            models.Index(fields=["topology", "-created_at"], name="job_topology_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} ({self.state})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in TERMINAL_STATES
+
+    def transition(self, new_state: str, *, message: str | None = None) -> list[str]:
+        """Move to ``new_state`` if the state machine allows it, stamping timestamps.
+
+        Returns the changed field names for ``save(update_fields=...)``; raises
+        :class:`IllegalTransition` otherwise. Callers hold the row lock.
+        """
+        if new_state not in ALLOWED_TRANSITIONS[self.state]:
+            raise IllegalTransition(self.state, new_state)
+        now = timezone.now()
+        self.state = new_state
+        fields = ["state"]
+        if new_state == JobState.RUNNING:
+            self.started_at = self.heartbeat_at = now
+            fields += ["started_at", "heartbeat_at"]
+        elif new_state in TERMINAL_STATES:
+            self.finished_at = now
+            fields.append("finished_at")
+        if message is not None:
+            self.message = message[:500]
+            fields.append("message")
+        return fields
+
+
+class SimulationResult(models.Model):
+    """The result JSON of a finished job, in its own table so job lists never load it."""
+
+    job = models.OneToOneField(SimulationJob, on_delete=models.CASCADE, primary_key=True,
+                               related_name="result")
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"result of job {self.job_id}"
+
+
+class SweepChunk(models.Model):
+    """One slice of a sweep's failure list, run as its own Celery task."""
+
+    job = models.ForeignKey(SimulationJob, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.QUEUED)
+    failures = models.JSONField(default=list)
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker_hostname = models.CharField(max_length=255, blank=True)
+    celery_task_id = models.CharField(max_length=255, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "index"], name="chunk_unique_job_index"),
+            models.CheckConstraint(condition=Q(progress__lte=100), name="chunk_progress_le_100"),
+        ]
+        indexes = [models.Index(fields=["state", "heartbeat_at"], name="chunk_state_heartbeat")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of job {self.job_id} ({self.state})"
+
+    def transition(self, new_state: str) -> list[str]:
+        """Same state machine as jobs; returns the changed field names."""
+        if new_state not in ALLOWED_TRANSITIONS[self.state]:
+            raise IllegalTransition(self.state, new_state)
+        now = timezone.now()
+        self.state = new_state
+        fields = ["state"]
+        if new_state == JobState.RUNNING:
+            self.started_at = self.heartbeat_at = now
+            fields += ["started_at", "heartbeat_at"]
+        elif new_state in TERMINAL_STATES:
+            self.finished_at = now
+            fields.append("finished_at")
+        return fields

