@@ -1,0 +1,269 @@
+"""HTML forms of the pages: new topology, scenario builder (+ one form per workload pattern).
+
+Forms check shapes (numbers, choices); the engine checks meaning. Engine errors come back as
+:class:`designer.exceptions.EngineValidationError` with located paths (``workload[0].bytes``);
+:func:`attach_errors` puts each one next to the field it names, the rest above the form.
+"""
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from designer.choices import ScenarioMode
+
+__all__ = ["TopologyNewForm", "ScenarioForm", "PatternForm", "PatternFormSet", "attach_errors",
+           "BYTE_UNITS", "SWEEP_CLASSES", "split_ids"]
+
+FABRIC_CHOICES = [("rail-optimized", "Rail-optimized leaf/spine"),
+                  ("leaf-spine", "Leaf/spine (one ToR per rack)"), ("fat-tree", "3-tier fat-tree (k)")]
+SOURCE_CHOICES = [("cluster", "Generate a cluster"), ("host", "One host from a template"),
+                  ("blank", "Blank")]
+BYTE_UNITS = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+              "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}
+PATTERN_KINDS = [("allreduce", "All-reduce"), ("allgather", "All-gather"),
+                 ("reducescatter", "Reduce-scatter"), ("alltoall", "All-to-all (MoE)"),
+                 ("p2p", "Point-to-point"), ("storage_read", "Storage read → GPU"),
+                 ("storage_write", "GPU → storage write"), ("kv_transfer", "KV-cache transfer"),
+                 ("host_offload", "Host-memory offload")]
+NIC_POLICIES = [("affinity", "affinity — nearest NIC (NCCL default)"),
+                ("pxn", "pxn — NVLink to the rail-aligned peer, then its NIC"),
+                ("any", "any — every NIC of the host"), ("static", "static — bindings in the document")]
+MULTIPATH = [("hash", "hash — per-flow ECMP"), ("split", "split — even split over equal paths")]
+SWEEP_CLASSES = [("nic", "NICs"), ("pcie_switch", "PCIe switches"), ("nvswitch", "NVSwitches"),
+                 ("gpu", "GPUs"), ("leaf_spine_link", "Leaf–spine links"), ("host", "Hosts")]
+
+
+def split_ids(text: str) -> list[str]:
+    """``"h0/gpu0, h0/gpu1\\nh1/gpu0"`` → ids (commas, spaces or new lines separate)."""
+    return [part for part in re.split(r"[\s,]+", text or "") if part]
+
+
+class TopologyNewForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    source = forms.ChoiceField(choices=SOURCE_CHOICES, initial="cluster", widget=forms.RadioSelect)
+    template = forms.ChoiceField(choices=[], initial="dgx-h100")
+    hosts = forms.IntegerField(min_value=1, max_value=4096, initial=64,
+                               help_text="Number of hosts of the template.")
+    fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
+    rails = forms.IntegerField(min_value=1, max_value=64, required=False,
+                               help_text="Default: one rail per compute NIC.")
+    spines = forms.IntegerField(min_value=0, max_value=1024, required=False,
+                                help_text="Default: enough for full bisection (at most 64).")
+    storage = forms.IntegerField(min_value=0, max_value=256, required=False, initial=0,
+                                 help_text="Storage servers attached to the fabric.")
+
+    def __init__(self, *args, templates: list[tuple[str, str]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["template"].choices = [(n, f"{n} — {d}") for n, d in templates]
+
+    def cluster_options(self) -> dict:
+        data = self.cleaned_data
+        return {k: data[k] for k in ("rails", "spines", "storage") if data.get(k) not in (None, "")
+                and not (k == "storage" and data[k] == 0)}
+
+
+class ScenarioForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    mode = forms.ChoiceField(choices=ScenarioMode.choices, initial="steady", widget=forms.RadioSelect)
+    nic_policy = forms.ChoiceField(choices=NIC_POLICIES, initial="affinity", label="NIC policy")
+    multipath = forms.ChoiceField(choices=MULTIPATH, initial="hash")
+    seed = forms.IntegerField(min_value=0, initial=1, required=False)
+    failures_down = forms.MultipleChoiceField(
+        required=False, label="Down", help_text="Nodes, links or groups switched off.")
+    failures_degrade = forms.CharField(
+        required=False, label="Degraded", widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One per line: <target> <factor>, e.g. h0/gpu0-pcie0 0.5")
+    sweep_over = forms.MultipleChoiceField(choices=SWEEP_CLASSES, required=False, initial=["nic"],
+                                           widget=forms.CheckboxSelectMultiple, label="Sweep over")
+    policies = forms.MultipleChoiceField(choices=[(v, v) for v, _ in NIC_POLICIES], required=False,
+                                         initial=["affinity", "pxn", "any"],
+                                         widget=forms.CheckboxSelectMultiple,
+                                         label="Compare policies")
+
+    def __init__(self, *args, targets: dict | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        targets = targets or {}
+        self.fields["failures_down"].choices = [
+            ("Groups", targets.get("groups", [])), ("Nodes", targets.get("nodes", [])),
+            ("Links", targets.get("links", []))]
+
+    def clean_failures_degrade(self) -> list[dict]:
+        out = []
+        for n, line in enumerate((self.cleaned_data.get("failures_degrade") or "").splitlines(), 1):
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                target, factor = parts[0], float(parts[1]) if len(parts) > 1 else 0.5
+            except ValueError:
+                raise ValidationError(f"line {n}: the factor must be a number, e.g. 0.5") from None
+            if not 0 < factor <= 1 or len(parts) > 2:
+                raise ValidationError(f"line {n}: write <target> <factor> with 0 < factor ≤ 1")
+            out.append({"target": target, "mode": "degrade", "factor": factor})
+        return out
+
+    def routing(self) -> dict:
+        seed = self.cleaned_data.get("seed")
+        return {"nic_policy": self.cleaned_data["nic_policy"],
+                "multipath": self.cleaned_data["multipath"], "seed": 1 if seed is None else seed}
+
+    def failures(self) -> list[dict]:
+        down = [{"target": t, "mode": "down"} for t in self.cleaned_data["failures_down"]]
+        return down + self.cleaned_data["failures_degrade"]
+
+    @staticmethod
+    def initial_from(scenario) -> dict:
+        routing = scenario.routing or {}
+        return {"name": scenario.name, "description": scenario.description, "mode": scenario.mode,
+                "nic_policy": routing.get("nic_policy", "affinity"),
+                "multipath": routing.get("multipath", "hash"), "seed": routing.get("seed", 1),
+                "failures_down": [f["target"] for f in scenario.failures if f.get("mode") == "down"],
+                "failures_degrade": "\n".join(f'{f["target"]} {f.get("factor", 0.5):g}'
+                                              for f in scenario.failures
+                                              if f.get("mode") == "degrade")}
+
+
+SELECT_CHOICES = [("gpu", "All GPUs"), ("group", "GPUs of a group"), ("ids", "Listed devices")]
+
+
+class PatternForm(forms.Form):
+    """One workload pattern; fields not used by its kind are ignored (scenario.js hides them)."""
+
+    pid = forms.RegexField(regex=r"^[^#\s]+$", max_length=64, label="Id",
+                           error_messages={"invalid": "letters, digits, - or _; no spaces or #"})
+    kind = forms.ChoiceField(choices=PATTERN_KINDS, initial="allreduce")
+    select = forms.ChoiceField(choices=SELECT_CHOICES, initial="gpu", label="Participants")
+    group = forms.CharField(required=False, label="Group", widget=forms.TextInput(
+        attrs={"list": "group-ids", "placeholder": "h0, rack0, …"}))
+    ids = forms.CharField(required=False, label="Devices", widget=forms.TextInput(
+        attrs={"placeholder": "h0/gpu0, h1/gpu0"}))
+    bytes_value = forms.FloatField(min_value=0, initial=1, label="Message size")
+    bytes_unit = forms.ChoiceField(choices=[(u, u) for u in BYTE_UNITS], initial="GB", label="Unit")
+    algorithm = forms.ChoiceField(choices=[("ring", "ring"), ("tree", "tree")], initial="ring")
+    src = forms.CharField(required=False, label="Source", help_text="ids, or group:NAME")
+    dst = forms.CharField(required=False, label="Destination", help_text="ids, or group:NAME")
+    demand_gbps = forms.FloatField(required=False, min_value=0.001, label="Demand cap (Gb/s)")
+
+    def pattern(self) -> dict:
+        d = self.cleaned_data
+        out = {"id": d["pid"], "kind": d["kind"],
+               "bytes": float(d["bytes_value"]) * BYTE_UNITS[d["bytes_unit"]]}
+        if d.get("demand_gbps"):
+            out["demand_gbps"] = d["demand_gbps"]
+        kind = d["kind"]
+        if kind in ("allreduce", "allgather", "reducescatter", "alltoall", "host_offload",
+                    "storage_read", "storage_write"):
+            out["participants"] = self._selector()
+        if kind == "allreduce":
+            out["algorithm"] = d["algorithm"]
+        if kind == "p2p":
+            out["src"], out["dst"] = _selector_text(d["src"]), _selector_text(d["dst"])
+        if kind == "kv_transfer":
+            out["prefill"], out["decode"] = _selector_text(d["src"]), _selector_text(d["dst"])
+        if kind in ("storage_read", "storage_write") and d.get("src"):
+            out["source"] = _selector_text(d["src"])
+        return out
+
+    def _selector(self) -> dict:
+        d = self.cleaned_data
+        if d["select"] == "group":
+            return {"kind": "gpu", "group": d.get("group", "")}
+        if d["select"] == "ids":
+            return {"ids": split_ids(d.get("ids", ""))}
+        return {"kind": "gpu"}
+
+    @staticmethod
+    def initial_from(pattern: dict) -> dict:
+        size, unit = _bytes_unit(pattern.get("bytes", 0))
+        part = pattern.get("participants") or {}
+        select = "ids" if "ids" in part else "group" if "group" in part else "gpu"
+        src = pattern.get("src", pattern.get("prefill", pattern.get("source")))
+        dst = pattern.get("dst", pattern.get("decode"))
+        return {"pid": pattern.get("id", ""), "kind": pattern.get("kind", "allreduce"),
+                "select": select, "group": part.get("group", ""),
+                "ids": ", ".join(part.get("ids", [])), "bytes_value": size, "bytes_unit": unit,
+                "algorithm": pattern.get("algorithm", "ring"), "src": _selector_str(src),
+                "dst": _selector_str(dst), "demand_gbps": pattern.get("demand_gbps")}
+
+
+PatternFormSet = forms.formset_factory(PatternForm, extra=0, min_num=1, validate_min=True,
+                                       max_num=32, validate_max=True)
+
+
+def _selector_text(text: str) -> dict:
+    text = (text or "").strip()
+    if text.startswith("group:"):
+        return {"group": text[len("group:"):].strip()}
+    return {"ids": split_ids(text)}
+
+
+def _selector_str(sel) -> str:
+    if not isinstance(sel, dict):
+        return ""
+    if "group" in sel:
+        return f'group:{sel["group"]}'
+    return ", ".join(sel.get("ids", []))
+
+
+def _bytes_unit(value: float) -> tuple[float, str]:
+    for unit in ("TB", "GB", "MB", "KB"):
+        if value >= BYTE_UNITS[unit]:
+            size = round(value / BYTE_UNITS[unit], 6)
+            return (int(size) if size == int(size) else size), unit
+    return (int(value) if value == int(value) else value), "B"
+
+
+# --- Engine errors next to their fields ----------------------------------------------------------
+
+_PATTERN_FIELDS = {"bytes": "bytes_value", "participants": "ids", "algorithm": "algorithm",
+                   "src": "src", "dst": "dst", "prefill": "src", "decode": "dst", "source": "src",
+                   "id": "pid", "kind": "kind", "demand_gbps": "demand_gbps", "channels": "kind"}
+_SCENARIO_FIELDS = {"routing.nic_policy": "nic_policy", "routing.multipath": "multipath",
+                    "routing.seed": "seed", "mode": "mode", "name": "name",
+                    "description": "description", "failures": "failures_down",
+                    "over": "sweep_over", "policies": "policies"}
+
+
+def attach_errors(exc: ValidationError, form: forms.Form,
+                  formset: forms.BaseFormSet | None = None) -> None:
+    """Put a service/engine error next to the field its path names (else above the form)."""
+    details = getattr(exc, "details", None)
+    if details is None:  # a plain Django ValidationError: {field: [messages]} or a list
+        items = exc.message_dict.items() if hasattr(exc, "error_dict") else [(None, exc.messages)]
+        for field, messages in items:
+            for message in messages:
+                _add(form, field if field in form.fields else None, message)
+        return
+    for problem in details or [{"path": "", "message": str(exc)}]:
+        path, message = problem.get("path") or "", problem.get("message", "")
+        if not _attach_pattern(path, message, formset):
+            _add(form, _scenario_field(path, form), f"{path}: {message}" if path else message)
+
+
+def _attach_pattern(path: str, message: str, formset) -> bool:
+    match = re.match(r"^workload\[(\d+)\](?:\.(\w+))?", path)
+    if formset is None or not match or int(match.group(1)) >= len(formset.forms):
+        return False
+    form = formset.forms[int(match.group(1))]
+    field = _PATTERN_FIELDS.get(match.group(2) or "")
+    if field == "ids" and form.cleaned_data.get("select") == "group":
+        field = "group"
+    _add(form, field, message)
+    return True
+
+
+def _scenario_field(path: str, form: forms.Form) -> str | None:
+    for prefix, field in _SCENARIO_FIELDS.items():
+        if path == prefix or path.startswith(prefix + "[") or path.startswith(prefix + "."):
+            if field == "failures_down" and form.cleaned_data.get("failures_degrade"):
+                return "failures_down"
+            return field
+    return None
+
+
+def _add(form: forms.Form, field: str | None, message: str) -> None:
+    form.add_error(field if field in form.fields else None, message)

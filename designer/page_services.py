@@ -1,0 +1,91 @@
+"""Writes behind the HTML forms: each turns a validated form into calls of ``designer.services``.
+
+Kept apart from ``designer.services`` because they speak forms (which submit button, which
+fields), while services speak domain objects. Business rules stay in services; the only direct
+model writes here are API tokens (DRF's ``Token``), which services do not cover yet.
+"""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from designer import services
+from designer.models import Scenario, SimulationJob, Topology
+
+__all__ = ["topology_new", "scenario_submit", "token_create", "token_revoke"]
+
+
+def topology_new(*, user, form) -> Topology:
+    """Create a topology from :class:`designer.forms.TopologyNewForm` (blank, host, cluster).
+
+    Raises
+    ------
+    ValidationError
+        Duplicate name, or the engine's located error for a bad cluster spec.
+    """
+    data = form.cleaned_data
+    common = {"owner": user, "name": data["name"], "description": data["description"]}
+    if data["source"] == "cluster":
+        return services.topology_build(template=data["template"], hosts=data["hosts"],
+                                       fabric=data["fabric"], options=form.cluster_options(),
+                                       **common)
+    if data["source"] == "host":
+        from designer.engine.templates import host_document
+
+        document = host_document(data["template"], host_id="h0", name=data["name"])
+        return services.topology_create(document=document,
+                                        message=f"from template {data['template']}", **common)
+    return services.topology_create(**common)
+
+
+def scenario_submit(*, user, topology: Topology, scenario: Scenario | None, form, formset,
+                    action: str) -> tuple[Scenario, SimulationJob | None]:
+    """Save the scenario from the builder's forms, then run it if ``action`` asks.
+
+    ``action``: ``save``, ``simulate``, ``sweep`` or ``compare``. The save and the job are one
+    transaction: a refused job (e.g. no sweep class ticked) does not leave a half-done save.
+    """
+    fields = {"name": form.cleaned_data["name"], "description": form.cleaned_data["description"],
+              "workload": [f.pattern() for f in formset.forms], "routing": form.routing(),
+              "failures": form.failures(), "mode": form.cleaned_data["mode"]}
+    with transaction.atomic():
+        if scenario is None:
+            scenario = services.scenario_create(topology=topology, user=user, **fields)
+        else:
+            scenario = services.scenario_update(scenario=scenario, user=user, **fields)
+        job = _run(action, scenario, user, form.cleaned_data)
+    return scenario, job
+
+
+def _run(action: str, scenario: Scenario, user, data: dict) -> SimulationJob | None:
+    if action == "simulate":
+        return services.job_submit_simulate(scenario=scenario, user=user)
+    if action == "sweep":
+        if not data.get("sweep_over"):
+            raise ValidationError({"over": "tick at least one failure class to sweep over"})
+        return services.job_submit_sweep(scenario=scenario, user=user, over=data["sweep_over"])
+    if action == "compare":
+        if len(data.get("policies") or []) < 2:
+            raise ValidationError({"policies": "tick at least two policies to compare"})
+        return services.job_submit_compare(scenario=scenario, user=user,
+                                           policies=data["policies"])
+    return None
+
+
+# --- API tokens (DRF authtoken: one per user; the key is shown once, right after creation) ------
+
+def token_create(*, user) -> str:
+    """Replace the user's API token with a new one and return its key (show it once)."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user).key
+
+
+def token_revoke(*, user) -> bool:
+    """Delete the user's API token; True when there was one."""
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.filter(user=user).delete()[0] > 0
+

@@ -1,0 +1,239 @@
+"""HTML pages. Thin: read through selectors with the requesting user (another user's object is
+a 404), write through services, render. Every page but sign-in requires a session.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, JsonResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_POST
+
+from designer import page_selectors, page_services, selectors, services
+from designer.exceptions import IllegalTransition
+from designer.forms import PatternForm, PatternFormSet, ScenarioForm, TopologyNewForm, attach_errors
+
+__all__ = ["home", "topology_list", "topology_new", "topology_detail", "revision_diff", "editor",
+           "host_matrix", "scenario_new", "scenario_edit", "job_detail", "job_status",
+           "job_cancel", "result_view", "compare_view", "profile", "token_create",
+           "token_revoke", "plotly_js"]
+
+
+@login_required
+def home(request):
+    return redirect("topology_list")
+
+
+@login_required
+def topology_list(request):
+    q, sort = request.GET.get("q", "").strip(), request.GET.get("sort", "updated")
+    tab = "shared" if request.GET.get("tab") == "shared" else "mine"
+    rows = page_selectors.topology_search(user=request.user, q=q, sort=sort, tab=tab)
+    return render(request, "designer/topology_list.html", {
+        "topologies": rows, "q": q, "sort": sort, "tab": tab,
+        "sorts": page_selectors.TOPOLOGY_SORTS})
+
+
+@login_required
+def topology_new(request):
+    form = TopologyNewForm(request.POST or None, templates=page_selectors.template_choices())
+    if form.is_valid():
+        try:
+            topology = page_services.topology_new(user=request.user, form=form)
+        except ValidationError as exc:
+            attach_errors(exc, form)
+        else:
+            messages.success(request, f"Created {topology.name} "
+                                      f"({topology.host_count} hosts, {topology.gpu_count} GPUs).")
+            return redirect("topology_detail", pk=topology.pk)
+    return render(request, "designer/topology_new.html", {"form": form}, status=_status(form))
+
+
+@login_required
+def topology_detail(request, pk: int):
+    topology = selectors.topology_get(user=request.user, pk=pk)
+    return render(request, "designer/topology_detail.html", {
+        "topology": topology,
+        "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
+        "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
+        "jobs": page_selectors.recent_jobs(user=request.user, topology_pk=pk),
+        "hosts": page_selectors.host_list(topology.current_revision)[:1]})
+
+
+@login_required
+def revision_diff(request, pk: int):
+    topology = selectors.topology_get(user=request.user, pk=pk)
+    b = _int(request.GET.get("b"), topology.revision_number)
+    a = _int(request.GET.get("a"), max(1, b - 1))
+    context = page_selectors.revision_diff(user=request.user, topology_pk=pk, a=a, b=b)
+    revisions = selectors.revision_list(user=request.user, topology_pk=pk)
+    return render(request, "designer/revision_diff.html",
+                  {**context, "topology": topology, "revisions": revisions, "a": a, "b": b})
+
+
+@login_required
+def editor(request, pk: int):
+    topology = selectors.topology_get(user=request.user, pk=pk)
+    config = page_selectors.editor_config(topology=topology, user=request.user,
+                                          csrf_token=get_token(request))
+    return render(request, "designer/editor.html",
+                  {"topology": topology, "editor_config": config, "full_bleed": True})
+
+
+@login_required
+def host_matrix(request, pk: int):
+    topology = selectors.topology_get(user=request.user, pk=pk)
+    hosts = page_selectors.host_list(topology.current_revision)
+    if not hosts:
+        raise Http404("this topology has no host yet")
+    host = request.GET.get("host") or hosts[0]["id"]
+    matrix = page_selectors.host_matrix(topology.current_revision, host)
+    return render(request, "designer/host_matrix.html",
+                  {"topology": topology, "hosts": hosts, "host": host, "matrix": matrix})
+
+
+@login_required
+def scenario_new(request, pk: int):
+    topology = selectors.topology_get(user=request.user, pk=pk)
+    if topology.current_revision is None:
+        messages.error(request, "Save a first revision in the editor before adding scenarios.")
+        return redirect("topology_detail", pk=pk)
+    return _scenario_page(request, topology, None)
+
+
+@login_required
+def scenario_edit(request, pk: int):
+    scenario = selectors.scenario_get(user=request.user, pk=pk)
+    return _scenario_page(request, scenario.topology, scenario)
+
+
+def _scenario_page(request, topology, scenario):
+    """Builder page: GET shows it; POST saves and, per the button pressed, runs a job."""
+    revision = scenario.revision if scenario else topology.current_revision
+    targets = page_selectors.scenario_targets(revision)
+    form, formset = _scenario_forms(request, scenario, targets)
+    if request.method == "POST" and form.is_valid() and formset.is_valid():
+        try:
+            scenario, job = page_services.scenario_submit(
+                user=request.user, topology=topology, scenario=scenario, form=form,
+                formset=formset, action=request.POST.get("action", "save"))
+        except ValidationError as exc:
+            attach_errors(exc, form, formset)
+        else:
+            messages.success(request, f"Saved scenario {scenario.name}.")
+            return redirect("job_detail", pk=job.pk) if job else redirect(
+                "scenario_edit", pk=scenario.pk)
+    return render(request, "designer/scenario_form.html", {
+        "topology": topology, "scenario": scenario, "revision": revision, "form": form,
+        "formset": formset, "targets": targets}, status=_status(form, formset))
+
+
+def _scenario_forms(request, scenario, targets):
+    if request.method == "POST":
+        return (ScenarioForm(request.POST, targets=targets),
+                PatternFormSet(request.POST, prefix="pattern"))
+    initial = ScenarioForm.initial_from(scenario) if scenario else {"name": "all-reduce"}
+    patterns = ([PatternForm.initial_from(p) for p in scenario.workload] if scenario
+                else [{"pid": "ar", "kind": "allreduce"}])
+    return (ScenarioForm(initial=initial, targets=targets),
+            PatternFormSet(initial=patterns, prefix="pattern"))
+
+
+@login_required
+def job_detail(request, pk: int):
+    job = selectors.job_get(user=request.user, pk=pk)
+    return render(request, "designer/job_detail.html",
+                  {"job": job, "status": page_selectors.job_status(job)})
+
+
+@login_required
+def job_status(request, pk: int):
+    job = selectors.job_get(user=request.user, pk=pk)
+    return JsonResponse(page_selectors.job_status(job))
+
+
+@login_required
+@require_POST
+def job_cancel(request, pk: int):
+    job = selectors.job_get(user=request.user, pk=pk)
+    try:
+        services.job_cancel(job=job, user=request.user)
+        messages.info(request, f"Cancellation of job {job.pk} requested.")
+    except IllegalTransition:
+        messages.warning(request, f"Job {job.pk} had already finished ({job.state}).")
+    return redirect("job_detail", pk=pk)
+
+
+@login_required
+def result_view(request, job_id: int):
+    job = selectors.job_get(user=request.user, pk=job_id)
+    result = selectors.result_get(user=request.user, job_pk=job_id)
+    from designer import figures  # plotly-free, but heavy: only result pages pay for it
+
+    context = figures.result_context(job=job, result=result.data,
+                                     selected=_int(request.GET.get("failure"), None))
+    return render(request, "designer/result.html", {"job": job, "result": result.data, **context})
+
+
+@login_required
+def compare_view(request):
+    a = selectors.result_get(user=request.user, job_pk=_int(request.GET.get("a"), 0))
+    b = selectors.result_get(user=request.user, job_pk=_int(request.GET.get("b"), 0))
+    from designer import figures
+
+    context = figures.compare_context(a=a.data, b=b.data)
+    return render(request, "designer/compare.html", {
+        "job_a": a.job, "job_b": b.job, "a": a.data, "b": b.data,
+        "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
+
+
+@login_required
+def profile(request):
+    return render(request, "designer/profile.html", {
+        "token": page_selectors.token_info(user=request.user),
+        "new_key": request.session.pop("new_api_token", None)})
+
+
+@login_required
+@require_POST
+def token_create(request):
+    # Shown once: kept in the session only until the next profile page render pops it.
+    request.session["new_api_token"] = page_services.token_create(user=request.user)
+    messages.success(request, "New API token created. Copy it now: it will not be shown again.")
+    return redirect("profile")
+
+
+@login_required
+@require_POST
+def token_revoke(request):
+    revoked = page_services.token_revoke(user=request.user)
+    messages.info(request, "API token revoked." if revoked else "You had no API token.")
+    return redirect("profile")
+
+
+@cache_control(max_age=86400, public=True)
+def plotly_js(request):
+    """plotly.min.js from the installed plotly package (no CDN, same version as figures.py)."""
+    import plotly
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return FileResponse(path.open("rb"), content_type="text/javascript")
+
+
+def _int(value, default: int | None) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _status(*forms) -> int:
+    """400 when a bound form or formset shows errors (so tests and scripts can tell)."""
+    def failed(f):
+        return f.total_error_count() if hasattr(f, "total_error_count") else f.errors
+    return 400 if any(f.is_bound and failed(f) for f in forms) else 200
