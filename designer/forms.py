@@ -31,8 +31,10 @@ NIC_POLICIES = [("affinity", "affinity — nearest NIC (NCCL default)"),
                 ("pxn", "pxn — NVLink to the rail-aligned peer, then its NIC"),
                 ("any", "any — every NIC of the host"), ("static", "static — bindings in the document")]
 MULTIPATH = [("hash", "hash — per-flow ECMP"), ("split", "split — even split over equal paths")]
+# Names are the engine's (designer.engine.whatif.SWEEP_CLASSES); a test checks they stay in step.
 SWEEP_CLASSES = [("nic", "NICs"), ("pcie_switch", "PCIe switches"), ("nvswitch", "NVSwitches"),
-                 ("gpu", "GPUs"), ("leaf_spine_link", "Leaf–spine links"), ("host", "Hosts")]
+                 ("gpu", "GPUs"), ("nic-leaf", "NIC–leaf links"), ("leaf-spine", "Leaf–spine links"),
+                 ("spine-core", "Spine–core links"), ("host", "Hosts")]
 
 
 def split_ids(text: str) -> list[str]:

@@ -312,3 +312,10 @@ def test_result_and_compare_pages(alice, job, scenario, user, published):
     response = alice.get(reverse("compare") + f"?a={job.pk}&b={other.pk}")
     assert response.status_code == 200
     assert alice.get(reverse("compare") + f"?a={job.pk}&b=999").status_code == 404
+
+
+def test_scenario_builder_sweep_classes_are_engine_classes():
+    from designer.engine.whatif import SWEEP_CLASSES as ENGINE_CLASSES
+    from designer.forms import SWEEP_CLASSES
+
+    assert {name for name, _ in SWEEP_CLASSES} <= set(ENGINE_CLASSES)
