@@ -1,0 +1,431 @@
+"""Compiled (numba) kernels of the max-min solver and of the timeline; private to ``solver.py`` and
+``timeline.py``, which validate inputs and pass contiguous int64/float64/uint8 arrays only, so every
+kernel compiles exactly once (and is cached on disk).
+
+Data layout
+-----------
+- CSR ``ptr``/``res``: the resources of each flow; CSC ``col_ptr``/``col``: the flows of each
+  resource (a flow crossing a resource twice appears twice in its column).
+- ``rem[r]``: capacity not yet used by frozen flows; ``cnt[r]``: entries of unfrozen flows on r.
+  ``rem / cnt`` is r's fair share.
+- An *indexed* binary min-heap over resources (``heap``, ``pos``, ``key``), ordered by (share,
+  index), at most R entries (no duplicate entries to invalidate, whatever the number of updates).
+  Keys are refreshed lazily, only when a resource reaches the top (``_settle_top``): freezing at
+  the minimum share can only raise other shares, so a stale key is a lower bound.
+- ``dorder``: the unfrozen flows with a finite demand, sorted by demand. A demand cap is a private
+  resource whose share never changes, so a sorted list merged with the heap is all it needs.
+- ``order``: flows in the order they were frozen; their rates never decrease along it (the timeline
+  uses this to warm-start, see ``tl_run``).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["maxmin_solve", "tl_start", "tl_run"]
+
+SNAP_RTOL = 1e-12       # keep equal to solver._SNAP_RTOL
+TIME_RTOL = 1e-9        # completions this close (relative) to the next one happen together
+BYTES_PER_GBPS_S = 1e9 / 8.0
+
+
+def _jit(fn):
+    # cache=True needs a writable __pycache__ (or NUMBA_CACHE_DIR); numba raises at decoration time
+    # when it finds none, and then compiling at every start is still correct, only slower.
+    try:
+        return numba.njit(cache=True, nogil=True)(fn)
+    except RuntimeError:
+        return numba.njit(nogil=True)(fn)
+
+
+# --------------------------------------------------------------------------- indexed heap
+
+@_jit
+def _less(key, a, b):
+    return key[a] < key[b] or (key[a] == key[b] and a < b)
+
+
+@_jit
+def _sift_up(heap, pos, key, i):
+    x = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        y = heap[parent]
+        if not _less(key, x, y):
+            break
+        heap[i] = y
+        pos[y] = i
+        i = parent
+    heap[i] = x
+    pos[x] = i
+
+
+@_jit
+def _sift_down(heap, pos, key, i, size):
+    x = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _less(key, heap[child + 1], heap[child]):
+            child += 1
+        if not _less(key, heap[child], x):
+            break
+        heap[i] = heap[child]
+        pos[heap[i]] = i
+        i = child
+    heap[i] = x
+    pos[x] = i
+
+
+@_jit
+def _heap_remove(heap, pos, key, size, x):
+    i = pos[x]
+    pos[x] = -1
+    size -= 1
+    if i != size:
+        y = heap[size]
+        heap[i] = y
+        pos[y] = i
+        _sift_up(heap, pos, key, i)
+        _sift_down(heap, pos, key, pos[y], size)
+    return size
+
+
+@_jit
+def _heap_update(heap, pos, key, size, x):
+    _sift_up(heap, pos, key, pos[x])
+    _sift_down(heap, pos, key, pos[x], size)
+
+
+@_jit
+def _heapify(heap, pos, key, size):
+    for i in range(size):
+        pos[heap[i]] = i
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap, pos, key, i, size)
+
+
+# --------------------------------------------------------------------------- water-filling
+
+@_jit
+def _csc(ptr, res, n_res):
+    col_ptr = np.zeros(n_res + 1, dtype=np.int64)
+    for j in range(len(res)):
+        col_ptr[res[j] + 1] += 1
+    for r in range(n_res):
+        col_ptr[r + 1] += col_ptr[r]
+    fill = col_ptr[:-1].copy()
+    col = np.empty(len(res), dtype=np.int64)
+    for f in range(len(ptr) - 1):
+        for j in range(ptr[f], ptr[f + 1]):
+            col[fill[res[j]]] = f
+            fill[res[j]] += 1
+    return col_ptr, col
+
+
+@_jit
+def _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load):
+    rates[f] = x
+    frozen[f] = 1
+    for j in range(ptr[f], ptr[f + 1]):
+        r = res[j]
+        rem[r] -= x
+        cnt[r] -= 1
+        load[r] += x
+
+
+@_jit
+def _demand_order(flows, dem):
+    finite = np.empty(len(flows), dtype=np.int64)
+    n = 0
+    for f in flows:
+        if np.isfinite(dem[f]):
+            finite[n] = f
+            n += 1
+    finite = finite[:n]
+    return finite[np.argsort(dem[finite], kind="mergesort")]
+
+
+@_jit
+def _build_heap(cand, n_cand, rem, cnt, heap, pos, key):
+    """Heap of the candidate resources that have a finite capacity and unfrozen flows."""
+    size = 0
+    for k in range(n_cand):
+        r = cand[k]
+        if cnt[r] > 0 and np.isfinite(rem[r]):
+            key[r] = rem[r] / cnt[r]
+            heap[size] = r
+            size += 1
+    _heapify(heap, pos, key, size)
+    return size
+
+
+@_jit
+def _settle_top(heap, pos, key, size, rem, cnt):
+    """Bring the true smallest fair share to the top of the heap; returns the new heap size.
+
+    Keys are updated lazily. Freezing flows at the current level (the smallest share) can only
+    *raise* the share of the other resources they cross, so a stored key is a lower bound of the
+    true share: if the top's true share is still its key, it is the minimum. Otherwise its key is
+    refreshed and it sinks. This saves a heap update per touched resource (most never reach the
+    top before being touched again), and resources left with no unfrozen flow drop out here.
+    """
+    while size > 0:
+        r = heap[0]
+        if cnt[r] == 0:
+            size = _heap_remove(heap, pos, key, size, r)
+            continue
+        share = rem[r] / cnt[r]
+        if share <= key[r]:
+            key[r] = share  # equal, or a rounding hair lower: still the minimum
+            return size
+        key[r] = share
+        _sift_down(heap, pos, key, 0, size)
+    return size
+
+
+@_jit
+def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
+          heap, pos, key, size, dorder, order, ctr, last):
+    """Progressive filling from the current state until every boundable flow is frozen.
+
+    Each round takes the smaller of the next demand and the smallest fair share, and freezes the
+    flow(s) it limits at that level. ``ctr[0]`` (length of ``order``) is updated in place (an
+    array, not an int argument, so that numba compiles one signature rather than one per
+    literal). Returns the number of levels.
+    """
+    n_order = ctr[0]
+    dp = 0
+    levels = 0
+    while True:
+        while dp < len(dorder) and frozen[dorder[dp]]:
+            dp += 1
+        size = _settle_top(heap, pos, key, size, rem, cnt)
+        dkey = dem[dorder[dp]] if dp < len(dorder) else np.inf
+        hkey = key[heap[0]] if size > 0 else np.inf
+        if dkey == np.inf and hkey == np.inf:
+            break
+        if dkey <= hkey:  # ties go to the demand: the flow then runs exactly at its demand
+            f = dorder[dp]
+            dp += 1
+            x = dkey
+            _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load)
+            bneck[f] = -1
+            order[n_order] = f
+            n_order += 1
+        else:
+            r = heap[0]
+            size = _heap_remove(heap, pos, key, size, r)
+            # Never below the current level: rounding may leave a tied share a hair lower.
+            x = hkey if hkey >= last * (1.0 + SNAP_RTOL) else last
+            # The column also lists flows frozen earlier (skipped). A single solve scans each
+            # column once; a warm re-solve of the timeline may scan it again (keeping columns partitioned
+            # unfrozen|frozen was tried: the swaps cost more than the scans they save).
+            k = col_ptr[r]
+            while k < col_ptr[r + 1] and cnt[r] > 0:
+                f = col[k]
+                k += 1
+                if frozen[f]:
+                    continue
+                _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load)
+                bneck[f] = r
+                order[n_order] = f
+                n_order += 1
+        if levels == 0 or x > last:
+            levels += 1
+        if x > last:
+            last = x
+    ctr[0] = n_order
+    return levels
+
+
+@_jit
+def _start(cap, ptr, res, dem, frozen):
+    """CSC, per-resource counts and the initial heap for the flows not already frozen."""
+    n_res = len(cap)
+    col_ptr, col = _csc(ptr, res, n_res)
+    cnt = np.zeros(n_res, dtype=np.int64)
+    n_live = 0
+    for f in range(len(ptr) - 1):
+        if not frozen[f]:
+            n_live += 1
+            for j in range(ptr[f], ptr[f + 1]):
+                cnt[res[j]] += 1
+    live = np.empty(n_live, dtype=np.int64)
+    n_live = 0
+    for f in range(len(ptr) - 1):
+        if not frozen[f]:
+            live[n_live] = f
+            n_live += 1
+    rem = cap.copy()
+    heap = np.empty(n_res, dtype=np.int64)
+    pos = np.full(n_res, -1, dtype=np.int64)
+    key = np.full(n_res, np.inf)
+    size = _build_heap(np.arange(n_res), n_res, rem, cnt, heap, pos, key)
+    return col_ptr, col, cnt, rem, heap, pos, key, size, _demand_order(live, dem)
+
+
+@_jit
+def maxmin_solve(cap, ptr, res, dem):
+    """Max-min fair rates; returns (rates, bottleneck, load, levels)."""
+    n_flows, n_res = len(ptr) - 1, len(cap)
+    frozen = np.zeros(n_flows, dtype=np.uint8)
+    col_ptr, col, cnt, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, frozen)
+    rates = np.zeros(n_flows)
+    bneck = np.full(n_flows, -1, dtype=np.int64)
+    load = np.zeros(n_res)
+    order = np.empty(n_flows, dtype=np.int64)
+    ctr = np.zeros(1, dtype=np.int64)
+    levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
+                   heap, pos, key, size, dorder, order, ctr, 0.0)
+    for f in range(n_flows):
+        if not frozen[f]:  # crosses only unlimited resources and has no demand
+            rates[f] = np.inf
+            for j in range(ptr[f], ptr[f + 1]):
+                load[res[j]] = np.inf
+    return rates, bneck, load, levels
+
+
+# --------------------------------------------------------------------------- timeline
+
+@_jit
+def tl_start(cap, ptr, res, dem, frozen, left, t0):
+    """Initial solve of the timeline. ``frozen`` marks flows that take no part (already done).
+
+    Returns the solver state, the completion heap over active flows keyed by predicted completion
+    time (s), and the level count.
+    """
+    n_flows, n_res = len(ptr) - 1, len(cap)
+    col_ptr, col, cnt, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, frozen)
+    rates = np.zeros(n_flows)
+    bneck = np.full(n_flows, -1, dtype=np.int64)
+    load = np.zeros(n_res)
+    order = np.empty(n_flows, dtype=np.int64)
+    mark = np.zeros(n_res, dtype=np.int64)
+    touched = np.empty(n_res, dtype=np.int64)
+    ctr = np.zeros(1, dtype=np.int64)
+    levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt,
+                   load, heap, pos, key, size, dorder, order, ctr, 0.0)
+    n_order, stamp = ctr[0], 0
+    ckey = np.full(n_flows, np.inf)
+    cheap = np.empty(n_flows, dtype=np.int64)
+    cpos = np.full(n_flows, -1, dtype=np.int64)
+    csize = 0
+    for i in range(n_order):
+        f = order[i]
+        ckey[f] = _predict(t0, left[f], rates[f])
+        cheap[csize] = f
+        csize += 1
+    _heapify(cheap, cpos, ckey, csize)
+    ints = np.array([n_order, stamp, csize, levels, 0, n_order])
+    return (col_ptr, col, cnt, rem, load, rates, bneck, heap, pos, key, order, mark, touched,
+            ckey, cheap, cpos, ints)
+
+
+@_jit
+def _predict(t, left, rate):
+    if rate <= 0.0:
+        return np.inf
+    return t + max(left, 0.0) / (rate * BYTES_PER_GBPS_S)
+
+
+@_jit
+def _pop_completions(cheap, cpos, ckey, csize, rates, active, completion, batch):
+    """Pop every flow finishing within TIME_RTOL of the earliest; returns (t, n, csize, min rate)."""
+    t = ckey[cheap[0]]
+    cutoff = t + abs(t) * TIME_RTOL
+    n = 0
+    ell = np.inf
+    while csize > 0 and ckey[cheap[0]] <= cutoff:
+        g = cheap[0]
+        csize = _heap_remove(cheap, cpos, ckey, csize, g)
+        completion[g] = t
+        active[g] = 0
+        batch[n] = g
+        n += 1
+        ell = min(ell, rates[g])
+    return t, n, csize, ell
+
+
+@_jit
+def _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active, rem, cnt, load,
+                     mark, touched, stamp, unfrozen, prev):
+    """Undo the freezing of order[p:n_order]: finished flows leave, the others become unfrozen."""
+    n_touched = 0
+    n_unfrozen = 0
+    for i in range(p, n_order):
+        f = order[i]
+        x = rates[f]
+        alive = active[f] != 0
+        for j in range(ptr[f], ptr[f + 1]):
+            r = res[j]
+            rem[r] += x
+            load[r] -= x
+            if alive:
+                cnt[r] += 1
+                if mark[r] != stamp:
+                    mark[r] = stamp
+                    touched[n_touched] = r
+                    n_touched += 1
+        if alive:
+            frozen[f] = 0
+            unfrozen[n_unfrozen] = f
+            prev[n_unfrozen] = x
+            n_unfrozen += 1
+        else:
+            rates[f] = 0.0
+    return n_touched, n_unfrozen
+
+
+@_jit
+def tl_run(max_steps, ptr, res, col_ptr, col, dem, rates, bneck, frozen, active, rem, cnt, load,
+           heap, pos, key, order, mark, touched, left, t_upd, ckey, cheap, cpos, completion, events,
+           batch, unfrozen, prev, ints):
+    """Advance the fluid simulation by up to ``max_steps`` completion events.
+
+    Warm start, exact: when the flows of a batch finish, let ``ell`` be the smallest of their rates.
+    Every resource they cross saturated at a level >= ell (else they would have been frozen below
+    ell), so progressive filling below ell never looked at them: every flow frozen below ell keeps
+    its rate. Only the suffix of ``order`` with rates >= ell is unfrozen, and filling resumes from
+    there with the heap rebuilt over the resources those flows cross. The cost of an event is thus
+    proportional to the flows whose rate may change (plus the columns of the resources popped),
+    not to F. Remaining bytes are brought up to date only for the flows re-solved.
+
+    ``ints`` = [n_order, stamp, csize, levels, n_events, flows re-solved]; returns steps done.
+    """
+    n_order, stamp, csize = ints[0], ints[1], ints[2]
+    ctr = np.zeros(1, dtype=np.int64)
+    steps = 0
+    while steps < max_steps and csize > 0 and ckey[cheap[0]] < np.inf:
+        t, n_batch, csize, ell = _pop_completions(cheap, cpos, ckey, csize, rates, active, completion,
+                                                  batch)
+        p = n_order
+        while p > 0 and rates[order[p - 1]] >= ell:
+            p -= 1
+        last = rates[order[p - 1]] if p > 0 else 0.0
+        stamp += 1
+        n_touched, n_unfrozen = _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active,
+                                                 rem, cnt, load, mark, touched, stamp, unfrozen,
+                                                 prev)
+        size = _build_heap(touched, n_touched, rem, cnt, heap, pos, key)
+        dorder = _demand_order(unfrozen[:n_unfrozen], dem)
+        ctr[0] = p
+        levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem,
+                       cnt, load, heap, pos, key, size, dorder, order, ctr, last)
+        n_order = ctr[0]
+        for i in range(n_unfrozen):
+            f = unfrozen[i]
+            if rates[f] == prev[i]:
+                continue  # same rate: its predicted completion stands (most re-solved flows)
+            left[f] -= prev[i] * (t - t_upd[f]) * BYTES_PER_GBPS_S
+            t_upd[f] = t
+            ckey[f] = _predict(t, left[f], rates[f])
+            _heap_update(cheap, cpos, ckey, csize, f)
+        events[ints[4]] = t
+        ints[3] += levels
+        ints[4] += 1
+        ints[5] += n_unfrozen
+        steps += 1
+    ints[0], ints[1], ints[2] = n_order, stamp, csize
+    return steps
