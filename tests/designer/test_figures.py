@@ -1,0 +1,306 @@
+"""designer.figures: Plotly figure dicts built from real engine results.
+
+Cluster (engine-built, ``build_cluster("dgx-h100", 2, storage=1)``)::
+
+    [spine0] [spine1] ...            (leaf–spine)
+     [leaf0 .. leaf7]   [sleaf0]--[storage0]
+      |  rail i: h*/nic i           (NIC–leaf, eth400)
+    [h0: gpu0-7, nvswitch0-3, pcie0-7, nic0-9, cpu0-1 + rc0-7, mem0-1, nvme0-7]   [h1: same]
+
+    workload: ring all-reduce over the 16 GPUs (1 GB) + storage0 → h0's 8 GPUs (4 GB, GPUDirect)
+
+Every figure must be valid for plotly.graph_objects (unknown attributes raise), small, and say
+why when it has nothing to draw.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from designer import figures as F
+
+go = pytest.importorskip("plotly.graph_objects")
+
+
+def scenario(hosts=2, *, failures=None, policy="affinity", mode="steady", latency=False):
+    from designer.engine.fabrics import build_cluster
+
+    topo = build_cluster("dgx-h100", hosts, storage=1)
+    sc = {"format": "fabricscope.scenario/1", "topology": topo, "mode": mode,
+          "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"},
+                        "bytes": 1e9},
+                       {"id": "load", "kind": "storage_read", "source": {"kind": "storage"},
+                        "participants": {"group": "h0", "kind": "gpu"}, "bytes": 4e9, "via": "gpudirect"}],
+          "routing": {"nic_policy": policy, "multipath": "hash", "seed": 1}}
+    if failures:
+        sc["failures"] = failures
+    if latency:
+        sc["latency"] = {"message_bytes": 65536, "initiators": ["cpu_proxy", "gpu_initiated"]}
+    return topo, sc
+
+
+def jsonable(x):
+    return json.loads(json.dumps(x))
+
+
+@pytest.fixture(scope="module")
+def small():
+    from designer.engine.simulate import simulate
+
+    topo, sc = scenario(latency=True)
+    return topo, jsonable(simulate(sc))
+
+
+@pytest.fixture(scope="module")
+def failed():
+    """h0/nic0 down under NIC policy 'any': flows move to other NICs (rerouted), none is lost."""
+    from designer.engine.whatif import simulate_with_diff
+
+    topo, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}], policy="any")
+    return topo, jsonable(simulate_with_diff(sc))
+
+
+def assert_valid(fig):
+    """Plotly accepts it, it is JSON, and it carries our metadata."""
+    go.Figure(data=fig["data"], layout=fig["layout"])
+    json.dumps(fig, allow_nan=False)
+    meta = fig["fabricscope"]
+    assert meta["kind"] and set(meta["table"]) == {"columns", "rows"}
+    for row in meta["table"]["rows"]:
+        assert len(row) == len(meta["table"]["columns"])
+
+
+def test_result_figures_are_valid_and_complete(small):
+    topo, result = small
+    figs = F.figures_for_result(result, topology_doc=topo)
+    assert list(figs) == ["topology", "topology_collapsed", "path", "patterns", "rates", "tiers", "bottlenecks",
+                          "latency"]
+    for fig in figs.values():
+        assert_valid(fig)
+    assert not figs["topology"]["fabricscope"]["collapsed"] and figs["topology_collapsed"]["fabricscope"]["collapsed"]
+
+
+def test_topology_edges_are_coloured_by_max_utilization_of_both_directions(small):
+    topo, result = small
+    fig = F.topology_figure(result, topo)
+    links = next(t for t in fig["data"] if t["name"] == "links")
+    assert len(links["x"]) == len(topo["links"])  # every link has a hover point
+    util = {}
+    for r in result["resources"]:
+        if r["link"]:
+            util[r["link"]] = max(util.get(r["link"], 0.0), r["utilization"])
+    by_hover = dict(zip((h.split("</b>")[0][3:] for h in links["hovertext"]), links["marker"]["color"]))
+    for lid, u in util.items():
+        assert by_hover[lid] == pytest.approx(u, abs=1e-3)
+    idle = [l["id"] for l in topo["links"] if l["id"] not in util]
+    assert idle and all(by_hover[l] == 0 for l in idle)
+    kinds = {t["name"] for t in fig["data"] if t.get("mode", "").startswith("markers") and t["name"] != "links"}
+    assert {"GPU", "NVSwitch", "PCIe switch", "NIC", "Switch", "Storage"} <= kinds
+
+
+def test_collapsed_topology_has_host_super_nodes_and_drill_down(small):
+    topo, result = small
+    fig = F.topology_figure(result, topo, collapsed=True)
+    hosts = next(t for t in fig["data"] if t["name"] == "Host")
+    assert hosts["customdata"] == ["h0", "h1"]
+    details = fig["fabricscope"]["hosts"]
+    assert len(details["shapes"]) == 1  # two hosts of one template share a shape
+    host = F.expand_host(details, "h0")
+    assert_valid(host)
+    assert host == F.host_figure(result, topo, "h0")
+    internal = [l for l in topo["links"] if l["a"].startswith("h0/") and l["b"].startswith("h0/")]
+    assert len(host["fabricscope"]["table"]["rows"]) == len(internal)
+    # the super-node's colour is the hottest internal link of the host
+    hot = max((r["utilization"] for r in result["resources"]
+               if r["link"] and r["link"].startswith("h0/") and r["link"] in {l["id"] for l in internal}), default=0)
+    assert hosts["marker"]["color"][0] == pytest.approx(hot, abs=1e-3)
+
+
+def test_path_view_hops_equal_the_flow_path(small):
+    topo, result = small
+    for flow in [f for f in result["flows"] if f["status"] == "ok"][::17]:
+        fig = F.path_figure(result, flow["id"], topology_doc=topo)
+        assert_valid(fig)
+        meta = fig["fabricscope"]
+        assert meta["path"] == flow["path"]
+        assert [(h["from"], h["to"]) for h in meta["hops"]] == list(zip(flow["path"], flow["path"][1:]))
+        assert f"class <b>{flow['class']}</b>" in fig["layout"]["title"]["text"]
+        res = {r["id"]: r for r in result["resources"]}
+        for h in meta["hops"]:
+            assert h["resource"] in res and h["utilization"] == pytest.approx(res[h["resource"]]["utilization"], abs=1e-4)
+        marked = [h["resource"] for h in meta["hops"] if h["bottleneck"]]
+        assert marked == ([flow["bottleneck"]] if flow["bottleneck"] in {h["resource"] for h in meta["hops"]} else [])
+
+
+def test_path_view_default_and_without_topology(small):
+    """Default: the slowest flow of the slowest pattern; without a document hops resolve by link id."""
+    topo, result = small
+    slowest = max(result["summary"]["patterns"].values(), key=lambda p: p["completion_s"])["slowest_flow"]
+    fig = F.figures_for_result(result, topology_doc=topo)["path"]
+    assert fig["fabricscope"]["flow"] == slowest
+    bare = F.path_figure(result, slowest)
+    assert [h["resource"] for h in bare["fabricscope"]["hops"]] == [h["resource"] for h in fig["fabricscope"]["hops"]]
+    assert F.path_figure(result, "nope#1")["fabricscope"]["empty"]
+
+
+def test_tier_box_groups_match_resource_tiers(small):
+    _, result = small
+    fig = F.tier_figure(result)
+    tiers = {r["tier"] for r in result["resources"]}
+    assert set(fig["fabricscope"]["groups"]) == tiers
+    box = fig["data"][0]
+    assert len(fig["data"]) == 1 and box["type"] == "box" and len(box["x"]) == len(tiers)
+    for t, hi, n in zip(fig["fabricscope"]["groups"], box["upperfence"],
+                        (row[1] for row in fig["fabricscope"]["table"]["rows"])):
+        us = [r["utilization"] for r in result["resources"] if r["tier"] == t]
+        assert hi == max(us) and n == len(us)
+    assert all(q1 <= m <= q3 for q1, m, q3 in zip(box["q1"], box["median"], box["q3"]))
+
+
+def test_patterns_rates_bottlenecks_latency(small):
+    _, result = small
+    pats = result["summary"]["patterns"]
+    bars = F.pattern_figure(result)["data"][0]
+    assert bars["x"] == list(pats) and bars["y"] == [pytest.approx(p["completion_s"] * 1e3) for p in pats.values()]
+    rates = F.rate_figure(result)
+    assert sum(sum(t["y"]) for t in rates["data"]) == len(result["flows"])  # every listed flow binned once
+    table = F.bottleneck_figure(result)["data"][0]
+    assert table["cells"]["values"][0][0] == result["summary"]["bottlenecks"][0]
+    lat = F.latency_figure(result)
+    flows, inits = lat["data"][0]["x"]
+    assert set(inits) == {"cpu proxy", "gpu initiated"} and len(flows) == 2 * len(result["latency"])
+    totals = lat["data"][-1]["y"]
+    expected = [e["initiators"][i]["total_ns"] / 1e3 for e in result["latency"] for i in e["initiators"]]
+    assert totals == [pytest.approx(t) for t in expected]
+
+
+def test_timeline_marks_each_pattern_finish():
+    from designer.engine.simulate import simulate
+
+    topo, sc = scenario(mode="timeline")
+    result = jsonable(simulate(sc))
+    fig = F.figures_for_result(result, topology_doc=topo)["timeline"]
+    assert_valid(fig)
+    finishes = sorted(s["x0"] for s in fig["layout"]["shapes"])
+    assert finishes == sorted(p["completion_s"] * 1e3 for p in result["summary"]["patterns"].values())
+    assert {t["name"] for t in fig["data"] if t["yaxis"] == "y2"} == {
+        f"{F.TIER_LABELS[t]} max" for t in result["summary"]["timeline"]["tiers"]}
+
+
+def test_failure_diff_figures(failed):
+    topo, result = failed
+    diff = result["diff"]
+    assert diff["summary"]["rerouted"] > 0
+    figs = F.figures_for_result(result, topology_doc=topo)
+    for key in ("whatif_completion", "whatif_changes"):
+        assert_valid(figs[key])
+    before, after = figs["whatif_completion"]["data"]
+    pats = diff["summary"]["patterns"]
+    assert before["y"] == [pytest.approx(p["completion_s"]["before"] * 1e3) for p in pats.values()]
+    assert after["y"] == [pytest.approx(p["completion_s"]["after"] * 1e3) for p in pats.values()]
+    rows = figs["whatif_changes"]["fabricscope"]["table"]["rows"]
+    rerouted = [r for r in rows if r[0] == "rerouted"]
+    assert [r[1] for r in rerouted] == [d["flow"] for d in diff["rerouted"]]
+    assert all(d["old_class"] in r[2] for r, d in zip(rerouted, diff["rerouted"]) if d["old_class"] != d["new_class"])
+    # the failed NIC is drawn as failed on the topology
+    failed_x = [t for t in figs["topology"]["data"] if t["name"] == "failed"]
+    assert failed_x and len(failed_x[0]["x"]) == 1
+
+
+def test_sweep_ranking_order_preserved_and_click_through():
+    from designer.engine.whatif import sweep
+
+    _, sc = scenario()
+    sw = jsonable(sweep(sc, over=["nic"]))
+    figs = F.figures_for_sweep(sw, selected=3)
+    rank = figs["ranking"]
+    assert_valid(rank)
+    assert rank["data"][0]["y"] == [f"{i + 1}. {e['label']}" for i, e in enumerate(sw["ranking"])]
+    assert rank["data"][0]["x"] == [e["impact"]["disconnected_flows"] for e in sw["ranking"]]
+    assert rank["data"][0]["customdata"] == list(range(len(sw["ranking"])))
+    assert rank["fabricscope"]["link"] == "?failure={index}"
+    assert sw["ranking"][3]["label"] in figs["whatif_completion"]["layout"]["title"]["text"]
+    assert_valid(figs["whatif_changes"])
+    ctx = F.result_context(result=sw, selected=3)
+    assert ctx["view"] == "sweep" and ctx["failure_index"] == 3
+
+
+def test_policy_comparison_grouped_bars():
+    from designer.engine.whatif import compare_policies
+
+    _, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}])
+    cmp_ = jsonable(compare_policies(sc))
+    ctx = F.result_context(result=cmp_)
+    assert ctx["view"] == "policies"
+    fig = ctx["figures"]["policies"]
+    assert_valid(fig)
+    assert [t["name"] for t in fig["data"]] == list(cmp_["policies"])
+    cases, patterns = fig["data"][0]["x"]
+    assert set(cases) == {"baseline", "with failures"} and set(patterns) == {"ar", "load"}
+
+
+def test_compare_two_results(small, failed):
+    _, a = small
+    _, b = failed
+    ctx = F.compare_context(a=a, b=b)
+    for fig in ctx["figures"].values():
+        assert_valid(fig)
+    rows = ctx["figures"]["compare_completion"]["fabricscope"]["table"]["rows"]
+    for p, x, y, change in rows:
+        assert x == a["summary"]["patterns"][p]["completion_s"] and y == b["summary"]["patterns"][p]["completion_s"]
+        assert change == f"{y / x - 1:+.1%}"
+    changes = ctx["figures"]["compare_bottlenecks"]["fabricscope"]["table"]["rows"]
+    new = {r for c, r in changes if c.startswith("only in B")}
+    assert new == set(b["summary"]["bottlenecks"]) - set(a["summary"]["bottlenecks"])
+    assert [r["pattern"] for r in ctx["rows"]] == list(a["summary"]["patterns"])
+
+
+def test_edge_cases_render_without_error():
+    empty = {"format": "fabricscope.result/1", "summary": {"patterns": {}}, "flows": [], "resources": [], "diff": None}
+    figs = F.figures_for_result(empty)
+    for fig in figs.values():
+        assert_valid(fig)
+    assert all(figs[k]["fabricscope"].get("empty") for k in ("topology", "path", "patterns", "rates", "tiers",
+                                                            "bottlenecks"))
+    assert F.figures_for_result({})["path"]["fabricscope"]["empty"]
+    assert_valid(F.figures_for_sweep({"format": "fabricscope.sweep/1", "ranking": []})["ranking"])
+    for fig in F.figures_for_compare(empty, {}).values():
+        assert_valid(fig)
+
+
+def test_unroutable_flows():
+    """A GPU whose only NIC is down under 'affinity': its inter-host flows are unroutable."""
+    from designer.engine.whatif import simulate_with_diff
+
+    topo, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}])
+    result = jsonable(simulate_with_diff(sc))
+    bad = [f for f in result["flows"] if f["status"] == "unroutable"]
+    assert bad
+    figs = F.figures_for_result(result, topology_doc=topo)
+    for fig in figs.values():
+        assert_valid(fig)
+    fig = F.path_figure(result, bad[0]["id"], topology_doc=topo)
+    assert "UNROUTABLE" in fig["layout"]["title"]["text"] and fig["fabricscope"]["hops"] == []
+    assert bad[0]["reason"] in fig["layout"]["annotations"][0]["text"]
+    bars = F.pattern_figure(result)["data"][0]
+    assert any("unroutable" in t for t in bars["text"])
+    rows = figs["whatif_changes"]["fabricscope"]["table"]["rows"]
+    assert {r[1] for r in rows if r[0] == "disconnected"} == {d["flow"] for d in result["diff"]["disconnected"]}
+
+
+@pytest.mark.slow
+def test_1024_gpu_payload_is_aggregated():
+    """128 hosts: hosts collapse, nothing ships one point per flow, the whole page JSON stays small."""
+    from designer.engine.simulate import simulate
+
+    topo, sc = scenario(128)
+    result = jsonable(simulate(sc))
+    figs = F.figures_for_result(result, topology_doc=topo)
+    assert figs["topology"]["fabricscope"]["collapsed"] and "topology_collapsed" not in figs
+    hosts = next(t for t in figs["topology"]["data"] if t["name"] == "Host")
+    assert len(hosts["x"]) == 128
+    assert len(figs["tiers"]["data"][0]["q1"]) == len({r["tier"] for r in result["resources"]})
+    size = len(json.dumps(figs))
+    print(f"\n1,024-GPU figures: {size / 1e6:.2f} MB for {len(result['flows']):,} listed flows")
+    assert size < 6e6
