@@ -303,7 +303,7 @@ def resolve_failures(topo: Topology, failures) -> tuple[FailureSet, np.ndarray]:
     --------
     >>> failed, mult = resolve_failures(topo, [{"target": "h0/nic0", "mode": "down"}])
     """
-    entries = normalize_failures(topo, failures)
+    entries = failures if _normalized(failures) else normalize_failures(topo, failures)
     down_nodes, down_links = set(), set()
     multiplier = np.ones(topo.num_resources, dtype=np.float64)
     for f in entries:
@@ -314,6 +314,13 @@ def resolve_failures(topo: Topology, failures) -> tuple[FailureSet, np.ndarray]:
         resources = _degraded_resources(topo, f["nodes"], f["links"])
         multiplier[resources] *= f["factor"]
     return FailureSet(frozenset(down_nodes), frozenset(down_links)), multiplier
+
+
+def _normalized(failures) -> bool:
+    # Entries from normalize_failures (a scenario's, a sweep's candidates) are not resolved again:
+    # a sweep combines thousands of them.
+    return isinstance(failures, list) and all(
+        isinstance(f, dict) and {"nodes", "links", "label"} <= f.keys() for f in failures)
 
 
 def _degraded_resources(topo: Topology, nodes: list[int], links: list[int]) -> np.ndarray:

@@ -20,8 +20,10 @@ A path is a concatenation of *segments*:
   hops 2, so NVLink is preferred). Hosts with the same structure (every host of a template) share a
   :class:`_Shape`: segments are computed once per shape in local numbering and mapped to each host's
   resources with one array gather. Inside a host, equal-cost alternatives (a GPU pair through each of
-  the NVSwitches) are always *split* evenly: NVLink stripes traffic over all its links in hardware,
-  so hashing onto one NVSwitch would understate NVLink bandwidth by the number of switches.
+  the NVSwitches) are always *split*, in proportion to their bottleneck capacity (see
+  :meth:`_Shape.striped`): NVLink stripes traffic over all its links in hardware, so hashing onto
+  one NVSwitch would understate NVLink bandwidth, and an even split would make the 4-link
+  switches of a DGX H100 (5/4/4/5 links) look like bottlenecks.
 - the *gateway* (the NIC) is chosen by the NIC policy, per host shape, with lookup tables;
 - *fabric segments* are equal-cost shortest paths between switches (hop count), enumerated once per
   (first switch, last switch) pair; ``multipath="hash"`` picks one per flow with a seeded hash of the
@@ -39,6 +41,7 @@ leaves a host and re-enters the same host through the fabric are not routed (rep
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -49,7 +52,7 @@ from designer.engine.topology import ENDPOINT_KINDS, Topology
 
 __all__ = [
     "NIC_POLICIES", "MULTIPATH_MODES", "MAX_EQUAL_COST_PATHS", "MAX_PATH_ENTRIES",
-    "FailureSet", "Routes", "route", "path_nodes_from_resources",
+    "FailureSet", "Routes", "RoutingContext", "route", "routing_context", "path_nodes_from_resources",
 ]
 
 NIC_POLICIES = ("affinity", "pxn", "any", "static")
@@ -125,6 +128,7 @@ class Routes:
     class_names: list[str]
     nic_policy: str = "affinity"
     _subject: np.ndarray = field(default=None, repr=False)
+    _nic: np.ndarray = field(default=None, repr=False)   # per flow: the dead NIC a reason names
 
     @property
     def num_flows(self) -> int:
@@ -152,6 +156,18 @@ class Routes:
     def flow_paths(self, f: int) -> list[list[int]]:
         """Every path (as node indices) of flow ``f``; empty when unroutable."""
         return [self.path_nodes(p) for p in range(int(self.first[f]), int(self.first[f] + self.count[f]))]
+
+    def failed_nic(self, f: int) -> str | None:
+        """The NIC whose failure (down, or no working uplink) made flow ``f`` unroutable, if any:
+        ``h3/nic5`` for "GPU h3/gpu5's only NIC under policy affinity is down"."""
+        if self._nic is None or self.status[f] == _OK or self._nic[f] < 0:
+            return None
+        return self.topo.node_ids[int(self._nic[f])]
+
+    def replace_flows(self, idx: np.ndarray, sub: "Routes") -> "Routes":
+        """These routes with the flows ``idx`` (sorted) replaced by ``sub`` (routed for exactly
+        those flows, in that order): how a failure re-routes only the flows it touches."""
+        return _replace_flows(self, idx, sub)
 
     def reason(self, f: int) -> str | None:
         """Why flow ``f`` is unroutable (None when it is routed)."""
@@ -215,6 +231,10 @@ class _Shape:
         self.local_ids = [_local_id(topo, g) for g in nodes]
         self.has_cap = [topo.node_resource[g] >= 0 for g in nodes]
         self.nl = len(links)
+        # Nominal capacities of the local tokens (links, then capacity-bearing nodes): striping
+        # weights come from them (degradations never move traffic, so nominal is the right one).
+        self.token_cap = np.concatenate([np.repeat(topo.link_capacity_gbps[links], 2) if links else np.zeros(0),
+                                         np.asarray(topo.node_capacity_gbps, dtype=np.float64)[nodes]])
         self.adj: list[list[tuple[int, int, int, int]]] = [[] for _ in nodes]  # (nbr, ll, dir, cost)
         self.adj_all: list[list[tuple[int, int]]] = [[] for _ in nodes]
         for ll, l in enumerate(links):
@@ -305,6 +325,38 @@ class _Shape:
                     dist[v] = nd
                     heapq.heappush(heap, (nd, v))
         return dist
+
+    def striped(self, alternatives: list[list[int]]) -> list[list[int]]:
+        """Equal-cost alternatives repeated in proportion to their bottleneck capacity, so that
+        the even split over the result stripes like NVLink does: a DGX H100 GPU has 5/4/4/5
+        NVLinks to its 4 NVSwitches, so a GPU pair gets 18 sub-flows, 5 through each 5-link
+        switch. (Sub-flows, not weighted shares: max-min treats sub-flows alike, so on a shared
+        PCIe link weighted sub-flows would all get the same rate and skew the split.) Tokens
+        common to every alternative do not count; ratios that are not small integers fall
+        back to the nearest quarter."""
+        if len(alternatives) <= 1:
+            return alternatives
+        common = set(alternatives[0]).intersection(*alternatives[1:])
+        caps = [min((float(self.token_cap[t]) for t in alt if t not in common), default=math.inf)
+                for alt in alternatives]
+        if len(set(caps)) == 1 or not all(math.isfinite(c) and c > 0 for c in caps):
+            return alternatives
+        ratio = [c / min(caps) for c in caps]
+        scale = next((k for k in range(1, 9) if all(abs(r * k - round(r * k)) < 1e-6 for r in ratio)), 4)
+        copies = [max(1, round(r * scale)) for r in ratio]
+        if sum(copies) > MAX_EQUAL_COST_PATHS:
+            return alternatives
+        return [alt for alt, m in zip(alternatives, copies) for _ in range(m)]
+
+    def alive_nic(self, v: int) -> bool:
+        return v >= 0 and bool(self.gateway[v]) and v not in self.failed
+
+    def live_nics(self, storage: bool) -> np.ndarray:
+        """Local NICs (compute or storage role) that are up and have a working uplink."""
+        key = f"live{int(storage)}"
+        if key not in self._tables:
+            self._tables[key] = np.array([v for v in self._nics(storage) if self.alive_nic(v)], dtype=np.int64)
+        return self._tables[key]
 
     def nvlink_only(self, a: int, b: int) -> bool:
         paths = self.segment(a, b)
@@ -403,25 +455,32 @@ class _Shape:
         return self._tables[key]
 
     def pxn_relay(self, rails: dict, num_rails: int) -> np.ndarray:
-        """``relay[v, rail]``: the local GPU whose affinity NIC is on ``rail`` and that ``v`` reaches
-        over NVLink only (``v`` itself when its own NIC is on that rail; -1 when PXN is impossible)."""
+        """``relay[v, rail]``: the local GPU whose affinity NIC sends for ``v`` towards ``rail``.
+
+        ``v`` itself when its own NIC is on that rail and alive; else a GPU reached over NVLink
+        only whose NIC is on that rail and alive; else the fallback column ``relay[v, num_rails]``
+        (also used when the destination's rail is unknown): ``v`` while its own NIC is alive
+        (cross-rail, as NCCL does without a rail-aligned peer), otherwise the first GPU over
+        NVLink whose NIC is alive — the relay around a dead NIC. -1 when nothing works.
+        """
         key = f"pxn_{num_rails}"
         if key not in self._tables:
             aff = self.affinity(False)
             rail = self.rail_of(rails)
-            out = np.full((self.n, max(num_rails, 1)), -1, dtype=np.int64)
+            out = np.full((self.n, num_rails + 1), -1, dtype=np.int64)
             gpus = [v for v in self._endpoint_order() if self.kind[v] == "gpu" and aff[v] >= 0]
             for v in range(self.n):
                 if self.kind[v] != "gpu":
                     continue
+                own_ok = aff[v] >= 0 and self.alive_nic(int(aff[v]))
+                peers = [g for g in gpus if g != v and self.alive_nic(int(aff[g])) and self.nvlink_only(v, g)]
+                fallback = v if own_ok else (peers[0] if peers else -1)
+                out[v, num_rails] = fallback
                 for r in range(num_rails):
-                    if aff[v] >= 0 and rail[aff[v]] == r:
+                    if own_ok and rail[aff[v]] == r:
                         out[v, r] = v
                         continue
-                    for g in gpus:
-                        if g != v and rail[aff[g]] == r and self.nvlink_only(v, g):
-                            out[v, r] = g
-                            break
+                    out[v, r] = next((g for g in peers if rail[aff[g]] == r), fallback)
             self._tables[key] = out
         return self._tables[key]
 
@@ -524,12 +583,14 @@ class _Context:
 
     def _signature(self, nodes, links, local, gateways, wired, failed_nodes, failed_links) -> tuple:
         topo = self.topo
-        node_sig = tuple((_local_id(topo, g), topo.node_kind[g], bool(topo.node_resource[g] >= 0),
+        node_sig = tuple((_local_id(topo, g), topo.node_kind[g], float(topo.node_capacity_gbps[g])
+                          if topo.node_resource[g] >= 0 else None,
                           repr(sorted((k, v) for k, v in topo.node_attrs[g].items()
                                       if k in ("index", "rail", "role", "nic", "socket"))))
                          for g in nodes)
-        link_sig = tuple((local[int(topo.link_a[l])], local[int(topo.link_b[l])], _is_nvlink(topo, l))
-                         for l in links)
+        # Capacities are part of the shape: striping weights (and so shares) depend on them.
+        link_sig = tuple((local[int(topo.link_a[l])], local[int(topo.link_b[l])], _is_nvlink(topo, l),
+                          float(topo.link_capacity_gbps[l])) for l in links)
         return (node_sig, link_sig, tuple(gateways), tuple(wired), frozenset(failed_nodes),
                 frozenset(failed_links))
 
@@ -623,6 +684,88 @@ class _Context:
         self.pair_paths[key] = paths
         return paths
 
+    # ---------------------------------------------------------------- derivation
+    def derive(self, failed: FailureSet) -> "_Context":
+        """The context under ``failed`` (a superset of this one's failures), sharing everything
+        the extra failures do not touch. See :func:`routing_context`."""
+        failed = FailureSet.coerce(failed)
+        if not (failed.nodes >= self.failed.nodes and failed.links >= self.failed.links):
+            return _context(self.topo, failed)
+        if failed == self.failed:
+            return self
+        topo = self.topo
+        ctx = object.__new__(type(self))
+        ctx.__dict__.update(self.__dict__)
+        ctx.failed = failed
+        extra_nodes = sorted(failed.nodes - self.failed.nodes)
+        extra_links = sorted(failed.links - self.failed.links)
+        ctx.node_failed = self.node_failed.copy()
+        ctx.node_failed[extra_nodes] = True
+        ctx.link_failed = self.link_failed.copy()
+        ctx.link_failed[extra_links] = True
+        fabric_nodes = [v for v in extra_nodes if topo.node_host[v] is None]
+        if fabric_nodes:
+            ctx.forwarder = self.forwarder.copy()
+            ctx.forwarder[fabric_nodes] = False
+            ctx.forwarders = np.flatnonzero(ctx.forwarder).astype(np.int64)
+            ctx.forwarder_rank = np.full(topo.num_nodes, -1, dtype=np.int64)
+            ctx.forwarder_rank[ctx.forwarders] = np.arange(len(ctx.forwarders))
+        side = self._fabric_side()
+        ends = [(int(topo.link_a[l]), int(topo.link_b[l])) for l in extra_links]
+        uplinks_changed = bool(fabric_nodes) or any(side[a] != side[b] for a, b in ends)
+        if uplinks_changed:
+            ctx._build_uplinks()
+        if fabric_nodes or any(side[a] and side[b] for a, b in ends):
+            ctx.fab_adj = ctx._fabric_adjacency()
+            ctx.fabric_dist, ctx.pair_paths, ctx.next_hops = {}, {}, {}
+        hosts = {int(self.node_hidx[v]) for v in extra_nodes} | {int(self.node_hidx[x]) for e in ends for x in e}
+        if uplinks_changed:
+            moved = (np.diff(self.up_ptr) > 0) != (np.diff(ctx.up_ptr) > 0)
+            hosts |= set(self.node_hidx[np.flatnonzero(moved)].tolist())
+        hosts.discard(-1)
+        if hosts:
+            self._reshape(ctx, sorted(hosts))
+        return ctx
+
+    def _fabric_side(self) -> np.ndarray:
+        side = self.__dict__.get("_side")
+        if side is None:
+            topo = self.topo
+            side = self.__dict__["_side"] = np.array(
+                [topo.node_host[i] is None and topo.node_kind[i] not in ENDPOINT_KINDS for i in range(topo.num_nodes)],
+                dtype=bool)
+        return side
+
+    def _reshape(self, ctx: "_Context", hosts: list[int]) -> None:
+        """Give each host of ``hosts`` the shape its failures make in ``ctx`` (shapes are cached
+        on this base context by signature, so every derivation shares them)."""
+        topo = self.topo
+        cache = self.__dict__.setdefault("_derived_shapes", {})
+        ctx.shapes = list(self.shapes)
+        ctx.host_shape = self.host_shape.copy()
+        position = {id(s): k for k, s in enumerate(ctx.shapes)}
+        for hi in hosts:
+            rep = self.shapes[int(self.host_shape[hi])]
+            nb, rb = int(self.host_node_base[hi]), int(self.host_res_base[hi])
+            nodes = self.host_node_flat[nb:nb + rep.n].tolist()
+            links = (self.host_res_flat[rb:rb + 2 * rep.nl:2] // 2).tolist()
+            local = {g: k for k, g in enumerate(nodes)}
+            gateways = [bool(ctx.up_ptr[g + 1] > ctx.up_ptr[g]) for g in nodes]
+            wired = [bool(ctx.wired[g]) for g in nodes]
+            failed_nodes = {local[g] for g in nodes if ctx.node_failed[g]}
+            failed_links = {k for k, l in enumerate(links) if ctx.link_failed[l]}
+            sig = self._signature(nodes, links, local, gateways, wired, failed_nodes, failed_links)
+            shape = cache.get(sig)
+            if shape is None:
+                shape = cache[sig] = _Shape(topo, nodes, links, gateways, failed_nodes, failed_links, wired)
+            if id(shape) not in position:
+                position[id(shape)] = len(ctx.shapes)
+                ctx.shapes.append(shape)
+            ctx.host_shape[hi] = position[id(shape)]
+
+
+RoutingContext = _Context
+
 
 def _context(topo: Topology, failed: FailureSet) -> _Context:
     # Cached on the topology object so repeated what-if calls with the same failures reuse it.
@@ -633,6 +776,30 @@ def _context(topo: Topology, failed: FailureSet) -> _Context:
             cache.clear()
         ctx = cache[failed] = _Context(topo, failed)
     return ctx
+
+
+def routing_context(topo: Topology, failed=None, *, base: "RoutingContext | None" = None) -> "RoutingContext":
+    """The precomputed routing state of ``topo`` under ``failed`` (pass it to :func:`route`).
+
+    Parameters
+    ----------
+    topo : Topology
+    failed : FailureSet or dict or (nodes, links), optional
+    base : RoutingContext, optional
+        A context of the same topology whose failures are a subset of ``failed`` (typically the
+        baseline): the new one is *derived* from it — only hosts holding a new failure get a new
+        shape (shared by every host with the same local failure, across derivations from the
+        same base) and fabric tables are rebuilt only when a fabric element fails. Routing with
+        a derived context gives exactly the routes of a context built from scratch.
+
+    Returns
+    -------
+    RoutingContext
+    """
+    failed = FailureSet.coerce(failed)
+    if base is not None and base.topo is topo:
+        return base.derive(failed)
+    return _context(topo, failed)
 
 
 # ======================================================================================== hashing
@@ -724,7 +891,7 @@ def _dense_ids(cols: list[np.ndarray]) -> np.ndarray:
 
 # ======================================================================================== route()
 def route(topo: Topology, flows, *, nic_policy: str = "affinity", multipath: str = "hash", seed: int = 0,
-          failed=None) -> Routes:
+          failed=None, context: "RoutingContext | None" = None) -> Routes:
     """Route flows across host and fabric.
 
     Parameters
@@ -745,6 +912,9 @@ def route(topo: Topology, flows, *, nic_policy: str = "affinity", multipath: str
     failed : FailureSet or dict or (nodes, links), optional
         Node and link indices that are down; paths avoid them, flows left without a path are
         ``unroutable`` with a reason.
+    context : RoutingContext, optional
+        A context from :func:`routing_context` (then ``failed`` is ignored): lets the what-if
+        engine route under many failure sets derived from one baseline.
 
     Returns
     -------
@@ -763,7 +933,7 @@ def route(topo: Topology, flows, *, nic_policy: str = "affinity", multipath: str
     if multipath not in MULTIPATH_MODES:
         raise InvalidScenario("unknown multipath mode", [Problem(
             "routing.multipath", f"unknown mode {multipath!r} (choose from {', '.join(MULTIPATH_MODES)})")])
-    ctx = _context(topo, FailureSet.coerce(failed))
+    ctx = context if context is not None else _context(topo, FailureSet.coerce(failed))
     return _Router(ctx, flows, nic_policy, multipath, int(seed)).run()
 
 
@@ -776,6 +946,8 @@ class _Router:
         self.subject = np.full(self.n, -1, dtype=np.int64)
         self.intra = _SegTable()
         self.fabric = _SegTable()
+        self.nic_slot: np.ndarray | None = None   # any + split: which live NIC each sub-flow uses
+        self.dead_nic = np.full(self.n, -1, dtype=np.int64)
 
     def fail(self, mask: np.ndarray, code: int, subject: np.ndarray) -> None:
         new = mask & (self.status == _OK)
@@ -784,6 +956,33 @@ class _Router:
 
     # ------------------------------------------------------------------ main
     def run(self) -> Routes:
+        if self.policy == "any" and self.multipath == "split":
+            return self._run_over_every_nic()
+        return self._run()
+
+    def _run_over_every_nic(self) -> Routes:
+        """``any`` + ``split``: each cross-host flow leaving a host is split evenly over every live
+        NIC of that host (DESIGN §2.4). Routed as one virtual flow per NIC, then folded back:
+        the virtual flows of a flow are consecutive, so their paths already are too."""
+        ctx, f = self.ctx, self.flows
+        src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
+        hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
+        storage = np.array([k == "storage" for k in self.topo.node_kind], dtype=bool)
+        to_storage = storage[src] | storage[dst]
+        k = np.ones(self.n, dtype=np.int64)
+        leaving = (hs >= 0) & (hs != hd)
+        for st in (False, True):
+            m = leaving & (to_storage == st)
+            if m.any():
+                live = np.array([len(s.live_nics(st)) for s in ctx.shapes], dtype=np.int64)
+                k[m] = np.maximum(live[ctx.host_shape[hs[m]]], 1)
+        rep = np.repeat(np.arange(self.n, dtype=np.int64), k)
+        start = np.cumsum(k) - k
+        sub = _Router(ctx, f.take(rep), self.policy, self.multipath, self.seed)
+        sub.nic_slot = np.arange(len(rep), dtype=np.int64) - start[rep]
+        return _fold_virtual(sub._run(), f, rep, start)
+
+    def _run(self) -> Routes:
         ctx, f = self.ctx, self.flows
         src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
         self.fail(src == dst, _SAME_NODE, src)
@@ -859,7 +1058,7 @@ class _Router:
         def compute(key):
             sh, rest = divmod(key, nmax * nmax)
             la, lb = divmod(rest, nmax)
-            alts = ctx.shapes[sh].segment(la, lb)
+            alts = ctx.shapes[sh].striped(ctx.shapes[sh].segment(la, lb))
             if skip_first:
                 cap_token = 2 * ctx.shapes[sh].nl + la
                 alts = [t[1:] if t and t[0] == cap_token else t for t in alts]
@@ -918,8 +1117,10 @@ class _Router:
             self.fail(cross & (side_g == -2), code_nic, side_n)
             g = np.maximum(side_g, 0)
             dead = cross & (side_g >= 0) & ctx.node_failed[g]
+            self.dead_nic[dead & (self.status == _OK)] = g[dead & (self.status == _OK)]
             self.fail(dead, _NIC_DOWN, side_n)
             no_up = cross & (side_g >= 0) & (ctx.up_ptr[g + 1] == ctx.up_ptr[g])
+            self.dead_nic[no_up & (self.status == _OK)] = g[no_up & (self.status == _OK)]
             self.fail(no_up, _UPLINK_DOWN, side_n)
 
     def _rails(self) -> int:
@@ -930,19 +1131,21 @@ class _Router:
 
     def _pxn(self, src, hs, sel, gs, gd, relay) -> None:
         """Sender-side PXN: if the destination NIC's rail is served by another local GPU reached
-        over NVLink, go to that GPU first and use its NIC (NCCL_PXN)."""
+        over NVLink, go to that GPU first and use its NIC (NCCL_PXN). A GPU whose own NIC is down
+        relays to a peer whose NIC is alive (on the destination's rail when one is, else any):
+        the "unified network" answer to a NIC failure."""
         ctx = self.ctx
         num_rails = self._rails()
-        if not sel.any() or num_rails == 0:
+        if not sel.any():
             return
         idx = np.flatnonzero(sel)
         hd_ = ctx.node_hidx[gd[idx]]
-        dst_rail = np.full(len(idx), -1, dtype=np.int64)
+        dst_rail = np.full(len(idx), num_rails, dtype=np.int64)  # column num_rails = no preference
         inhost = hd_ >= 0
-        dst_rail[inhost] = self._table(ctx.host_shape[hd_[inhost]], ctx.node_local[gd[idx][inhost]],
-                                       lambda s: s.rail_of(ctx.rails))
-        ok = dst_rail >= 0
-        idx, dst_rail = idx[ok], dst_rail[ok]
+        if num_rails and inhost.any():
+            r = self._table(ctx.host_shape[hd_[inhost]], ctx.node_local[gd[idx][inhost]],
+                            lambda s: s.rail_of(ctx.rails))
+            dst_rail[inhost] = np.where(r >= 0, r, num_rails)
         shape = ctx.host_shape[hs[idx]]
         loc = ctx.node_local[src[idx]]
         rel = np.full(len(idx), -1, dtype=np.int64)
@@ -957,12 +1160,14 @@ class _Router:
         gs[idx] = ctx.host_node_flat[base + aff]
 
     def _any_gateways(self, src, dst, hs, hd, sel, gs, gd, to_storage) -> None:
-        """``any``: the source picks one of its host's working NICs by a seeded per-flow hash (the
-        unified-network what-if: every NIC serves every GPU); the destination uses its NIC on
-        the same rail, so the fabric leg stays rail-aligned."""
+        """``any``: every working NIC of the host serves every GPU (the unified-network what-if).
+        The source takes one by a seeded per-flow hash (``hash``) or the NIC of its sub-flow
+        (``split``, see :meth:`run`); the destination uses its NIC on the same rail, so the
+        fabric leg stays rail-aligned — or, when that NIC is down, its own NIC, else any live one."""
         ctx = self.ctx
         num_rails = self._rails()
         h = _flow_hash(self.flows, self.seed, salt=0x51AB)
+        pick = h if self.nic_slot is None else self.nic_slot.astype(np.uint64)
         for storage in (False, True):
             part = sel & (to_storage == storage)
             if not part.any():
@@ -972,31 +1177,49 @@ class _Router:
             chosen = np.full(len(idx), -1, dtype=np.int64)
             for sh in np.unique(shape).tolist():
                 m = np.flatnonzero(shape == sh)
-                s = ctx.shapes[sh]
-                nics = np.array([v for v in s._nics(storage) if s.gateway[v] and v not in s.failed], dtype=np.int64)
-                if len(nics) == 0:
-                    continue
-                chosen[m] = nics[(h[idx[m]] % np.uint64(len(nics))).astype(np.int64)]
+                nics = ctx.shapes[sh].live_nics(storage)
+                if len(nics):
+                    chosen[m] = nics[(pick[idx[m]] % np.uint64(len(nics))).astype(np.int64)]
             base = ctx.host_node_base[hs[idx]]
             gs[idx] = np.where(chosen >= 0, ctx.host_node_flat[base + np.maximum(chosen, 0)], -2)
-            # Destination: the NIC on the same rail as the chosen source NIC, else its own.
             dsel = (hd[idx] >= 0) & (chosen >= 0) & (num_rails > 0)
             if dsel.any():
-                didx = idx[dsel]
-                rail = self._table(shape[dsel], chosen[dsel], lambda s: s.rail_of(ctx.rails))
-                has = rail >= 0
-                didx, rail = didx[has], rail[has]
-                dgw = np.full(len(didx), -1, dtype=np.int64)
-                dshape = ctx.host_shape[hd[didx]]
-                for sh in np.unique(dshape).tolist():
-                    m = dshape == sh
-                    dgw[m] = ctx.shapes[sh].rail_gateway(ctx.rails, num_rails, storage)[rail[m]]
-                ok = dgw >= 0
-                s_ok = ctx.shapes
-                alive = np.zeros(len(didx), dtype=bool)
-                alive[ok] = [s_ok[sh].gateway[v] and v not in s_ok[sh].failed
-                             for sh, v in zip(dshape[ok].tolist(), dgw[ok].tolist())]
-                gd[didx[alive]] = ctx.host_node_flat[ctx.host_node_base[hd[didx[alive]]] + dgw[alive]]
+                self._any_rail_gateway(idx[dsel], shape[dsel], chosen[dsel], hd, gd, storage, num_rails)
+            self._any_live_gateway(idx[hd[idx] >= 0], hd, gd, storage, h)
+
+    def _any_rail_gateway(self, didx, src_shape, chosen, hd, gd, storage, num_rails) -> None:
+        """Destination NIC on the rail of the chosen source NIC, when it exists and is alive."""
+        ctx = self.ctx
+        rail = self._table(src_shape, chosen, lambda s: s.rail_of(ctx.rails))
+        has = rail >= 0
+        didx, rail = didx[has], rail[has]
+        dgw = np.full(len(didx), -1, dtype=np.int64)
+        dshape = ctx.host_shape[hd[didx]]
+        alive = np.zeros(len(didx), dtype=bool)
+        for sh in np.unique(dshape).tolist():
+            m = dshape == sh
+            s = ctx.shapes[sh]
+            dgw[m] = s.rail_gateway(ctx.rails, num_rails, storage)[rail[m]]
+            alive[m] = [s.alive_nic(v) for v in dgw[m].tolist()]
+        gd[didx[alive]] = ctx.host_node_flat[ctx.host_node_base[hd[didx[alive]]] + dgw[alive]]
+
+    def _any_live_gateway(self, didx, hd, gd, storage, h) -> None:
+        """Destination whose NIC is down (or has no uplink): another live NIC of its host (hash)."""
+        ctx = self.ctx
+        g = gd[didx]
+        gg = np.maximum(g, 0)
+        dead = (g >= 0) & (ctx.node_failed[gg] | (ctx.up_ptr[gg + 1] == ctx.up_ptr[gg]))
+        didx = didx[dead]
+        if not len(didx):
+            return
+        dshape = ctx.host_shape[hd[didx]]
+        for sh in np.unique(dshape).tolist():
+            m = np.flatnonzero(dshape == sh)
+            nics = ctx.shapes[sh].live_nics(storage)
+            if len(nics):
+                k = didx[m]
+                local = nics[(h[k] % np.uint64(len(nics))).astype(np.int64)]
+                gd[k] = ctx.host_node_flat[ctx.host_node_base[hd[k]] + local]
 
     def _fabric_lookup(self, idx, gs, gd):
         """Uplink choice (hash among the gateways' uplinks that reach the other side soonest),
@@ -1102,9 +1325,75 @@ class _Router:
                                 [Problem("routing", f"{len(flow_res):,} (path, resource) entries exceed "
                                                     f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
         routes = Routes(self.topo, flow_ptr, flow_res, owner, share, src, first, nsub, self.status,
-                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject)
+                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject, self.dead_nic)
         _classify(routes, self.ctx, self.flows, pieces)
         return routes
+
+
+def _replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
+    n = base.num_flows
+    in_sub = np.zeros(n, dtype=bool)
+    in_sub[idx] = True
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[idx] = np.arange(len(idx))
+    count = base.count.copy()
+    count[idx] = sub.count
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(count[:-1], out=first[1:])
+    total = int(count.sum())
+    owner = np.repeat(np.arange(n, dtype=np.int64), count)
+    k = np.arange(total, dtype=np.int64) - first[owner]
+    use_sub = in_sub[owner]
+    src_path = base.first[owner] + k
+    if use_sub.any():
+        src_path[use_sub] = sub.first[pos[owner[use_sub]]] + k[use_sub] + base.num_paths
+    # Pool both path sets, then gather the chosen paths in flow order (CSR concatenation).
+    pool_ptr = np.concatenate([base.flow_ptr[:-1], sub.flow_ptr + len(base.flow_res)])
+    pool_res = np.concatenate([base.flow_res, sub.flow_res])
+    pool_share = np.concatenate([base.share, sub.share])
+    starts = pool_ptr[src_path]
+    lens = pool_ptr[src_path + 1] - starts
+    flow_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(lens, out=flow_ptr[1:])
+    gather = np.arange(int(flow_ptr[-1]), dtype=np.int64) + np.repeat(starts - flow_ptr[:-1], lens)
+    names = list(base.class_names)
+    remap = np.array([names.index(c) if c in names else names.append(c) or len(names) - 1
+                      for c in sub.class_names] + [-1], dtype=np.int16)
+    class_code = base.class_code.copy()
+    class_code[idx] = remap[sub.class_code]   # code -1 → the trailing -1
+    status = base.status.copy()
+    status[idx] = sub.status
+
+    def per_flow(a, b):
+        out = a.copy() if a is not None else np.full(n, -1, dtype=np.int64)
+        if b is not None:
+            out[idx] = b
+        return out
+
+    return Routes(base.topo, flow_ptr, pool_res[gather], owner, pool_share[src_path], base.src, first, count,
+                  status, class_code, names, base.nic_policy, per_flow(base._subject, sub._subject),
+                  per_flow(base._nic, sub._nic))
+
+
+def _fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes:
+    """Routes of virtual flows (``rep[v]`` = original flow, consecutive) → routes of the
+    originals: each keeps the paths of its routable virtual flows, shares divided evenly
+    among them; an original is unroutable (with the first reason) only if all of them are."""
+    n = len(start)
+    ok_v = r.status == _OK
+    live = np.bincount(rep, weights=ok_v, minlength=n)
+    owner = rep[r.owner]
+    share = r.share / np.maximum(live[owner], 1)
+    count = np.add.reduceat(r.count, start) if len(start) else np.zeros(0, np.int64)
+    status = np.where(live > 0, _OK, r.status[start]).astype(np.int8)
+    subject = np.where(live > 0, -1, r._subject[start])
+    nic = np.where(live > 0, -1, r._nic[start])
+    class_code = np.full(n, -1, dtype=np.int16)
+    ok_idx = np.flatnonzero(ok_v)
+    flows_ok, first_ok = np.unique(rep[ok_idx], return_index=True)
+    class_code[flows_ok] = r.class_code[ok_idx[first_ok]]
+    return Routes(r.topo, r.flow_ptr, r.flow_res, owner, share, flows.src.astype(np.int64), r.first[start],
+                  count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic)
 
 
 def _gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload, LimitExceeded, Problem
+from designer.engine.failures import normalize_failures, resolve_failures
 from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
 from designer.engine.topology import Topology
-from designer.engine.workloads import MAX_FLOWS, normalize_pattern, pattern_flow_count, resolve_selector
+from designer.engine.workloads import MAX_FLOWS, normalize_pattern, pattern_flow_count
 
 __all__ = ["FORMAT", "MODES", "INITIATORS", "DEFAULT_MAX_FLOWS_LISTED", "Scenario", "normalize_scenario",
            "apply_failures"]
@@ -49,7 +50,8 @@ class Scenario:
     routing : dict
         ``nic_policy``, ``multipath``, ``seed``.
     failures : list of dict
-        ``target`` (as given), ``mode``, ``factor``, and the resolved ``nodes`` / ``links`` indices.
+        As :func:`designer.engine.failures.normalize_failures` returns them: ``target`` (as
+        given), ``mode``, ``factor``, ``label`` and the resolved ``nodes`` / ``links`` indices.
     mode : str
     latency : dict or None
     max_flows_listed : int
@@ -232,70 +234,16 @@ def _workload(topo: Topology, raw) -> list[dict]:
 
 
 def _failures(topo: Topology, raw) -> list[dict]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidScenario("bad failures", [Problem("failures", "must be a list")])
-    problems, out = [], []
-    for k, item in enumerate(raw):
-        where = f"failures[{k}]"
-        if not isinstance(item, dict):
-            problems.append(Problem(where, "must be an object"))
-            continue
-        mode = item.get("mode", "down")
-        if mode not in ("down", "degrade"):
-            problems.append(Problem(f"{where}.mode", f"unknown mode {mode!r} (down or degrade)"))
-        factor = item.get("factor")
-        if mode == "degrade" and (not isinstance(factor, (int, float)) or isinstance(factor, bool)
-                                  or not 0 < factor <= 1):
-            problems.append(Problem(f"{where}.factor", "a degrade needs a factor in (0, 1]"))
-        try:
-            nodes, links = _failure_target(topo, item.get("target"), f"{where}.target")
-        except EngineError as exc:
-            problems.extend(exc.problems)
-            continue
-        out.append({"target": item.get("target"), "mode": mode, "factor": factor if mode == "degrade" else None,
-                    "nodes": nodes, "links": links})
-    if problems:
-        raise InvalidScenario("invalid failures", problems)
-    return out
-
-
-def _failure_target(topo: Topology, target, where) -> tuple[list[int], list[int]]:
-    """Node and link indices a failure target names: a node, link or group id, or a selector."""
-    if isinstance(target, str):
-        if target in topo.node_index:
-            return [topo.node_index[target]], []
-        if target in topo.link_index:
-            return [], [topo.link_index[target]]
-        if target in topo.groups:
-            return resolve_selector(topo, {"group": target}, where).tolist(), []
-        raise InvalidScenario("unknown failure target", [Problem(where, f"unknown node, link or group {target!r}")])
-    if isinstance(target, dict):
-        return resolve_selector(topo, target, where).tolist(), []
-    raise InvalidScenario("bad failure target", [Problem(where, "must be a node/link/group id or a selector")])
+    # One implementation of failure targets (ids, groups, node and link selectors) and messages.
+    return normalize_failures(topo, raw)
 
 
 def apply_failures(topo: Topology, failures: list[dict]) -> tuple[FailureSet, np.ndarray]:
     """The routing failure set and the per-resource capacities after ``failures``.
 
-    ``down`` removes nodes/links from routing (their resources keep their capacity: nothing can
-    use them). ``degrade`` multiplies capacity by ``factor``: a link's two directions, or a node's
-    own resource and every link direction touching it (a NIC port at half rate).
+    Kept for callers of the first API; it is :func:`designer.engine.failures.resolve_failures`
+    (``down`` removes nodes/links from routing, ``degrade`` multiplies capacity once per
+    resource) with the multipliers applied to the topology's capacities.
     """
-    capacity = topo.resource_capacity_gbps().copy()
-    down_nodes, down_links = set(), set()
-    incident: dict[int, list[int]] = {}
-    for f in failures:
-        if f["mode"] == "down":
-            down_nodes.update(f["nodes"])
-            down_links.update(f["links"])
-            continue
-        for l in f["links"]:
-            capacity[2 * l:2 * l + 2] *= f["factor"]
-        for n in f["nodes"]:
-            if topo.node_resource[n] >= 0:
-                capacity[topo.node_resource[n]] *= f["factor"]
-            for _, l in incident.setdefault(n, topo.adjacency[n]):
-                capacity[2 * l:2 * l + 2] *= f["factor"]
-    return FailureSet(frozenset(down_nodes), frozenset(down_links)), capacity
+    failed, mult = resolve_failures(topo, failures)
+    return failed, topo.resource_capacity_gbps() * mult

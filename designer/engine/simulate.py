@@ -7,6 +7,11 @@ stages are also public so the what-if engine can reuse them without re-doing wor
 >>> solved = solve_prepared(prep)                 # rates, bottlenecks, completion times
 >>> result = build_result(prep, solved)           # the JSON document
 
+A scenario with ``failures`` is simulated as a what-if, always: the failure-free baseline is
+prepared and solved, :func:`prepare_failures` re-routes only the flows whose paths cross a failed
+element (stable re-routing, see :mod:`designer.engine.whatif`), and the result's ``diff`` compares
+the two (:mod:`designer.engine.diff`). Sweeps reuse exactly these stages per candidate failure.
+
 A flow split over several paths (ECMP ``split``, or NVLink striping inside a host) is solved as
 sub-flows; the flow progresses at the pace of its slowest sub-flow, so its rate is
 ``min(path rate / path share)`` and its completion ``bytes / rate``. In steady mode a pattern's
@@ -21,13 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.engine.routing import Routes, route
-from designer.engine.scenario import Scenario, apply_failures, normalize_scenario
+from designer.engine.diff import Frame, Outcome, compare, echo_failures
+from designer.engine.failures import failed_resources, resolve_failures
+from designer.engine.routing import Routes, route, routing_context
+from designer.engine.scenario import Scenario, normalize_scenario
 from designer.engine.topology import Topology
 from designer.engine.workloads import Flows, generate
 
-__all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "solve_prepared", "build_result",
-           "simulate", "resource_tier", "resource_tiers"]
+__all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "prepare_failures", "flows_crossing",
+           "solve_prepared", "build_result", "simulate", "resource_tier", "resource_tiers"]
 
 RESULT_FORMAT = "fabricscope.result/1"
 TIERS = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf", "leaf-spine",
@@ -43,7 +50,8 @@ class Prepared:
     """Everything before the solve: reusable by the what-if engine.
 
     ``capacity_gbps`` already includes ``degrade`` failures; ``failed`` is the routing failure
-    set of ``down`` failures.
+    set of ``down`` failures; ``failures`` the normalized entries applied (what the result
+    echoes); ``affected`` the flows re-routed against the baseline (:func:`prepare_failures`).
     """
 
     scenario: Scenario
@@ -53,6 +61,8 @@ class Prepared:
     capacity_gbps: np.ndarray
     failed: object = None
     timings_s: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)
+    affected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 @dataclass
@@ -87,7 +97,8 @@ def prepare(scenario, *, progress=None, topology_loader=None, failures: list | N
     topology_loader : callable, optional
         See :func:`designer.engine.scenario.normalize_scenario`.
     failures : list of dict, optional
-        Normalized failures to apply instead of the scenario's own (``[]`` = the baseline).
+        Failures to apply instead of the scenario's own (``[]`` = the baseline), routing every
+        flow from scratch under them. :func:`simulate` uses :func:`prepare_failures` instead.
     """
     t0 = time.perf_counter()
     _progress(progress, 0.0, "validating scenario")
@@ -98,11 +109,77 @@ def prepare(scenario, *, progress=None, topology_loader=None, failures: list | N
     flows = generate(topo, sc.patterns)
     t2 = time.perf_counter()
     _progress(progress, 0.2, f"routing {len(flows):,} flows")
-    failed, capacity = apply_failures(topo, sc.failures if failures is None else failures)
+    entries = sc.failures if failures is None else failures
+    failed, mult = resolve_failures(topo, entries)
     routes = route(topo, flows, failed=failed, **sc.routing)
     t3 = time.perf_counter()
-    return Prepared(sc, topo, flows, routes, capacity, failed,
-                    {"validate": t1 - t0, "flows": t2 - t1, "route": t3 - t2})
+    return Prepared(sc, topo, flows, routes, topo.resource_capacity_gbps() * mult, failed,
+                    {"validate": t1 - t0, "flows": t2 - t1, "route": t3 - t2}, list(entries))
+
+
+def flows_crossing(prep: Prepared, resources) -> np.ndarray:
+    """Flows (sorted) whose paths in ``prep`` cross any of ``resources`` (a resource → paths
+    index is built once per ``prep``)."""
+    resources = np.asarray(resources, dtype=np.int64)
+    index = prep.__dict__.get("_crossing")
+    if index is None:
+        r, n_res = prep.routes, prep.topology.num_resources
+        counts = np.bincount(r.flow_res, minlength=n_res) if len(r.flow_res) else np.zeros(n_res, np.int64)
+        ptr = np.zeros(n_res + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        entry_path = np.repeat(np.arange(r.num_paths, dtype=np.int64), np.diff(r.flow_ptr))
+        index = prep.__dict__["_crossing"] = (ptr, entry_path[np.argsort(r.flow_res, kind="stable")])
+    ptr, paths = index
+    if len(resources) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts, lens = ptr[resources], ptr[resources + 1] - ptr[resources]
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    pos = np.arange(total, dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    return np.unique(prep.routes.owner[paths[pos]])
+
+
+def prepare_failures(base: Prepared, failures: list, *, derive_from=None, derive: bool = True) -> Prepared:
+    """``base`` (prepared without failures) under ``failures``, with stable re-routing.
+
+    Flows whose paths avoid every failed element keep them; only the flows crossing one are
+    routed again (as resilient ECMP and NCCL's fixed NIC bindings behave); ``degrade`` only
+    scales capacities.
+
+    Parameters
+    ----------
+    base : Prepared
+        The failure-free preparation of the scenario.
+    failures : list of dict
+        Raw or normalized failure entries (see :mod:`designer.engine.failures`).
+    derive_from : RoutingContext, optional
+        Context whose failures are a subset of ``failures``' to derive from (default: the
+        failure-free one); sweeps pass the context of their own base failures.
+    derive : bool
+        False routes the affected flows with a context built from scratch (same routes; tests).
+
+    Returns
+    -------
+    Prepared
+        With ``affected`` = the re-routed flows.
+    """
+    t0 = time.perf_counter()
+    topo, sc = base.topology, base.scenario
+    failed, mult = resolve_failures(topo, failures)
+    routes, affected = base.routes, np.zeros(0, dtype=np.int64)
+    if failed.nodes or failed.links:
+        affected = flows_crossing(base, failed_resources(topo, failed))
+        if len(affected):
+            if derive:
+                ctx = routing_context(topo, failed, base=derive_from or routing_context(topo))
+                sub = route(topo, base.flows.take(affected), context=ctx, **sc.routing)
+            else:
+                sub = route(topo, base.flows.take(affected), failed=failed, **sc.routing)
+            routes = base.routes.replace_flows(affected, sub)
+    timings = {**base.timings_s, "reroute": time.perf_counter() - t0}
+    return Prepared(sc, topo, base.flows, routes, topo.resource_capacity_gbps() * mult, failed, timings,
+                    list(failures), affected)
 
 
 def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) -> Solved:
@@ -243,8 +320,17 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def build_result(prep: Prepared, solved: Solved, *, progress=None) -> dict:
-    """The ``fabricscope.result/1`` document (``diff`` is null: the what-if engine fills it)."""
+def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, Solved] | None = None,
+                 progress=None) -> dict:
+    """The ``fabricscope.result/1`` document.
+
+    Parameters
+    ----------
+    prep, solved : Prepared, Solved
+    baseline : (Prepared, Solved), optional
+        The same scenario without failures: ``diff`` is then filled (see
+        :func:`designer.engine.diff.compare`); otherwise it is null.
+    """
     _progress(progress, 0.85, "summarizing")
     topo, flows, routes, sc = prep.topology, prep.flows, prep.routes, prep.scenario
     tiers = resource_tiers(topo)
@@ -268,9 +354,15 @@ def build_result(prep: Prepared, solved: Solved, *, progress=None) -> dict:
         "flows": [_flow_record(topo, flows, routes, solved, int(i), sc.mode) for i in listed],
         "resources": _resources(topo, solved, tiers, prep.capacity_gbps),
         "diff": None,
-        "scenario": {"routing": dict(sc.routing), "mode": sc.mode,
-                     "failures": [{k: f[k] for k in ("target", "mode", "factor")} for f in sc.failures]},
+        "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(prep.failures)},
     }
+    if baseline is not None and prep.failures:
+        _progress(progress, 0.9, "computing the diff")
+        frame = Frame(topo, flows, tiers)
+        before = Outcome(baseline[0].routes, baseline[1])
+        after = Outcome(routes, solved, prep.affected)
+        result["diff"] = {"against": "the same scenario without failures", "failures": echo_failures(prep.failures),
+                          **compare(frame, before, after, details=True)}
     if len(listed) < len(flows):
         result["summary"]["note"] = (f"{len(flows) - len(listed):,} of {len(flows):,} flows omitted from "
                                      "'flows' (kept: unroutable, slowest, and an even sample); summaries "
@@ -370,6 +462,9 @@ def _flow_record(topo: Topology, flows: Flows, routes: Routes, solved: Solved, i
     if routes.status[i] != 0:
         rec.update({"path": [], "class": None, "rate_gbps": 0.0, "bottleneck": None, "status": "unroutable",
                     "reason": routes.reason(i), "completion_s": None})
+        nic = routes.failed_nic(i)
+        if nic is not None:
+            rec["failed_nic"] = nic   # "GPU h3/gpu5's only NIC under policy affinity is down": h3/nic5
         return rec
     first, count = int(routes.first[i]), int(routes.count[i])
     b = int(solved.flow_bottleneck[i])
@@ -432,7 +527,7 @@ def _latency(prep: Prepared, solved: Solved, patterns: dict) -> list[dict]:
 
 
 def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
-    """Run a scenario end to end.
+    """Run a scenario end to end; with failures, diff it against the same scenario without them.
 
     Parameters
     ----------
@@ -446,16 +541,26 @@ def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
     Returns
     -------
     dict
-        The ``fabricscope.result/1`` document, plus ``timings_s``.
+        The ``fabricscope.result/1`` document (of the scenario after its failures), plus
+        ``timings_s``. ``diff`` is null without failures; otherwise ``summary`` (counts,
+        per-pattern completion and throughput before/after), ``impact``, ``disconnected`` (flow,
+        reason, old path), ``rerouted`` (old/new path, class, host legs), ``rate_changes``,
+        ``new_bottlenecks``, ``utilization_shifts``.
 
     Raises
     ------
     InvalidScenario, InvalidWorkload, InvalidTopology, LimitExceeded
     """
-    prep = prepare(scenario, progress=progress, topology_loader=topology_loader)
+    sc = normalize_scenario(scenario, topology_loader=topology_loader)
+    prep = prepare(sc, progress=progress, failures=[])
+    baseline = None
+    if sc.failures:
+        _progress(progress, 0.3, f"applying {len(sc.failures)} failure(s)")
+        baseline = (prep, solve_prepared(prep, progress=progress))
+        prep = prepare_failures(prep, sc.failures)
     solved = solve_prepared(prep, progress=progress)
     t0 = time.perf_counter()
-    result = build_result(prep, solved, progress=progress)
+    result = build_result(prep, solved, baseline=baseline, progress=progress)
     result["timings_s"] = {**prep.timings_s, **solved.timings_s, "summarize": time.perf_counter() - t0}
     _progress(progress, 1.0, "done")
     return result

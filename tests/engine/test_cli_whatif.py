@@ -99,7 +99,6 @@ def test_compare_example_headline(tmp_path):
     assert doc["headline"] in r.stderr and doc["failures"][0]["label"] == "h0/nic0 down"
 
 
-@pytest.mark.xfail(reason="needs the hooks in scenario.py (link selectors) and simulate.py (diff)", strict=False)
 def test_simulate_command_fills_the_diff_of_the_example():
     r = cli("simulate", EXAMPLE, "--quiet")
     assert r.returncode == 0, r.stderr

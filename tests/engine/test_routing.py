@@ -284,3 +284,77 @@ def test_storage_node_never_forwards_and_fabric_storage_routes():
     f = flows_of(topo, [("st0", "h0/gpu1")])
     r = route(topo, f)
     assert paths(topo, r, 0) == [["st0", "spine0", "leaf1", "h0/nic1", "h0/pcie0", "h0/gpu1"]]
+
+
+# ------------------------------------------------------------------------------ striping, fallbacks
+def test_nvswitch_striping_is_proportional_to_nvlink_count():
+    """GPU pair through two NVSwitches with 5 and 4 NVLinks (100 Gb/s each)::
+
+        [h/gpu0]==500==[h/nvs0]==500==[h/gpu1]
+               \\==400==[h/nvs1]==400==//
+
+    Striped like hardware: 9 sub-flows, 5 via nvs0 and 4 via nvs1, so the flow gets 900 Gb/s and
+    both switches saturate (an even split would stop at 2 x 400 = 800 with nvs0 idle at 80 %)."""
+    topo = build([("h/gpu0", "gpu", "h", {}), ("h/gpu1", "gpu", "h", {}), ("h/nvs0", "nvswitch", "h", {}),
+                  ("h/nvs1", "nvswitch", "h", {})],
+                 [("h/gpu0", "h/nvs0", 500, "nvlink4"), ("h/gpu1", "h/nvs0", 500, "nvlink4"),
+                  ("h/gpu0", "h/nvs1", 400, "nvlink4"), ("h/gpu1", "h/nvs1", 400, "nvlink4")], ["h"])
+    f = flows_of(topo, [("h/gpu0", "h/gpu1")])
+    r = route(topo, f)
+    via = [p[1] for p in paths(topo, r, 0)]
+    assert sorted(via) == ["h/nvs0"] * 5 + ["h/nvs1"] * 4 and np.allclose(r.share, 1 / 9)
+    alloc = solve(topo, r, f)
+    assert np.allclose(alloc.rates_gbps / r.share, 900.0)
+    assert np.allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
+
+
+def test_pxn_relays_around_a_dead_own_nic():
+    """h0/nic0 is down: under pxn gpu0 → h1/gpu0 hands over NVLink to gpu1 and leaves by nic1;
+    under affinity the flow is lost and the reason names the dead NIC."""
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0")])
+    failed = FailureSet(nodes=frozenset({topo.node_index["h0/nic0"]}))
+    (p,) = paths(topo, route(topo, f, nic_policy="pxn", failed=failed), 0)
+    assert p[:5] == ["h0/gpu0", "h0/nvs0", "h0/gpu1", "h0/pcie0", "h0/nic1"] and p[-1] == "h1/gpu0"
+    r = route(topo, f, failed=failed)
+    assert r.failed_nic(0) == "h0/nic0" and r.reason(0) == "GPU h0/gpu0's only NIC under policy affinity is down"
+
+
+def test_any_receiver_falls_back_to_a_live_nic():
+    """Under ``any`` the receiver uses the NIC on the sender NIC's rail; if h1's rail NIC is down
+    it takes another live NIC of h1 instead of losing the flow."""
+    topo = mini()
+    pairs = [("h0/gpu0", "h1/gpu0")] * 32
+    failed = FailureSet(nodes=frozenset({topo.node_index["h1/nic1"]}))
+    r = route(topo, flows_of(topo, pairs), nic_policy="any", failed=failed)
+    assert (r.status == 0).all()
+    assert all("h1/nic1" not in paths(topo, r, i)[0] for i in range(32))
+
+
+def test_any_split_uses_every_nic_of_the_host_evenly():
+    """``any`` + ``split``: gpu0's flow is split over nic0 and nic1 (half each); each half runs
+    rail-aligned. Solved: 2 x 200 on gpu0's 400 Gb/s PCIe link."""
+    topo = mini()
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu0")])
+    r = route(topo, f, nic_policy="any", multipath="split")
+    used = sorted(p[2] for p in paths(topo, r, 0))
+    assert used == ["h0/nic0", "h0/nic1"] and np.allclose(r.share, 0.5) and r.count[0] == 2
+    assert all(p[2][-1] == p[-3][-1] for p in paths(topo, r, 0))
+    alloc = solve(topo, r, f)
+    assert np.allclose(alloc.rates_gbps / r.share, 400.0)
+
+
+def test_derived_context_routes_like_a_fresh_one():
+    from designer.engine.routing import routing_context
+
+    topo = mini(hosts=3)
+    gpus = topo.nodes_of_kind("gpu")
+    src, dst = np.array([(a, b) for a in gpus for b in gpus if a != b]).T
+    f = Flows.from_pairs(src, dst)
+    failed = FailureSet(nodes=frozenset({topo.node_index["h1/nic0"], topo.node_index["spine0"]}))
+    base = routing_context(topo)
+    for policy in ("affinity", "pxn", "any"):
+        derived = route(topo, f, nic_policy=policy, context=routing_context(topo, failed, base=base))
+        fresh = route(topo, f, nic_policy=policy, failed=failed)
+        assert all(derived.flow_paths(i) == fresh.flow_paths(i) for i in range(len(f)))
+        assert list(derived.status) == list(fresh.status)

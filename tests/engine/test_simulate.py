@@ -162,3 +162,29 @@ def test_flow_limit(monkeypatch):
     monkeypatch.setattr(scenario_module, "MAX_FLOWS", 5)
     with pytest.raises(LimitExceeded):
         simulate({"topology": mini(hosts=3), "workload": [{"kind": "alltoall", "bytes": 1}]})
+
+
+def test_failures_fill_the_diff_and_link_selectors_validate():
+    """simulate() with failures is the what-if: result after the failures + diff against the
+    baseline. A link selector degrade of h0's PCIe links halves gpu0's 400 Gb/s path."""
+    topo = mini()
+    work = [{"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": 1e9}]
+    r = simulate({"topology": topo, "workload": work,
+                  "failures": [{"target": {"kind": "link", "tech": "pcie", "group": "h0"}, "mode": "degrade",
+                                "factor": 0.5}]})
+    assert r["flows"][0]["rate_gbps"] == 200.0
+    assert r["diff"]["summary"]["slower_flows"] == 1
+    assert r["diff"]["summary"]["patterns"]["p"]["completion_s"] == {"before": 0.02, "after": 0.04}
+    r = simulate({"topology": topo, "workload": work, "failures": [{"target": "h0/nic0"}]})
+    assert r["diff"]["disconnected"][0]["failed_nic"] == "h0/nic0" and r["flows"][0]["failed_nic"] == "h0/nic0"
+    with pytest.raises(InvalidScenario) as exc:
+        simulate({"topology": topo, "workload": work, "failures": [{"target": {"kind": "link", "tier": "warp"}}]})
+    assert exc.value.problems[0].path == "failures[0].target.tier"
+
+
+def test_degrading_a_group_slows_each_link_once():
+    """Degrading group h0 by 0.5 halves the links inside it once (not once per end node)."""
+    topo = mini()
+    work = [{"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h0/mem0", "bytes": 1e9}]
+    r = simulate({"topology": topo, "workload": work, "failures": [{"target": "h0", "mode": "degrade", "factor": 0.5}]})
+    assert r["flows"][0]["rate_gbps"] == 200.0

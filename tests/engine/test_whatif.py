@@ -71,8 +71,6 @@ def test_nic_failure_under_any_reroutes_through_pcie_at_full_rate():
     assert d["impact"]["completion_increase_s"] == 0.0
 
 
-@pytest.mark.xfail(reason="routing.py: PXN does not yet relay around a dead own NIC (hook requested)",
-                   strict=False)
 def test_nic_failure_under_pxn_reroutes_over_nvlink():
     """Under ``pxn`` gpu0 should hand its data over NVLink to a peer GPU whose NIC is alive."""
     work = [p2p(0, "h0/gpu0", "h1/gpu0")]
