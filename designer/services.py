@@ -20,6 +20,7 @@ done merges their rankings - a chord whose counter is the database, not a result
 """
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -41,6 +42,10 @@ from designer.exceptions import (
     EngineValidationError, IllegalTransition, JobCancelled, RevisionConflict)
 from designer.models import (
     Scenario, SimulationJob, SimulationResult, SweepChunk, Topology, TopologyRevision)
+from designer.ops import broker as ops_broker
+from designer.ops import limits as ops_limits
+from designer.ops.errors import BrokerUnavailable
+from designer.ops.logs import current_request_id
 
 __all__ = [
     "topology_create", "topology_build", "topology_update", "topology_delete", "revision_save",
@@ -103,8 +108,13 @@ def topology_update(*, topology: Topology, name: str | None = None,
 
 
 def topology_delete(*, topology: Topology) -> None:
-    """Delete a topology with its revisions, scenarios, jobs and results."""
+    """Delete a topology with its revisions, scenarios, jobs and results.
+
+    Its queued and running jobs are cancelled first (rows locked, workers told to drop their
+    messages), so no worker goes on computing for a topology that no longer exists.
+    """
     with transaction.atomic():
+        _jobs_cancel_for_delete(topology)
         # Scenarios and jobs PROTECT their revision: remove them first, then the rest cascades.
         SimulationJob.objects.filter(topology=topology).delete()
         Scenario.objects.filter(topology=topology).delete()
@@ -213,7 +223,7 @@ def scenario_update(*, scenario: Scenario, user: AbstractBaseUser, **changes) ->
 
 def _scenario_check(scenario: Scenario) -> None:
     scenario.full_clean()
-    bridge.validate_scenario(_scenario_dict(scenario))
+    ops_limits.validate_scenario(_scenario_dict(scenario))  # engine checks + flow-count limit
 
 
 def _scenario_dict(scenario: Scenario) -> dict:
@@ -259,16 +269,51 @@ def job_submit_compare(*, scenario: Scenario, user: AbstractBaseUser,
 
 
 def _job_submit(*, kind: str, scenario: Scenario, user, parameters: dict) -> SimulationJob:
-    bridge.validate_scenario(_scenario_dict(scenario))
+    """Create and queue a job. Contract (docs/RELIABILITY.md): a job is accepted only when the
+    broker answers; a publish that still fails after the commit marks the row failed and raises
+    :class:`BrokerUnavailable` (when this is the outermost transaction), never a silent loss."""
+    ops_limits.validate_scenario(_scenario_dict(scenario))
+    if settings.FABRICSCOPE_BROKER_PRECHECK:
+        ops_broker.ensure_available()  # 503 before anything is written
     inputs = {"workload": scenario.workload, "routing": scenario.routing,
               "failures": scenario.failures, "mode": scenario.mode}
     with transaction.atomic():
+        ops_limits.check_active_jobs(user=user)
         job = SimulationJob.objects.create(
             kind=kind, topology_id=scenario.topology_id, revision=scenario.revision,
             scenario=scenario, submitted_by=user, inputs=inputs, parameters=parameters,
             message="queued", celery_task_id=_task_id())
-        transaction.on_commit(partial(_enqueue_job, job.pk, job.celery_task_id))
+        # Run in this request's context even when an outer transaction commits later, so the
+        # message carries the submitting request's id.
+        transaction.on_commit(partial(contextvars.copy_context().run, _enqueue_job, job.pk,
+                                      job.celery_task_id))
+    logger.info("job %s (%s) submitted", job.pk, kind, extra={"job": job.pk})
+    if not transaction.get_connection().in_atomic_block:  # the publish has run: check it
+        _raise_if_not_queued(job)
     return job
+
+
+def _raise_if_not_queued(job: SimulationJob) -> None:
+    job.refresh_from_db(fields=["state", "message", "error", "finished_at"])
+    if job.state == JobState.FAILED:
+        raise BrokerUnavailable(
+            f"the job queue became unreachable while job {job.pk} was being queued; the job "
+            "is recorded as failed and will not run; submit it again in a minute",
+            details={"job": job.pk, "state": job.state, "retry_after_s": 30})
+
+
+def _jobs_cancel_for_delete(topology: Topology) -> None:
+    active = list(SimulationJob.objects.select_for_update().filter(
+        topology=topology, state__in=[JobState.QUEUED, JobState.RUNNING]))
+    task_ids = []
+    for job in active:
+        job.cancel_requested = True
+        fields = job.transition(JobState.CANCELLED, message="cancelled: topology deleted")
+        job.save(update_fields=[*fields, "cancel_requested"])
+        task_ids += [job.celery_task_id, *job.chunks.values_list("celery_task_id", flat=True)]
+    if active:
+        logger.info("topology %s deleted: cancelled jobs %s", topology.pk, [j.pk for j in active])
+        transaction.on_commit(partial(_revoke, [t for t in task_ids if t]))
 
 
 def job_cancel(*, job: SimulationJob, user: AbstractBaseUser) -> SimulationJob:
@@ -348,8 +393,9 @@ def _job_finish(job_id: int, attempt: int, state: str, *, message: str = "", err
                 data: dict | None = None) -> bool:
     """End run ``attempt`` of a job; False (nothing written) when another run superseded it."""
     with transaction.atomic():
-        job = _lock_job(job_id)
-        if job.state != JobState.RUNNING or job.attempts != attempt:
+        job = SimulationJob.objects.select_for_update().filter(pk=job_id).first()
+        if job is None or job.state != JobState.RUNNING or job.attempts != attempt:
+            # Superseded by another run, cancelled, or deleted with its topology.
             logger.warning("job %s: run %s was superseded; its outcome is dropped", job_id, attempt)
             return False
         if data is not None:
@@ -372,6 +418,8 @@ def _done_message(job: SimulationJob, data: dict) -> str:
 
 
 def _error_text(exc: BaseException) -> str:
+    if limit_text := ops_limits.describe_error(exc):  # time or memory limit: say which
+        return limit_text
     if isinstance(exc, EngineValidationError):
         lines = [f"{d['path']}: {d['message']}" if d.get("path") else d["message"]
                  for d in exc.details]
@@ -544,9 +592,9 @@ def _chunk_start(chunk_id: int, hostname: str, task_id: str) -> SweepChunk | Non
 def _chunk_finish(chunk: SweepChunk, state: str, *, error: str = "", data: dict | None = None
                   ) -> None:
     with transaction.atomic():
-        locked = SweepChunk.objects.select_for_update().get(pk=chunk.pk)
-        if locked.state != JobState.RUNNING or locked.attempts != chunk.attempts:
-            return
+        locked = SweepChunk.objects.select_for_update().filter(pk=chunk.pk).first()
+        if locked is None or locked.state != JobState.RUNNING or locked.attempts != chunk.attempts:
+            return  # superseded, or deleted with its topology
         fields = locked.transition(state)
         locked.error, locked.result = error, data
         locked.progress = 100 if state == JobState.SUCCEEDED else locked.progress
@@ -556,7 +604,9 @@ def _chunk_finish(chunk: SweepChunk, state: str, *, error: str = "", data: dict 
 
 def _sweep_settle(job_id: int) -> None:
     with transaction.atomic():
-        _sweep_settle_locked(_lock_job(job_id))
+        job = SimulationJob.objects.select_for_update().filter(pk=job_id).first()
+        if job is not None:  # None: deleted with its topology
+            _sweep_settle_locked(job)
 
 
 def _sweep_settle_locked(job: SimulationJob) -> None:
@@ -709,7 +759,10 @@ def _send(task_name: str, *args, task_id: str) -> None:
     """Publish a task by name (services are imported by tasks.py, not the reverse)."""
     from designer.celery import app
 
-    app.send_task(task_name, args=list(args), task_id=task_id)
+    # The request id travels in the message headers: the worker logs it with every line of the
+    # task (designer/ops/worker.py), and chunks published by a job's runner inherit it.
+    app.send_task(task_name, args=list(args), task_id=task_id,
+                  headers={"request_id": current_request_id()})
 
 
 def _enqueue_job(job_id: int, task_id: str) -> None:

@@ -320,3 +320,42 @@ SPECTACULAR_SETTINGS.update({
         "ScenarioModeEnum": "designer.choices.ScenarioMode",
     },
 })
+
+# --- Operations (owned by the operations task, designer/ops/; keep this block together) -----------
+# Probes /healthz and /readyz, Prometheus /metrics, request ids in every log line, resource limits.
+# Values and reasons: docs/RELIABILITY.md.
+INSTALLED_APPS.append("designer.ops.apps.OpsConfig")
+# First: it ids and times every request, including ones the middlewares below answer.
+MIDDLEWARE.insert(0, "designer.ops.middleware.RequestIdMiddleware")
+# /metrics: loopback clients only, unless a token is set (then `Authorization: Bearer <token>`).
+FABRICSCOPE_METRICS_TOKEN = os.environ.get("FABRICSCOPE_METRICS_TOKEN", "")
+# Logs: key=value pairs (default) or JSON lines; both carry the request id (LOG_FORMAT=kv|json).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "kv").lower()
+LOGGING["filters"] = {"request_id": {"()": "designer.ops.logs.RequestIdFilter"}}
+LOGGING["formatters"].update({
+    "kv": {"()": "designer.ops.logs.KeyValueFormatter"},
+    "json": {"()": "designer.ops.logs.JsonFormatter"},
+})
+LOGGING["handlers"]["console"].update({
+    "formatter": "json" if LOG_FORMAT == "json" else "kv", "filters": ["request_id"]})
+# The broker may be down for longer than Celery's default 100 reconnection attempts: workers keep
+# retrying for ever and resume on their own when Redis returns (no restart needed).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Per-job time: SoftTimeLimitExceeded inside the task (the job fails with a clear message), then
+# a hard kill FABRICSCOPE_JOB_TIME_LIMIT s after the start (the reaper settles the row).
+FABRICSCOPE_JOB_SOFT_TIME_LIMIT = env_float("FABRICSCOPE_JOB_SOFT_TIME_LIMIT", 1800.0)
+FABRICSCOPE_JOB_TIME_LIMIT = env_float("FABRICSCOPE_JOB_TIME_LIMIT",
+                                       FABRICSCOPE_JOB_SOFT_TIME_LIMIT + 60.0)
+CELERY_TASK_SOFT_TIME_LIMIT = FABRICSCOPE_JOB_SOFT_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = FABRICSCOPE_JOB_TIME_LIMIT
+# Per-job memory: address-space cap (RLIMIT_AS) of each worker pool process, MiB; 0 = none.
+FABRICSCOPE_JOB_MEMORY_LIMIT_MB = env_float("FABRICSCOPE_JOB_MEMORY_LIMIT_MB", 4096.0)
+# Flows one job may generate (checked up front, at scenario save and job submission).
+FABRICSCOPE_JOB_MAX_FLOWS = int(env_float("FABRICSCOPE_JOB_MAX_FLOWS", 1_000_000))
+# Queued + running jobs one user may have at once; more is a 429. 0 = no limit.
+FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER = int(env_float("FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER", 4))
+# Job submission pings the broker first and answers 503 (nothing written) when it is down. Test
+# runs default it off: most tests fake the broker (tests/conftest.py `published`) and have none
+# to ping; tests/ops turns it on against a real Redis.
+FABRICSCOPE_BROKER_PRECHECK = env_bool("FABRICSCOPE_BROKER_PRECHECK", not TESTING)

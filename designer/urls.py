@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
+    path("", include("designer.ops.urls")),  # /healthz, /readyz, /metrics
     path("", include("designer.page_urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
@@ -16,3 +17,7 @@ urlpatterns = [
 
 if find_spec("api") is not None and find_spec("api.urls") is not None:
     urlpatterns.append(path("api/v1/", include("api.urls")))
+
+# JSON errors under /api/, Django's normal error pages elsewhere.
+handler404 = "api.exception_handlers.handler404"
+handler500 = "api.exception_handlers.handler500"

@@ -353,8 +353,10 @@ def normalize(doc) -> dict:
 
     Parameters
     ----------
-    doc : dict, str or path
-        The document (anything :func:`load` accepts).
+    doc : dict or str
+        The document, parsed or as JSON text. Paths are *not* accepted here on purpose: this is
+        what servers call with untrusted input, so reading a file is only done by an explicit
+        :func:`load` (the CLI).
 
     Returns
     -------
@@ -367,6 +369,8 @@ def normalize(doc) -> dict:
     InvalidTopology
         With every located problem.
     """
+    if isinstance(doc, (str, bytes)) and not (doc.lstrip()[:1] in ("{", "[", b"{", b"[")):
+        raise InvalidTopology("not a topology document", [Problem("", "expected a JSON object")])
     doc = load(doc)
     check(doc)
     basis = doc.get("capacity_basis") or DEFAULT_BASIS

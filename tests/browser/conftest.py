@@ -8,7 +8,7 @@ against pytest-django's ``live_server``, with real Celery workers from ``tests/c
 - ``shot(page, name)``: full-page screenshot into ``$ARTIFACTS_DIR/screenshots/`` (default
   ``artifacts/screenshots/``); returns the path. Look at them.
 
-The names do not clash with the editor harness's own module-level ``browser``/``page`` fixtures.
+- ``browser`` (session): the one Playwright Chromium every browser test module uses.
 """
 from __future__ import annotations
 
@@ -31,24 +31,31 @@ def screenshot_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def chromium_browser(django_db_setup, django_db_blocker):
+def browser():
+    """The one Chromium of the test session (Playwright's sync API allows a single instance per
+    thread, so every browser test module shares this one)."""
     playwright_sync = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     # Playwright's sync API keeps an asyncio loop on this thread; Django then refuses ORM calls
-    # from the test body ("async context"). The test thread never runs async code itself.
+    # from test bodies and fixtures ("async context"). The test thread never runs async code.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with playwright_sync.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
+            launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield launched
+            launched.close()
     finally:
         if previous is None:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(scope="session")
+def chromium_browser(django_db_setup, django_db_blocker, browser):
+    return browser
 
 
 def _page(browser, scheme: str):

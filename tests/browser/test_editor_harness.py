@@ -24,12 +24,9 @@ import pytest
 
 from tests.browser.harness.fixture_server import MockState, cluster_document, serve
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ["ARTIFACTS_DIR"]) / "screenshots" if os.environ.get("ARTIFACTS_DIR") else REPO / "artifacts" / "screenshots"
 EMPTY = {"format": "fabricscope.topology/1", "name": "scratch", "groups": [], "nodes": [], "links": []}
@@ -38,20 +35,10 @@ EMPTY = {"format": "fabricscope.topology/1", "name": "scratch", "groups": [], "n
 # ---------------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def server():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed")
     state = MockState()
     srv, base = serve(state)
     yield state, base
     srv.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

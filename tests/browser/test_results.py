@@ -28,12 +28,9 @@ import pytest
 from django.shortcuts import render
 from django.urls import path
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = (Path(os.environ["ARTIFACTS_DIR"]) / "screenshots" if os.environ.get("ARTIFACTS_DIR")
          else REPO / "artifacts" / "screenshots")
@@ -134,8 +131,6 @@ def _static_app(django_app):
 # ---------------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def server():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed")
     from django.core.handlers.wsgi import WSGIHandler
     from django.test.utils import override_settings
 
@@ -177,14 +172,6 @@ def big(data):
     topo, sc = scenario(128)
     PAGES["big"] = {"result": run(sc), "topology": topo}
     return PAGES["big"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, dark=False):

@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-o", "--output", default=None, help="write here instead of stdout")
 
 
-def host_document(doc: dict, host: str) -> dict:
+def extract_host(doc: dict, host: str) -> dict:
     """The part of ``doc`` inside host group ``host``: its group, nodes and internal links."""
     from designer.engine.topology import Topology
 
@@ -56,7 +56,7 @@ def run(args) -> int:
             raise InvalidTopology("--host is required for nccl-xml", [Problem("--host", "missing")])
         text = export_nccl_xml(doc, args.host)
     else:
-        part = host_document(doc, args.host) if args.host else doc
+        part = extract_host(doc, args.host) if args.host else doc
         text = graphml_text(part) if args.format == "graphml" else dump(part)
     if not text.endswith("\n"):
         text += "\n"

@@ -1,0 +1,51 @@
+"""django-filter FilterSets for the API lists (applied to selector querysets, never to
+``Model.objects``, so they can only narrow what the user may see)."""
+from __future__ import annotations
+
+import django_filters
+
+from designer.choices import JobKind, JobState, ScenarioMode
+from designer.models import Scenario, SimulationJob, Topology
+
+__all__ = ["TopologyFilter", "ScenarioFilter", "JobFilter"]
+
+MAX_ID = 2 ** 63 - 1
+
+
+def _number(field_name: str, lookup_expr: str = "exact", maximum: int = MAX_ID):
+    """A bounded integer filter: out-of-range values are a 400, never a database overflow."""
+    return django_filters.NumberFilter(field_name=field_name, lookup_expr=lookup_expr,
+                                       min_value=0, max_value=maximum, decimal_places=0)
+
+
+class TopologyFilter(django_filters.FilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    min_gpus = _number("gpu_count", "gte", 2 ** 31 - 1)
+    max_gpus = _number("gpu_count", "lte", 2 ** 31 - 1)
+    updated_after = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+
+    class Meta:
+        model = Topology
+        fields = ["name", "min_gpus", "max_gpus", "updated_after"]
+
+
+class ScenarioFilter(django_filters.FilterSet):
+    topology = _number("topology_id")
+    mode = django_filters.ChoiceFilter(choices=ScenarioMode.choices)
+    name = django_filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Scenario
+        fields = ["topology", "mode", "name"]
+
+
+class JobFilter(django_filters.FilterSet):
+    state = django_filters.MultipleChoiceFilter(choices=JobState.choices)
+    kind = django_filters.ChoiceFilter(choices=JobKind.choices)
+    topology = _number("topology_id")
+    scenario = _number("scenario_id")
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+
+    class Meta:
+        model = SimulationJob
+        fields = ["state", "kind", "topology", "scenario", "created_after"]

@@ -1,0 +1,37 @@
+"""Request rate limits: anonymous, authenticated, and a stricter one for job submission.
+
+Rates come from ``settings.FABRICSCOPE_API_THROTTLE_RATES`` (read per request, so deployments and
+tests can change them) with the defaults below; counters live in Django's default cache.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+__all__ = ["DEFAULT_RATES", "AnonThrottle", "UserThrottle", "JobSubmitThrottle"]
+
+DEFAULT_RATES = {
+    "anon": "60/min",          # unauthenticated: enough for the docs pages and a login
+    "user": "1200/min",        # a script polling a few jobs at 10 Hz stays well below
+    "job_submit": "30/min",    # each job can occupy a worker for minutes
+}
+
+
+class _ConfiguredRate:
+    def get_rate(self):
+        rates = {**DEFAULT_RATES, **getattr(settings, "FABRICSCOPE_API_THROTTLE_RATES", {})}
+        return rates.get(self.scope)
+
+
+class AnonThrottle(_ConfiguredRate, AnonRateThrottle):
+    scope = "anon"
+
+
+class UserThrottle(_ConfiguredRate, UserRateThrottle):
+    scope = "user"
+
+
+class JobSubmitThrottle(_ConfiguredRate, UserRateThrottle):
+    """Applied only to ``POST /jobs/`` (see ``JobViewSet.get_throttles``)."""
+
+    scope = "job_submit"

@@ -1,0 +1,37 @@
+"""Routes of ``/api/v1/`` (included by the root URLconf)."""
+from __future__ import annotations
+
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from api import views
+from api.exception_handlers import not_found_view
+from api.schema import OfflineRedocView
+
+router = DefaultRouter()
+router.include_format_suffixes = False
+router.register("topologies", views.TopologyViewSet, basename="topology")
+router.register("scenarios", views.ScenarioViewSet, basename="scenario")
+router.register("jobs", views.JobViewSet, basename="job")
+router.register("templates", views.TemplateViewSet, basename="template")
+
+revisions = views.RevisionViewSet
+
+urlpatterns = [
+    path("topologies/<int:topology_pk>/revisions/",
+         revisions.as_view({"get": "list", "post": "create"}), name="revision-list"),
+    path("topologies/<int:topology_pk>/revisions/<int:number>/",
+         revisions.as_view({"get": "retrieve"}), name="revision-detail"),
+    path("topologies/<int:topology_pk>/export/", views.TopologyExportView.as_view(),
+         name="topology-export"),
+    path("catalog/", views.CatalogView.as_view(), name="catalog"),
+    path("validate/", views.ValidateView.as_view(), name="validate"),
+    path("auth/token/", views.AuthTokenView.as_view(), name="auth-token"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),
+    *router.urls,
+    # Last: any other path under /api/v1/ is a JSON 404, not Django's HTML page.
+    re_path(r"^.*$", not_found_view, name="not-found"),
+]

@@ -1,0 +1,75 @@
+"""Scenarios: CRUD, engine validation with located problems, visibility."""
+from __future__ import annotations
+
+import pytest
+
+from designer.models import Scenario
+
+from tests.api.conftest import API, assert_error, paths_of
+from tests.conftest import RING_ALLREDUCE
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_list_get_update_delete(api, small_topology):
+    response = api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "ring", "workload": RING_ALLREDUCE,
+        "routing": {"nic_policy": "affinity"}, "failures": [{"target": "h0/nic0",
+                                                             "mode": "down"}]})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["topology"], body["revision"], body["mode"]) == (small_topology.pk, 1, "steady")
+    url = f"{API}/scenarios/{body['id']}/"
+    assert api.get(url).json()["failures"] == [{"target": "h0/nic0", "mode": "down"}]
+    assert api.get(f"{API}/scenarios/?topology={small_topology.pk}").json()["count"] == 1
+    assert api.get(f"{API}/scenarios/?search=ring").json()["count"] == 1
+    assert api.get(f"{API}/scenarios/?topology=999").json()["count"] == 0
+    for bad in ("-3.1e73", "99999999999999999999999", "1.5"):
+        assert_error(api.get(f"{API}/scenarios/?topology={bad}"), 400, "invalid")
+    response = api.patch(url, {"routing": {"nic_policy": "pxn"}, "mode": "timeline"})
+    assert response.status_code == 200, response.content
+    assert response.json()["routing"] == {"nic_policy": "pxn"}
+    assert api.delete(url).status_code == 204
+    assert_error(api.get(url), 404, "not_found")
+
+
+def test_engine_problems_are_located(api, small_topology):
+    bad = [{"id": "ar", "kind": "allreduce", "algorithm": "ring",
+            "participants": {"group": "h9"}, "bytes": 1e9}]
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "bad", "workload": bad}), 400)
+    assert error["code"] == "invalid_workload", error
+    assert any(p.startswith("workload[0]") for p in paths_of(error)), error
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "bad", "workload": RING_ALLREDUCE,
+        "failures": [{"target": "h0/nic99", "mode": "down"}]}), 400)
+    assert any(p.startswith("failures[0]") for p in paths_of(error)), error
+    assert not Scenario.objects.exists()
+
+
+def test_shape_errors(api, small_topology):
+    error = assert_error(api.post(f"{API}/scenarios/", {"name": "x", "workload": {}}), 400,
+                         "invalid")
+    assert {"topology", "workload"} <= paths_of(error)
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "x", "workload": RING_ALLREDUCE,
+        "revision": 5}), 400, "invalid")
+    assert paths_of(error) == {"revision"}
+
+
+def test_update_is_revalidated(api, scenario):
+    url = f"{API}/scenarios/{scenario.pk}/"
+    error = assert_error(api.patch(url, {"routing": {"nic_policy": "teleport"}}), 400)
+    assert any(p.startswith("routing") for p in paths_of(error)), error
+    assert_error(api.patch(url, {"topology": scenario.topology_id + 1}), 400, "invalid")
+
+
+def test_stranger(bob, scenario, small_topology):
+    url = f"{API}/scenarios/{scenario.pk}/"
+    for response in (bob.get(url), bob.patch(url, {"name": "x"}), bob.delete(url)):
+        assert_error(response, 404, "not_found")
+    assert bob.get(f"{API}/scenarios/").json()["count"] == 0
+    # Naming alice's topology in a body: a located 400 that does not reveal it exists.
+    error = assert_error(bob.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "x", "workload": RING_ALLREDUCE}), 400)
+    assert paths_of(error) == {"topology"}
