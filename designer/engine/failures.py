@@ -56,29 +56,6 @@ def _unknown(where: str, target: str, topo: Topology) -> InvalidScenario:
                            [Problem(where, f'unknown node or link "{target}"{hint}')])
 
 
-def _group_nodes(topo: Topology, group: str) -> np.ndarray:
-    """Mask of nodes whose own group or any ancestor group is ``group``."""
-    memo: dict[str, bool] = {}
-
-    def inside(g) -> bool:
-        chain, seen, found = [], set(), False
-        while g is not None and g not in seen:
-            if g in memo:
-                found = memo[g]
-                break
-            seen.add(g)
-            chain.append(g)
-            if g == group:
-                found = True
-                break
-            g = topo.groups.get(g, {}).get("parent")
-        for c in chain:
-            memo[c] = found
-        return found
-
-    return np.array([inside(g) for g in topo.node_group], dtype=bool)
-
-
 def _bad(where: str, message: str) -> InvalidScenario:
     return InvalidScenario("bad failure target", [Problem(where, message)])
 
@@ -108,7 +85,7 @@ def _group_mask(topo: Topology, sel: dict, where: str) -> np.ndarray | None:
     group = sel["group"]
     if group not in topo.groups:
         raise _bad(f"{where}.group", f'unknown group "{group}"')
-    return _group_nodes(topo, group)
+    return topo.in_group_mask(group)
 
 
 def _node_selector(topo: Topology, sel: dict, where: str) -> np.ndarray:
@@ -198,7 +175,7 @@ def resolve_failure(topo: Topology, target, where: str = "target") -> tuple[list
         if target in topo.link_index:
             return [], [topo.link_index[target]]
         if target in topo.groups:
-            nodes = np.flatnonzero(_group_nodes(topo, target)).tolist()
+            nodes = np.flatnonzero(topo.in_group_mask(target)).tolist()
             if not nodes:
                 raise _bad(where, f'group "{target}" holds no node')
             return nodes, []

@@ -169,6 +169,25 @@ class Topology:
         """Node indices whose enclosing host is ``host``."""
         return [i for i, h in enumerate(self.node_host) if h == host]
 
+    def in_group_mask(self, group: str) -> np.ndarray:
+        """Boolean mask of nodes inside ``group``: their own group or any ancestor of it."""
+        inside: dict[str | None, bool] = {}
+        for start in set(self.node_group):
+            chain, g, found = [], start, False
+            while g is not None and g not in chain:
+                if g in inside:
+                    found = inside[g]
+                    break
+                chain.append(g)
+                if g == group:
+                    found = True
+                    break
+                g = self.groups.get(g, {}).get("parent")
+            for c in chain:
+                inside[c] = found
+            inside[start] = found
+        return np.array([inside[g] for g in self.node_group], dtype=bool)
+
     def nodes_of_kind(self, kind: str) -> list[int]:
         return [i for i, k in enumerate(self.node_kind) if k == kind]
 

@@ -133,7 +133,7 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
             group = selector["group"]
             if group not in topo.groups:
                 raise InvalidWorkload("unknown group", [Problem(f"{where}.group", f"unknown group {group!r}")])
-            mask &= _in_group_mask(topo, group)
+            mask &= topo.in_group_mask(group)
         chosen = np.flatnonzero(mask).astype(np.int64)
     if "every" in selector:
         every = selector["every"]
@@ -143,31 +143,6 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
     if len(chosen) == 0:
         raise InvalidWorkload("empty selector", [Problem(where, "selector matches no node")])
     return chosen
-
-
-def _in_group_mask(topo: Topology, group: str) -> np.ndarray:
-    # A node is in a group when the group is any ancestor of the node's own group.
-    inside: dict[str | None, bool] = {}
-
-    def contains(g):
-        if g in inside:
-            return inside[g]
-        seen, chain, found = set(), [], False
-        while g is not None and g not in seen:
-            if g in inside:
-                found = inside[g]
-                break
-            seen.add(g)
-            chain.append(g)
-            if g == group:
-                found = True
-                break
-            g = topo.groups.get(g, {}).get("parent")
-        for c in chain:
-            inside[c] = found
-        return found
-
-    return np.array([contains(g) for g in topo.node_group], dtype=bool)
 
 
 # ---------------------------------------------------------------------------------------- validation

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from designer.engine.commands.sweep import load_scenario, progress_printer, write
+from designer.engine.commands._scenario_io import load_scenario, progress_printer, write
 
 __all__ = ["add_arguments", "run"]
 

@@ -5,11 +5,7 @@ given as a string in the scenario is read as a file path relative to the scenari
 """
 from __future__ import annotations
 
-import json
-import os
-import sys
-
-from designer.engine.errors import InvalidScenario, Problem
+from designer.engine.commands._scenario_io import load_scenario, progress_printer, write
 
 __all__ = ["add_arguments", "run"]
 
@@ -22,38 +18,14 @@ def add_arguments(parser) -> None:
                         help="list at most this many flows in the result (summaries cover all)")
 
 
-def _read_json(path: str, where: str):
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidScenario("not JSON", [Problem(where, f"invalid JSON at line {exc.lineno} column "
-                                                          f"{exc.colno}: {exc.msg}")]) from None
-
-
 def run(args) -> int:
     from designer.engine.simulate import simulate
 
-    scenario = _read_json(args.scenario, args.scenario)
-    if not isinstance(scenario, dict):
-        raise InvalidScenario("a scenario must be a JSON object", [Problem(args.scenario, "not an object")])
-    base = os.path.dirname(os.path.abspath(args.scenario)) if args.scenario != "-" else os.getcwd()
-
-    def loader(ref: str):
-        return _read_json(os.path.join(base, ref), f"topology ({ref})")
-
+    scenario, loader = load_scenario(args.scenario)
     if args.max_flows_listed is not None:
         scenario = {**scenario, "options": {**(scenario.get("options") or {}),
                                             "max_flows_listed": args.max_flows_listed}}
 
-    def progress(fraction: float, message: str) -> None:
-        print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
-
-    result = simulate(scenario, progress=None if args.quiet else progress, topology_loader=loader)
-    text = json.dumps(result, indent=1, allow_nan=False)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
-    else:
-        sys.stdout.write(text + "\n")
+    result = simulate(scenario, progress=progress_printer(args.quiet), topology_loader=loader)
+    write(result, args.output)
     return 0
