@@ -6,16 +6,25 @@ Data layout
 -----------
 - CSR ``ptr``/``res``: the resources of each flow; CSC ``col_ptr``/``col``: the flows of each
   resource (a flow crossing a resource twice appears twice in its column).
-- ``rem[r]``: capacity not yet used by frozen flows; ``cnt[r]``: entries of unfrozen flows on r.
-  ``rem / cnt`` is r's fair share.
+- ``w[f]``: the flow's weight (> 0; all 1 for plain max-min). Filling raises a *level* ``x``; an
+  unfrozen flow runs at ``w[f] * x``, so it behaves exactly like ``w[f]`` unit flows on its path.
+- ``rem[r]``: capacity not yet used by frozen flows; ``cnt[r]``: entries of unfrozen flows on r
+  (an integer, so "no unfrozen flow left" is an exact test); ``wsum[r]``: the sum of their weights.
+  ``rem / wsum`` is r's fair share: the level at which r saturates.
+- ``lev[f]``: the level at which flow f was frozen (its rate over its weight; for a demand-limited
+  flow ``dem / w``, while its rate is ``dem`` exactly).
 - An *indexed* binary min-heap over resources (``heap``, ``pos``, ``key``), ordered by (share,
   index), at most R entries (no duplicate entries to invalidate, whatever the number of updates).
   Keys are refreshed lazily, only when a resource reaches the top (``_settle_top``): freezing at
   the minimum share can only raise other shares, so a stale key is a lower bound.
-- ``dorder``: the unfrozen flows with a finite demand, sorted by demand. A demand cap is a private
-  resource whose share never changes, so a sorted list merged with the heap is all it needs.
-- ``order``: flows in the order they were frozen; their rates never decrease along it (the timeline
-  uses this to warm-start, see ``tl_run``).
+- ``dorder``: the unfrozen flows with a finite demand, sorted by ``dem / w`` (the level at which the
+  demand is reached). A demand cap is a private resource whose share never changes, so a sorted
+  list merged with the heap is all it needs.
+- ``order``: flows in the order they were frozen; their *levels* never decrease along it (the
+  timeline uses this to warm-start, see ``tl_run``).
+
+With all weights 1 every operation is the unweighted one bit for bit (``1.0 * x == x``, and sums
+of 1.0 are exact integers).
 """
 from __future__ import annotations
 
@@ -125,18 +134,24 @@ def _csc(ptr, res, n_res):
 
 
 @_jit
-def _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load):
-    rates[f] = x
+def _freeze(f, rate, x, ptr, res, w, rates, lev, frozen, rem, cnt, wsum, load):
+    """Freeze flow f at ``rate`` (level ``x``) and take it off every resource it crosses."""
+    rates[f] = rate
+    lev[f] = x
     frozen[f] = 1
+    wf = w[f]
     for j in range(ptr[f], ptr[f + 1]):
         r = res[j]
-        rem[r] -= x
+        rem[r] -= rate
         cnt[r] -= 1
-        load[r] += x
+        load[r] += rate
+        # An emptied resource restarts from an exact 0 (no rounding residue of non-integer weights).
+        wsum[r] = wsum[r] - wf if cnt[r] > 0 else 0.0
 
 
 @_jit
-def _demand_order(flows, dem):
+def _demand_order(flows, dem, w):
+    """The flows with a finite demand, sorted by the level ``dem / w`` at which they reach it."""
     finite = np.empty(len(flows), dtype=np.int64)
     n = 0
     for f in flows:
@@ -144,17 +159,17 @@ def _demand_order(flows, dem):
             finite[n] = f
             n += 1
     finite = finite[:n]
-    return finite[np.argsort(dem[finite], kind="mergesort")]
+    return finite[np.argsort(dem[finite] / w[finite], kind="mergesort")]
 
 
 @_jit
-def _build_heap(cand, n_cand, rem, cnt, heap, pos, key):
+def _build_heap(cand, n_cand, rem, cnt, wsum, heap, pos, key):
     """Heap of the candidate resources that have a finite capacity and unfrozen flows."""
     size = 0
     for k in range(n_cand):
         r = cand[k]
         if cnt[r] > 0 and np.isfinite(rem[r]):
-            key[r] = rem[r] / cnt[r]
+            key[r] = rem[r] / wsum[r]
             heap[size] = r
             size += 1
     _heapify(heap, pos, key, size)
@@ -162,7 +177,7 @@ def _build_heap(cand, n_cand, rem, cnt, heap, pos, key):
 
 
 @_jit
-def _settle_top(heap, pos, key, size, rem, cnt):
+def _settle_top(heap, pos, key, size, rem, cnt, wsum):
     """Bring the true smallest fair share to the top of the heap; returns the new heap size.
 
     Keys are updated lazily. Freezing flows at the current level (the smallest share) can only
@@ -176,7 +191,7 @@ def _settle_top(heap, pos, key, size, rem, cnt):
         if cnt[r] == 0:
             size = _heap_remove(heap, pos, key, size, r)
             continue
-        share = rem[r] / cnt[r]
+        share = rem[r] / wsum[r]
         if share <= key[r]:
             key[r] = share  # equal, or a rounding hair lower: still the minimum
             return size
@@ -186,14 +201,15 @@ def _settle_top(heap, pos, key, size, rem, cnt):
 
 
 @_jit
-def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
+def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
           heap, pos, key, size, dorder, order, ctr, last):
     """Progressive filling from the current state until every boundable flow is frozen.
 
-    Each round takes the smaller of the next demand and the smallest fair share, and freezes the
-    flow(s) it limits at that level. ``ctr[0]`` (length of ``order``) is updated in place (an
-    array, not an int argument, so that numba compiles one signature rather than one per
-    literal). Returns the number of levels.
+    Each round takes the smaller of the next demand level (``dem / w``) and the smallest fair
+    share, and freezes the flow(s) it limits at that level: at rate ``dem`` for a demand, at
+    ``w * level`` for the unfrozen flows of a saturated resource. ``ctr[0]`` (length of
+    ``order``) is updated in place (an array, not an int argument, so that numba compiles one
+    signature rather than one per literal). Returns the number of levels.
     """
     n_order = ctr[0]
     dp = 0
@@ -201,8 +217,8 @@ def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
     while True:
         while dp < len(dorder) and frozen[dorder[dp]]:
             dp += 1
-        size = _settle_top(heap, pos, key, size, rem, cnt)
-        dkey = dem[dorder[dp]] if dp < len(dorder) else np.inf
+        size = _settle_top(heap, pos, key, size, rem, cnt, wsum)
+        dkey = dem[dorder[dp]] / w[dorder[dp]] if dp < len(dorder) else np.inf
         hkey = key[heap[0]] if size > 0 else np.inf
         if dkey == np.inf and hkey == np.inf:
             break
@@ -210,7 +226,7 @@ def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
             f = dorder[dp]
             dp += 1
             x = dkey
-            _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load)
+            _freeze(f, dem[f], x, ptr, res, w, rates, lev, frozen, rem, cnt, wsum, load)
             bneck[f] = -1
             order[n_order] = f
             n_order += 1
@@ -228,7 +244,7 @@ def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
                 k += 1
                 if frozen[f]:
                     continue
-                _freeze(f, x, ptr, res, rates, frozen, rem, cnt, load)
+                _freeze(f, w[f] * x, x, ptr, res, w, rates, lev, frozen, rem, cnt, wsum, load)
                 bneck[f] = r
                 order[n_order] = f
                 n_order += 1
@@ -241,17 +257,20 @@ def _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
 
 
 @_jit
-def _start(cap, ptr, res, dem, frozen):
-    """CSC, per-resource counts and the initial heap for the flows not already frozen."""
+def _start(cap, ptr, res, dem, w, frozen):
+    """CSC, per-resource counts and weight sums, and the initial heap for the flows not already
+    frozen."""
     n_res = len(cap)
     col_ptr, col = _csc(ptr, res, n_res)
     cnt = np.zeros(n_res, dtype=np.int64)
+    wsum = np.zeros(n_res)
     n_live = 0
     for f in range(len(ptr) - 1):
         if not frozen[f]:
             n_live += 1
             for j in range(ptr[f], ptr[f + 1]):
                 cnt[res[j]] += 1
+                wsum[res[j]] += w[f]
     live = np.empty(n_live, dtype=np.int64)
     n_live = 0
     for f in range(len(ptr) - 1):
@@ -262,50 +281,53 @@ def _start(cap, ptr, res, dem, frozen):
     heap = np.empty(n_res, dtype=np.int64)
     pos = np.full(n_res, -1, dtype=np.int64)
     key = np.full(n_res, np.inf)
-    size = _build_heap(np.arange(n_res), n_res, rem, cnt, heap, pos, key)
-    return col_ptr, col, cnt, rem, heap, pos, key, size, _demand_order(live, dem)
+    size = _build_heap(np.arange(n_res), n_res, rem, cnt, wsum, heap, pos, key)
+    return col_ptr, col, cnt, wsum, rem, heap, pos, key, size, _demand_order(live, dem, w)
 
 
 @_jit
-def maxmin_solve(cap, ptr, res, dem):
-    """Max-min fair rates; returns (rates, bottleneck, load, levels)."""
+def maxmin_solve(cap, ptr, res, dem, w):
+    """Weighted max-min fair rates; returns (rates, per-flow level, bottleneck, load, levels)."""
     n_flows, n_res = len(ptr) - 1, len(cap)
     frozen = np.zeros(n_flows, dtype=np.uint8)
-    col_ptr, col, cnt, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, frozen)
+    col_ptr, col, cnt, wsum, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, w, frozen)
     rates = np.zeros(n_flows)
+    lev = np.zeros(n_flows)
     bneck = np.full(n_flows, -1, dtype=np.int64)
     load = np.zeros(n_res)
     order = np.empty(n_flows, dtype=np.int64)
     ctr = np.zeros(1, dtype=np.int64)
-    levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt, load,
+    levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
                    heap, pos, key, size, dorder, order, ctr, 0.0)
     for f in range(n_flows):
         if not frozen[f]:  # crosses only unlimited resources and has no demand
             rates[f] = np.inf
+            lev[f] = np.inf
             for j in range(ptr[f], ptr[f + 1]):
                 load[res[j]] = np.inf
-    return rates, bneck, load, levels
+    return rates, lev, bneck, load, levels
 
 
 # --------------------------------------------------------------------------- timeline
 
 @_jit
-def tl_start(cap, ptr, res, dem, frozen, left, t0):
+def tl_start(cap, ptr, res, dem, w, frozen, left, t0):
     """Initial solve of the timeline. ``frozen`` marks flows that take no part (already done).
 
     Returns the solver state, the completion heap over active flows keyed by predicted completion
     time (s), and the level count.
     """
     n_flows, n_res = len(ptr) - 1, len(cap)
-    col_ptr, col, cnt, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, frozen)
+    col_ptr, col, cnt, wsum, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, w, frozen)
     rates = np.zeros(n_flows)
+    lev = np.zeros(n_flows)
     bneck = np.full(n_flows, -1, dtype=np.int64)
     load = np.zeros(n_res)
     order = np.empty(n_flows, dtype=np.int64)
     mark = np.zeros(n_res, dtype=np.int64)
     touched = np.empty(n_res, dtype=np.int64)
     ctr = np.zeros(1, dtype=np.int64)
-    levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem, cnt,
+    levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum,
                    load, heap, pos, key, size, dorder, order, ctr, 0.0)
     n_order, stamp = ctr[0], 0
     ckey = np.full(n_flows, np.inf)
@@ -319,8 +341,8 @@ def tl_start(cap, ptr, res, dem, frozen, left, t0):
         csize += 1
     _heapify(cheap, cpos, ckey, csize)
     ints = np.array([n_order, stamp, csize, levels, 0, n_order])
-    return (col_ptr, col, cnt, rem, load, rates, bneck, heap, pos, key, order, mark, touched,
-            ckey, cheap, cpos, ints)
+    return (col_ptr, col, cnt, wsum, rem, load, rates, lev, bneck, heap, pos, key, order, mark,
+            touched, ckey, cheap, cpos, ints)
 
 
 @_jit
@@ -331,8 +353,8 @@ def _predict(t, left, rate):
 
 
 @_jit
-def _pop_completions(cheap, cpos, ckey, csize, rates, active, completion, batch):
-    """Pop every flow finishing within TIME_RTOL of the earliest; returns (t, n, csize, min rate)."""
+def _pop_completions(cheap, cpos, ckey, csize, lev, active, completion, batch):
+    """Pop every flow finishing within TIME_RTOL of the earliest; returns (t, n, csize, min level)."""
     t = ckey[cheap[0]]
     cutoff = t + abs(t) * TIME_RTOL
     n = 0
@@ -344,12 +366,12 @@ def _pop_completions(cheap, cpos, ckey, csize, rates, active, completion, batch)
         active[g] = 0
         batch[n] = g
         n += 1
-        ell = min(ell, rates[g])
+        ell = min(ell, lev[g])
     return t, n, csize, ell
 
 
 @_jit
-def _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active, rem, cnt, load,
+def _unfreeze_suffix(p, n_order, order, ptr, res, w, rates, frozen, active, rem, cnt, wsum, load,
                      mark, touched, stamp, unfrozen, prev):
     """Undo the freezing of order[p:n_order]: finished flows leave, the others become unfrozen."""
     n_touched = 0
@@ -364,6 +386,7 @@ def _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active, rem, cn
             load[r] -= x
             if alive:
                 cnt[r] += 1
+                wsum[r] += w[f]
                 if mark[r] != stamp:
                     mark[r] = stamp
                     touched[n_touched] = r
@@ -379,15 +402,16 @@ def _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active, rem, cn
 
 
 @_jit
-def tl_run(max_steps, ptr, res, col_ptr, col, dem, rates, bneck, frozen, active, rem, cnt, load,
-           heap, pos, key, order, mark, touched, left, t_upd, ckey, cheap, cpos, completion, events,
-           batch, unfrozen, prev, ints):
+def tl_run(max_steps, ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, active, rem, cnt,
+           wsum, load, heap, pos, key, order, mark, touched, left, t_upd, ckey, cheap, cpos,
+           completion, events, batch, unfrozen, prev, ints):
     """Advance the fluid simulation by up to ``max_steps`` completion events.
 
-    Warm start, exact: when the flows of a batch finish, let ``ell`` be the smallest of their rates.
-    Every resource they cross saturated at a level >= ell (else they would have been frozen below
-    ell), so progressive filling below ell never looked at them: every flow frozen below ell keeps
-    its rate. Only the suffix of ``order`` with rates >= ell is unfrozen, and filling resumes from
+    Warm start, exact: when the flows of a batch finish, let ``ell`` be the smallest of their
+    levels (rate / weight). Every resource they cross saturated at a level >= ell (else they would
+    have been frozen below ell); removing them only delays those saturations, so progressive
+    filling below ell never looked at them: every flow frozen below ell keeps its rate. Only the
+    suffix of ``order`` with levels >= ell is unfrozen, and filling resumes from
     there with the heap rebuilt over the resources those flows cross. The cost of an event is thus
     proportional to the flows whose rate may change (plus the columns of the resources popped),
     not to F. Remaining bytes are brought up to date only for the flows re-solved.
@@ -398,21 +422,21 @@ def tl_run(max_steps, ptr, res, col_ptr, col, dem, rates, bneck, frozen, active,
     ctr = np.zeros(1, dtype=np.int64)
     steps = 0
     while steps < max_steps and csize > 0 and ckey[cheap[0]] < np.inf:
-        t, n_batch, csize, ell = _pop_completions(cheap, cpos, ckey, csize, rates, active, completion,
+        t, n_batch, csize, ell = _pop_completions(cheap, cpos, ckey, csize, lev, active, completion,
                                                   batch)
         p = n_order
-        while p > 0 and rates[order[p - 1]] >= ell:
+        while p > 0 and lev[order[p - 1]] >= ell:
             p -= 1
-        last = rates[order[p - 1]] if p > 0 else 0.0
+        last = lev[order[p - 1]] if p > 0 else 0.0
         stamp += 1
-        n_touched, n_unfrozen = _unfreeze_suffix(p, n_order, order, ptr, res, rates, frozen, active,
-                                                 rem, cnt, load, mark, touched, stamp, unfrozen,
-                                                 prev)
-        size = _build_heap(touched, n_touched, rem, cnt, heap, pos, key)
-        dorder = _demand_order(unfrozen[:n_unfrozen], dem)
+        n_touched, n_unfrozen = _unfreeze_suffix(p, n_order, order, ptr, res, w, rates, frozen,
+                                                 active, rem, cnt, wsum, load, mark, touched, stamp,
+                                                 unfrozen, prev)
+        size = _build_heap(touched, n_touched, rem, cnt, wsum, heap, pos, key)
+        dorder = _demand_order(unfrozen[:n_unfrozen], dem, w)
         ctr[0] = p
-        levels = _fill(ptr, res, col_ptr, col, dem, rates, bneck, frozen, rem,
-                       cnt, load, heap, pos, key, size, dorder, order, ctr, last)
+        levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem,
+                       cnt, wsum, load, heap, pos, key, size, dorder, order, ctr, last)
         n_order = ctr[0]
         for i in range(n_unfrozen):
             f = unfrozen[i]

@@ -23,15 +23,21 @@ A path is a concatenation of *segments*:
   the NVSwitches) are always *split*, in proportion to their bottleneck capacity (see
   :meth:`_Shape.striped`): NVLink stripes traffic over all its links in hardware, so hashing onto
   one NVSwitch would understate NVLink bandwidth, and an even split would make the 4-link
-  switches of a DGX H100 (5/4/4/5 links) look like bottlenecks.
+  switches of a DGX H100 (5/4/4/5 links) look like bottlenecks. Each distinct path is one
+  sub-flow with a *weight* (5, 4, 4, 5), solved by weighted max-min.
 - the *gateway* (the NIC) is chosen by the NIC policy, per host shape, with lookup tables;
 - *fabric segments* are equal-cost shortest paths between switches (hop count), enumerated once per
   (first switch, last switch) pair; ``multipath="hash"`` picks one per flow with a seeded hash of the
   flow's identity, ``"split"`` divides the flow over all of them (at most
   :data:`MAX_EQUAL_COST_PATHS`).
 
-A flow with several alternatives becomes several *paths* (sub-flows) with ``share`` summing to 1;
-all per-path arrays are built with numpy (CSR concatenation), so a 1M-flow all-to-all routes in a
+A flow with several alternatives becomes several *paths* (sub-flows), one per distinct path, each
+with a ``weight`` (its striping multiplicity: the product of the weights of the segment
+alternatives it combines; 1 for every alternative of an even ``split``) and a ``share`` (its
+weight over its flow's total, summing to 1). Weighted max-min gives a path of weight k exactly
+what k unit sub-flows on that path would get together, so this is the former "repeat each
+alternative k times" formulation (see :meth:`Routes.repeated`) with k times fewer sub-flows. All
+per-path arrays are built with numpy (CSR concatenation), so a 1M-flow all-to-all routes in a
 few seconds. Path classes (NVL/PIX/…/NET) come from :mod:`designer.engine.pathclass`, called once
 per structural key (shape, local endpoints, NIC choice), not once per flow.
 
@@ -104,6 +110,7 @@ class Routes:
         Flow index of each path.
     share : ndarray of float64
         Fraction of its flow's bytes (and demand) each path carries; sums to 1 per routed flow.
+        Proportional to ``weight`` within a flow.
     src : ndarray of int64
         Source node of each flow (the first node of each of its paths).
     first, count : ndarray of int64
@@ -113,6 +120,11 @@ class Routes:
     class_code : ndarray of int16
         Per flow: index into ``class_names`` of its path class (-1 when unroutable).
     class_names : list of str
+    weight : ndarray of float64
+        Per path: its weight for the solver (``maxmin(..., weights=routes.weight)``), the number
+        of unit sub-flows it stands for (5 for the path through a 5-NVLink switch of a DGX H100
+        GPU pair, whose 4 paths weigh 5/4/4/5; 1 for each path of an even split). All 1 when not
+        given.
     """
 
     topo: Topology
@@ -129,6 +141,11 @@ class Routes:
     nic_policy: str = "affinity"
     _subject: np.ndarray = field(default=None, repr=False)
     _nic: np.ndarray = field(default=None, repr=False)   # per flow: the dead NIC a reason names
+    weight: np.ndarray = None
+
+    def __post_init__(self):
+        if self.weight is None:
+            self.weight = np.ones(len(self.owner))
 
     @property
     def num_flows(self) -> int:
@@ -168,6 +185,31 @@ class Routes:
         """These routes with the flows ``idx`` (sorted) replaced by ``sub`` (routed for exactly
         those flows, in that order): how a failure re-routes only the flows it touches."""
         return _replace_flows(self, idx, sub)
+
+    def repeated(self) -> "Routes":
+        """The same routes with every path of weight k repeated as k unit-weight sub-flows (share
+        divided by k): the formulation routing used before weighted max-min. Solving either gives
+        the same per-flow rates; kept to check exactly that (tests), and for tools that want
+        unweighted sub-flows.
+
+        Raises
+        ------
+        ValueError
+            When a weight is not a positive integer.
+        """
+        k = np.rint(self.weight).astype(np.int64)
+        if len(k) and (np.any(k < 1) or np.any(np.abs(self.weight - k) > 1e-9 * k)):
+            raise ValueError("only integer weights can be expanded into repeated sub-flows")
+        path = np.repeat(np.arange(self.num_paths, dtype=np.int64), k)
+        values, lens = _gather_rows(self.flow_ptr, self.flow_res, path)
+        flow_ptr = np.zeros(len(path) + 1, dtype=np.int64)
+        np.cumsum(lens, out=flow_ptr[1:])
+        count = np.bincount(self.owner[path], minlength=self.num_flows).astype(np.int64)
+        first = np.zeros(self.num_flows, dtype=np.int64)
+        np.cumsum(count[:-1], out=first[1:])
+        return Routes(self.topo, flow_ptr, values, self.owner[path], (self.share / k)[path], self.src, first,
+                      count, self.status, self.class_code, list(self.class_names), self.nic_policy,
+                      self._subject, self._nic, np.ones(len(path)))
 
     def reason(self, f: int) -> str | None:
         """Why flow ``f`` is unroutable (None when it is routed)."""
@@ -326,27 +368,27 @@ class _Shape:
                     heapq.heappush(heap, (nd, v))
         return dist
 
-    def striped(self, alternatives: list[list[int]]) -> list[list[int]]:
-        """Equal-cost alternatives repeated in proportion to their bottleneck capacity, so that
-        the even split over the result stripes like NVLink does: a DGX H100 GPU has 5/4/4/5
-        NVLinks to its 4 NVSwitches, so a GPU pair gets 18 sub-flows, 5 through each 5-link
-        switch. (Sub-flows, not weighted shares: max-min treats sub-flows alike, so on a shared
-        PCIe link weighted sub-flows would all get the same rate and skew the split.) Tokens
-        common to every alternative do not count; ratios that are not small integers fall
-        back to the nearest quarter."""
+    def striped(self, alternatives: list[list[int]]) -> tuple[list[list[int]], list[float]]:
+        """Equal-cost alternatives with striping weights proportional to their bottleneck capacity,
+        so that weighted max-min stripes like NVLink does: a DGX H100 GPU has 5/4/4/5 NVLinks to
+        its 4 NVSwitches, so a GPU pair gets 4 sub-flows weighing 5/4/4/5 (18 in all). Tokens
+        common to every alternative do not count. Weights are the smallest integers in the
+        capacity ratio (scale up to 8), the multiplicities of the former repeated-sub-flow
+        formulation, so that results are unchanged; other ratios keep their exact value times 4.
+        Equal capacities (or an unknown one) weigh 1 each."""
+        ones = [1.0] * len(alternatives)
         if len(alternatives) <= 1:
-            return alternatives
+            return alternatives, ones
         common = set(alternatives[0]).intersection(*alternatives[1:])
         caps = [min((float(self.token_cap[t]) for t in alt if t not in common), default=math.inf)
                 for alt in alternatives]
         if len(set(caps)) == 1 or not all(math.isfinite(c) and c > 0 for c in caps):
-            return alternatives
+            return alternatives, ones
         ratio = [c / min(caps) for c in caps]
-        scale = next((k for k in range(1, 9) if all(abs(r * k - round(r * k)) < 1e-6 for r in ratio)), 4)
-        copies = [max(1, round(r * scale)) for r in ratio]
-        if sum(copies) > MAX_EQUAL_COST_PATHS:
-            return alternatives
-        return [alt for alt, m in zip(alternatives, copies) for _ in range(m)]
+        scale = next((k for k in range(1, 9) if all(abs(r * k - round(r * k)) < 1e-6 for r in ratio)), None)
+        if scale is None:
+            return alternatives, [r * 4 for r in ratio]
+        return alternatives, [float(round(r * scale)) for r in ratio]
 
     def alive_nic(self, v: int) -> bool:
         return v >= 0 and bool(self.gateway[v]) and v not in self.failed
@@ -827,26 +869,30 @@ def _flow_hash(flows, seed: int, salt: int) -> np.ndarray:
 # ======================================================================================== segments table
 class _SegTable:
     """Registry of segment alternatives: each alternative is a CSR row of *tokens* (local tokens
-    for intra-host segments, global resources for fabric ones). ``first[key]``/``count[key]``."""
+    for intra-host segments, global resources for fabric ones) with a striping weight (1 unless
+    given). ``first[key]``/``count[key]``."""
 
     def __init__(self):
         self.rows: list[list[int]] = []
+        self.weights: list[float] = []
         self.index: dict = {}
 
-    def add(self, key, alternatives: list[list[int]]) -> tuple[int, int]:
+    def add(self, key, alternatives: list[list[int]], weights: list[float] | None = None) -> tuple[int, int]:
         got = self.index.get(key)
         if got is None:
             got = (len(self.rows), len(alternatives))
             self.rows.extend(alternatives)
+            self.weights.extend(weights if weights is not None else [1.0] * len(alternatives))
             self.index[key] = got
         return got
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR pointer and tokens of the rows, and the weight of each row."""
         lens = np.fromiter((len(r) for r in self.rows), dtype=np.int64, count=len(self.rows))
         ptr = np.zeros(len(self.rows) + 1, dtype=np.int64)
         np.cumsum(lens, out=ptr[1:])
         data = np.fromiter((t for r in self.rows for t in r), dtype=np.int64, count=int(ptr[-1]))
-        return ptr, data
+        return ptr, data, np.asarray(self.weights, dtype=np.float64)
 
 
 def _lookup(keys: np.ndarray, compute, space: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -1058,11 +1104,11 @@ class _Router:
         def compute(key):
             sh, rest = divmod(key, nmax * nmax)
             la, lb = divmod(rest, nmax)
-            alts = ctx.shapes[sh].striped(ctx.shapes[sh].segment(la, lb))
+            alts, weights = ctx.shapes[sh].striped(ctx.shapes[sh].segment(la, lb))
             if skip_first:
                 cap_token = 2 * ctx.shapes[sh].nl + la
                 alts = [t[1:] if t and t[0] == cap_token else t for t in alts]
-            return self.intra.add((sh, la, lb, skip_first), alts)
+            return self.intra.add((sh, la, lb, skip_first), alts, weights)
 
         return _lookup(keys, compute, space=len(ctx.shapes) * nmax * nmax)
 
@@ -1291,9 +1337,9 @@ class _Router:
         total = int(nsub.sum())
         owner = np.repeat(np.arange(n, dtype=np.int64), nsub)
         combo = np.arange(total, dtype=np.int64) - np.repeat(first, nsub)
-        share = 1.0 / nsub[owner] if total else np.zeros(0)
-        iptr, idata = self.intra.arrays()
-        fptr, fdata = self.fabric.arrays()
+        weight = np.ones(total)   # product of the weights of the rows a path combines
+        iptr, idata, iweight = self.intra.arrays()
+        fptr, fdata, fweight = self.fabric.arrays()
         fab_hash = _flow_hash(self.flows, self.seed, salt=0xEC3) if self.multipath == "hash" else None
         parts = []
         for piece, c in zip(pieces, counts):
@@ -1313,19 +1359,22 @@ class _Router:
             else:
                 rows = firsts + choice
             rows = np.where(present, rows, -1)
-            ptr, data = (iptr, idata) if piece[0] == "intra" else (fptr, fdata)
+            ptr, data, wrow = (iptr, idata, iweight) if piece[0] == "intra" else (fptr, fdata, fweight)
+            if present.any():
+                weight[present] *= wrow[rows[present]]
             vals, lens = _gather_rows(ptr, data, rows)
             if piece[0] == "intra":
                 host = np.repeat(piece[3][owner], lens)
                 vals = ctx.host_res_flat[ctx.host_res_base[host] + vals]
             parts.append((vals, lens))
         flow_ptr, flow_res = _concat_parts(parts, total)
+        share = weight / np.bincount(owner, weights=weight, minlength=n)[owner] if total else np.zeros(0)
         if len(flow_res) > MAX_PATH_ENTRIES:
             raise LimitExceeded("routing produced too many path entries",
                                 [Problem("routing", f"{len(flow_res):,} (path, resource) entries exceed "
                                                     f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
         routes = Routes(self.topo, flow_ptr, flow_res, owner, share, src, first, nsub, self.status,
-                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject, self.dead_nic)
+                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject, self.dead_nic, weight)
         _classify(routes, self.ctx, self.flows, pieces)
         return routes
 
@@ -1351,6 +1400,7 @@ def _replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
     pool_ptr = np.concatenate([base.flow_ptr[:-1], sub.flow_ptr + len(base.flow_res)])
     pool_res = np.concatenate([base.flow_res, sub.flow_res])
     pool_share = np.concatenate([base.share, sub.share])
+    pool_weight = np.concatenate([base.weight, sub.weight])
     starts = pool_ptr[src_path]
     lens = pool_ptr[src_path + 1] - starts
     flow_ptr = np.zeros(total + 1, dtype=np.int64)
@@ -1372,13 +1422,15 @@ def _replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
 
     return Routes(base.topo, flow_ptr, pool_res[gather], owner, pool_share[src_path], base.src, first, count,
                   status, class_code, names, base.nic_policy, per_flow(base._subject, sub._subject),
-                  per_flow(base._nic, sub._nic))
+                  per_flow(base._nic, sub._nic), pool_weight[src_path])
 
 
 def _fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes:
     """Routes of virtual flows (``rep[v]`` = original flow, consecutive) → routes of the
     originals: each keeps the paths of its routable virtual flows, shares divided evenly
-    among them; an original is unroutable (with the first reason) only if all of them are."""
+    among them (weights unchanged: each virtual flow's paths weigh what they did, as its
+    sub-flows did when they were repeated); an original is unroutable (with the first reason)
+    only if all of them are."""
     n = len(start)
     ok_v = r.status == _OK
     live = np.bincount(rep, weights=ok_v, minlength=n)
@@ -1393,7 +1445,8 @@ def _fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Route
     flows_ok, first_ok = np.unique(rep[ok_idx], return_index=True)
     class_code[flows_ok] = r.class_code[ok_idx[first_ok]]
     return Routes(r.topo, r.flow_ptr, r.flow_res, owner, share, flows.src.astype(np.int64), r.first[start],
-                  count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic)
+                  count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic,
+                  r.weight)
 
 
 def _gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):

@@ -13,7 +13,9 @@ element (stable re-routing, see :mod:`designer.engine.whatif`), and the result's
 the two (:mod:`designer.engine.diff`). Sweeps reuse exactly these stages per candidate failure.
 
 A flow split over several paths (ECMP ``split``, or NVLink striping inside a host) is solved as
-sub-flows; the flow progresses at the pace of its slowest sub-flow, so its rate is
+sub-flows, one per distinct path, with the path's routing ``weight`` (weighted max-min: a path of
+weight 5 gets what 5 unit sub-flows would); each carries ``share`` of the flow's bytes and demand.
+The flow progresses at the pace of its slowest sub-flow, so its rate is
 ``min(path rate / path share)`` and its completion ``bytes / rate``. In steady mode a pattern's
 completion is the largest completion of its flows; ``mode: "timeline"`` re-solves at every flow
 completion instead (:func:`designer.engine.solver.timeline`).
@@ -197,9 +199,11 @@ def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) ->
     demand = flows.demand_gbps[owner] * routes.share
     _progress(progress, 0.5, f"solving {routes.num_paths:,} paths")
     t0 = time.perf_counter()
-    alloc = solver.maxmin(prep.capacity_gbps, routes.flow_ptr, routes.flow_res, demand)
+    alloc = solver.maxmin(prep.capacity_gbps, routes.flow_ptr, routes.flow_res, demand,
+                          weights=routes.weight)
     t1 = time.perf_counter()
-    rate, bneck, completion = _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck)
+    rate, bneck, completion = _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck,
+                                        alloc.flow_level)
     solved = Solved(alloc.rates_gbps, alloc.bottleneck, alloc.load_gbps, alloc.utilization, rate, bneck,
                     completion, int(getattr(alloc, "levels", 0) or 0), timings_s={"solve": t1 - t0})
     if mode == "timeline":
@@ -209,14 +213,22 @@ def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) ->
     return solved
 
 
-def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck):
-    """Per flow: rate = min over its paths of rate/share, bottleneck of that path, completion."""
+def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=None):
+    """Per flow: rate = min over its paths of rate/share, bottleneck of that path, completion.
+
+    With weighted paths, ``rate / share`` is computed as ``level / (1 / W)`` (``level`` = the
+    solver's rate per unit of weight, ``W`` = the flow's total weight): the very operation of the
+    repeated-unit-sub-flow formulation (a unit sub-flow's rate over its share ``1 / W``), so the
+    rates stay identical to it, and to the unweighted ``rate / share`` (then ``W`` = paths)."""
     n = routes.num_flows
     rate = np.full(n, np.nan)
     bneck = np.full(n, -1, dtype=np.int64)
     if routes.num_paths:
+        if path_level is None:
+            path_level = path_rate / routes.weight
+        unit_share = 1.0 / np.bincount(routes.owner, weights=routes.weight, minlength=n)[routes.owner]
         with np.errstate(divide="ignore", invalid="ignore"):
-            pace = path_rate / routes.share
+            pace = path_level / unit_share
         has = routes.count > 0
         starts = routes.first[has]
         rate[has] = np.minimum.reduceat(pace, starts)
@@ -253,7 +265,8 @@ def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
             samples[TIERS[k]]["mean"].append(float(u.mean()))
 
     path_bytes = flows.bytes[routes.owner] * routes.share
-    res = solver.timeline(cap, routes.flow_ptr, routes.flow_res, path_bytes, demand, on_event=on_event)
+    res = solver.timeline(cap, routes.flow_ptr, routes.flow_res, path_bytes, demand, weights=routes.weight,
+                          on_event=on_event)
     done = np.full(routes.num_flows, np.nan)
     has = routes.count > 0
     if routes.num_paths:

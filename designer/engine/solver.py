@@ -14,6 +14,14 @@ has no more than it. It is computed by *progressive filling*: all unfrozen flows
 resource saturates when ``remaining capacity / unfrozen flows on it`` (its *fair share*) is reached,
 which freezes every unfrozen flow on it at that share.
 
+*Weighted* max-min: each flow may have a weight ``w > 0`` (default 1). Filling raises a *level*
+``x``; an unfrozen flow runs at ``w * x``; a resource's fair share is ``remaining capacity / sum of
+the weights of its unfrozen flows``; a flow with demand ``d`` reaches it at level ``d / w``. A flow
+of weight k is thus exactly k unit flows on the same path (their total rate), which is how routing
+stripes one flow over unequal paths (5/4/4/5 NVLinks) without repeating sub-flows. The fairness
+criterion becomes: no flow can raise its ``rate / weight`` without lowering that of a flow whose
+``rate / weight`` is no larger.
+
 Two implementations, same signature and result:
 
 - ``method="auto"`` — a compiled (numba) heap water-filling over CSR (flow → resources) and CSC
@@ -39,7 +47,7 @@ import numpy as np
 from designer.engine.errors import InvalidWorkload, Problem
 
 __all__ = [
-    "Allocation", "maxmin", "maxmin_reference", "assert_valid_allocation",
+    "Allocation", "maxmin", "maxmin_reference", "assert_valid_allocation", "prepare_weights",
     "timeline", "TimelineResult",
 ]
 
@@ -62,13 +70,19 @@ class Allocation:
         resources all have infinite capacity (or that crosses none).
     bottleneck : ndarray of int64, shape (F,)
         Resource index that froze the flow (a saturated resource on which the flow has the largest
-        rate), or -1 when the flow is limited by its own demand (or unbounded).
+        rate / weight), or -1 when the flow is limited by its own demand (or unbounded).
     load_gbps : ndarray of float64, shape (R,)
         Sum of the rates crossing each resource (a flow crossing it twice counts twice).
     utilization : ndarray of float64, shape (R,)
         ``load / capacity``; 0 where the capacity is 0 (no load can cross it) or infinite.
     levels : int
-        Number of distinct water-filling levels (distinct rates at which flows were frozen).
+        Number of distinct water-filling levels (distinct rate / weight at which flows were frozen).
+    flow_level : ndarray of float64, shape (F,), optional
+        Water level at which each flow was frozen, in Gb/s per unit of weight: ``rate / weight``
+        (``demand / weight`` for a demand-limited flow, whose rate is its demand exactly). Equal
+        to ``rates_gbps`` when unweighted. It is the rate each of ``weight`` repeated unit
+        sub-flows would get, computed without dividing the rate back (which rounds). None when
+        built by hand (then use ``rates_gbps / weights``).
     """
 
     rates_gbps: np.ndarray
@@ -76,6 +90,7 @@ class Allocation:
     load_gbps: np.ndarray
     utilization: np.ndarray
     levels: int
+    flow_level: np.ndarray | None = None
 
 
 # --------------------------------------------------------------------------- input checks
@@ -129,6 +144,26 @@ def prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps=None):
     return cap, ptr, res, dem
 
 
+def prepare_weights(weights, n_flows: int) -> np.ndarray:
+    """Validate per-flow weights; returns a contiguous float64 array (all 1 when None).
+
+    Raises
+    ------
+    InvalidWorkload
+        A weight that is not a finite number > 0 (``weights[4]``), or a wrong length.
+    """
+    if weights is None:
+        return np.ones(n_flows)
+    w = _as_1d("weights", weights, np.float64)
+    if len(w) != n_flows:
+        raise InvalidWorkload("invalid solver input", [
+            Problem("weights", f"length {len(w)} != number of flows {n_flows}")])
+    problems = _problems_at("weights", ~((w > 0) & np.isfinite(w)), w, "weight must be a finite number > 0")
+    if problems:
+        raise InvalidWorkload("invalid solver input", problems)
+    return w
+
+
 def _utilization(cap: np.ndarray, load: np.ndarray) -> np.ndarray:
     util = np.zeros_like(load)
     finite = np.isfinite(cap) & (cap > 0)
@@ -138,8 +173,9 @@ def _utilization(cap: np.ndarray, load: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- public API
 
-def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, method: str = "auto") -> Allocation:
-    """Max-min fair rates of flows over shared resources, with optional demand caps.
+def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
+           method: str = "auto") -> Allocation:
+    """(Weighted) max-min fair rates of flows over shared resources, with optional demand caps.
 
     Parameters
     ----------
@@ -152,6 +188,11 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, method: str =
         twice (the flow consumes its rate there twice).
     demand_gbps : array_like of float, shape (F,), optional
         Per-flow cap in Gb/s (``np.inf`` = none). None means no caps.
+    weights : array_like of float, shape (F,), optional
+        Per-flow weight (dimensionless, finite, > 0; None = all 1): at water level ``x`` an
+        unfrozen flow runs at ``weight * x`` Gb/s, so a flow of weight k gets what k unit flows on
+        its path would get together. Demand caps stay per flow (reached at level
+        ``demand / weight``).
     method : {"auto", "reference"}
         ``"auto"``: the compiled heap water-filling, O(nnz log R). ``"reference"``: the simple numpy
         progressive filling of :func:`maxmin_reference` (for tests; slow on large inputs).
@@ -165,7 +206,8 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, method: str =
     Raises
     ------
     InvalidWorkload
-        Negative or NaN capacity/demand, a resource index out of range, a malformed ``flow_ptr``.
+        Negative or NaN capacity/demand, a resource index out of range, a malformed ``flow_ptr``,
+        a weight that is not finite and > 0.
 
     Examples
     --------
@@ -174,49 +216,61 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, method: str =
         >>> a = maxmin([100.0, 30.0], [0, 1, 3], [0, 0, 1])
         >>> a.rates_gbps.tolist(), a.bottleneck.tolist()
         ([70.0, 30.0], [0, 1])
+
+    With weights 3 and 1 on one 100 Gb/s link the split is 75/25::
+
+        >>> maxmin([100.0], [0, 1, 2], [0, 0], weights=[3.0, 1.0]).rates_gbps.tolist()
+        [75.0, 25.0]
     """
     if method == "reference":
-        return maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps)
+        return maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights=weights)
     if method != "auto":
         raise ValueError(f"unknown method {method!r} (choose 'auto' or 'reference')")
     cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
+    w = prepare_weights(weights, len(ptr) - 1)
     from designer.engine import _maxmin_kernels as kernels  # numba is imported only when solving
-    rates, bneck, load, levels = kernels.maxmin_solve(cap, ptr, res, dem)
-    return Allocation(rates, bneck, load, _utilization(cap, load), int(levels))
+    rates, lev, bneck, load, levels = kernels.maxmin_solve(cap, ptr, res, dem, w)
+    return Allocation(rates, bneck, load, _utilization(cap, load), int(levels), lev)
 
 
-def maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *,
+def maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
                      method: str = "reference") -> Allocation:
-    """Max-min fair rates by plain progressive filling (slow, obviously correct).
+    """(Weighted) max-min fair rates by plain progressive filling (slow, obviously correct).
 
-    Every round raises all unfrozen flows by the largest common increment that saturates no
-    resource and exceeds no demand, then freezes the flows that reached their demand (bottleneck
-    -1) and the flows crossing a resource that saturated (bottleneck = the lowest-index such
-    resource on the path). Each round costs O(nnz) numpy work, and there is one round per level.
-    Same parameters and result as :func:`maxmin`; ``method`` is accepted and ignored.
+    A level ``x`` starts at 0; every unfrozen flow runs at ``weight * x``. Every round raises
+    ``x`` by the largest increment that saturates no resource (``free capacity / weights of its
+    unfrozen flows``) and exceeds no demand (``(demand - rate) / weight``), then freezes the flows
+    that reached their demand (bottleneck -1) and the flows crossing a resource that saturated
+    (bottleneck = the lowest-index such resource on the path). Each round costs O(nnz) numpy work,
+    and there is one round per level. Same parameters and result as :func:`maxmin`; ``method`` is
+    accepted and ignored.
     """
     cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
     n_flows, n_res = len(ptr) - 1, len(cap)
+    w = prepare_weights(weights, n_flows)
     owner = np.repeat(np.arange(n_flows), np.diff(ptr))
-    rates = np.zeros(n_flows)
+    rates, flow_level = np.zeros(n_flows), np.zeros(n_flows)
     bneck = np.full(n_flows, -1, dtype=np.int64)
     active = np.ones(n_flows, dtype=bool)
-    levels = 0
+    levels, level = 0, 0.0
     while active.any():
         on = active[owner]
-        count = np.bincount(res[on], minlength=n_res).astype(np.float64)
+        wsum = np.bincount(res[on], weights=w[owner[on]], minlength=n_res)
         load = np.bincount(res, weights=rates[owner], minlength=n_res)
         with np.errstate(divide="ignore", invalid="ignore"):
-            inc_res = np.where(count > 0, np.maximum(cap - load, 0.0) / count, np.inf)
-        inc_dem = np.where(active, dem - rates, np.inf)
+            inc_res = np.where(wsum > 0, np.maximum(cap - load, 0.0) / wsum, np.inf)
+        inc_dem = np.where(active, (dem - rates) / w, np.inf)
         step = min(inc_res.min(initial=np.inf), inc_dem.min(initial=np.inf))
         if step == np.inf:  # only unlimited resources left: these flows are unbounded
-            rates[active] = np.inf
+            rates[active] = flow_level[active] = np.inf
             break
         levels += 1
-        rates[active] += step
+        level += step
+        rates[active] = w[active] * level
+        flow_level[active] = level
         at_demand = active & (inc_dem <= step * (1 + _SNAP_RTOL))
         rates[at_demand] = dem[at_demand]
+        flow_level[at_demand] = dem[at_demand] / w[at_demand]
         active &= ~at_demand
         saturated = inc_res <= step * (1 + _SNAP_RTOL)
         hit = active[owner] & saturated[res]
@@ -226,7 +280,7 @@ def maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *,
         bneck[frozen] = first[frozen]
         active &= ~frozen
     load = np.bincount(res, weights=rates[owner], minlength=n_res)
-    return Allocation(rates, bneck, load, _utilization(cap, load), levels)
+    return Allocation(rates, bneck, load, _utilization(cap, load), levels, flow_level)
 
 
 # --------------------------------------------------------------------------- invariants
@@ -236,21 +290,22 @@ def _fail(message: str) -> None:
 
 
 def assert_valid_allocation(capacity_gbps, flow_ptr, flow_res, demand_gbps, allocation: Allocation,
-                            rtol: float = 1e-9) -> None:
-    """Raise AssertionError unless ``allocation`` is a valid max-min fair allocation.
+                            rtol: float = 1e-9, *, weights=None) -> None:
+    """Raise AssertionError unless ``allocation`` is a valid (weighted) max-min fair allocation.
 
     Checks, each to ``rtol`` relative:
 
     - shapes; no NaN; ``0 <= rate <= demand``;
     - ``load_gbps`` is the sum of the rates crossing each resource, and never exceeds capacity;
     - ``utilization == load / capacity`` (0 for zero or infinite capacity);
-    - every flow below its demand crosses a *saturated* resource on which no flow has a larger
-      rate (this is what makes the allocation max-min fair), and its reported ``bottleneck`` is
-      such a resource on its path; a flow reported demand-limited (-1) runs at its demand or is
-      unbounded.
+    - every flow below its demand crosses a *saturated* resource on which no other flow has a
+      larger ``rate / weight`` (this is what makes the allocation max-min fair; weights default to
+      1), and its reported ``bottleneck`` is such a resource on its path; a flow reported
+      demand-limited (-1) runs at its demand or is unbounded.
     """
     cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
     n_flows, n_res = len(ptr) - 1, len(cap)
+    w = prepare_weights(weights, n_flows)
     rates, bneck = allocation.rates_gbps, allocation.bottleneck
     if rates.shape != (n_flows,) or bneck.shape != (n_flows,) or allocation.load_gbps.shape != (n_res,):
         _fail(f"shapes: rates {rates.shape}, bottleneck {bneck.shape}, load "
@@ -264,7 +319,7 @@ def assert_valid_allocation(capacity_gbps, flow_ptr, flow_res, demand_gbps, allo
     owner = np.repeat(np.arange(n_flows), np.diff(ptr))
     load = np.bincount(res, weights=rates[owner], minlength=n_res)
     _check_load(cap, load, allocation, rtol)
-    _check_bottlenecks(cap, ptr, res, dem, owner, load, rates, bneck, rtol)
+    _check_bottlenecks(cap, ptr, res, dem, owner, load, rates, bneck, rtol, w)
 
 
 def _check_load(cap, load, allocation, rtol) -> None:
@@ -284,13 +339,15 @@ def _check_load(cap, load, allocation, rtol) -> None:
         _fail(f"resource {r}: utilization {allocation.utilization[r]!r} != load/capacity {util[r]!r}")
 
 
-def _check_bottlenecks(cap, ptr, res, dem, owner, load, rates, bneck, rtol) -> None:
+def _check_bottlenecks(cap, ptr, res, dem, owner, load, rates, bneck, rtol, w) -> None:
     n_flows, n_res = len(rates), len(cap)
-    max_rate = np.zeros(n_res)
-    np.maximum.at(max_rate, res, rates[owner])
+    level = rates / w   # rate per unit of weight: what weighted max-min equalizes
+    max_level = np.zeros(n_res)
+    np.maximum.at(max_level, res, level[owner])
     saturated = load >= cap * (1 - rtol)
-    # An entry (f, r) "explains" f's rate when r is saturated and f is among its largest flows.
-    explains = saturated[res] & (rates[owner] >= max_rate[res] * (1 - rtol))
+    # An entry (f, r) "explains" f's rate when r is saturated and f is among its largest flows
+    # (by rate / weight).
+    explains = saturated[res] & (level[owner] >= max_level[res] * (1 - rtol))
     explained = np.zeros(n_flows, dtype=bool)
     explained[owner[explains]] = True
     at_demand = rates >= dem * (1 - rtol)
@@ -299,7 +356,7 @@ def _check_bottlenecks(cap, ptr, res, dem, owner, load, rates, bneck, rtol) -> N
     if bad.any():
         f = int(np.argmax(bad))
         _fail(f"flow {f} (rate {rates[f]!r} < demand {dem[f]!r}) crosses no saturated resource "
-              f"on which it has the largest rate: path {res[ptr[f]:ptr[f + 1]].tolist()}")
+              f"on which it has the largest rate / weight: path {res[ptr[f]:ptr[f + 1]].tolist()}")
     _check_reported_bottlenecks(ptr, res, owner, explains, rates, bneck, at_demand | unbounded)
 
 
@@ -316,7 +373,7 @@ def _check_reported_bottlenecks(ptr, res, owner, explains, rates, bneck, demand_
     if wrong.any():
         f = int(np.argmax(wrong))
         _fail(f"flow {f}: reported bottleneck {int(bneck[f])} is not a saturated resource of its path "
-              f"{res[ptr[f]:ptr[f + 1]].tolist()} on which it has the largest rate")
+              f"{res[ptr[f]:ptr[f + 1]].tolist()} on which it has the largest rate / weight")
 
 
 def __getattr__(name: str):

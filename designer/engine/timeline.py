@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from designer.engine.errors import InvalidWorkload, Problem
-from designer.engine.solver import _as_1d, _problems_at, maxmin_reference, prepare_inputs
+from designer.engine.solver import _as_1d, _problems_at, maxmin_reference, prepare_inputs, prepare_weights
 
 __all__ = ["TimelineResult", "timeline", "timeline_reference"]
 
@@ -49,8 +49,9 @@ class TimelineResult:
     truncated: bool
 
 
-def _prepare(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps):
+def _prepare(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps, weights):
     cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
+    w = prepare_weights(weights, len(ptr) - 1)
     size = _as_1d("bytes", bytes_, np.float64)
     problems = []
     if len(size) != len(ptr) - 1:
@@ -64,17 +65,18 @@ def _prepare(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps):
     owner = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
     bounded = np.bincount(owner, weights=np.isfinite(cap[res]), minlength=len(ptr) - 1) > 0
     done_at_start = (size == 0) | ~(bounded | np.isfinite(dem))
-    return cap, ptr, res, dem, size, done_at_start
+    return cap, ptr, res, dem, w, size, done_at_start
 
 
-def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, start_s: float | None = None,
-             on_event: Callable | None = None, max_events: int | None = None) -> TimelineResult:
-    """Fluid simulation: max-min rates re-solved at every flow completion.
+def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, weights=None,
+             start_s: float | None = None, on_event: Callable | None = None,
+             max_events: int | None = None) -> TimelineResult:
+    """Fluid simulation: (weighted) max-min rates re-solved at every flow completion.
 
     Parameters
     ----------
-    capacity_gbps, flow_ptr, flow_res, demand_gbps
-        As for :func:`designer.engine.solver.maxmin`.
+    capacity_gbps, flow_ptr, flow_res, demand_gbps, weights
+        As for :func:`designer.engine.solver.maxmin` (a flow keeps its weight until it finishes).
     bytes_ : array_like of float, shape (F,)
         Bytes each flow sends (finite, >= 0).
     start_s : float, optional
@@ -100,19 +102,19 @@ def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, sta
     Notes
     -----
     Completions within 1e-9 (relative) of the earliest one are one event, all at that time. The
-    warm start is exact: when flows finish, every flow frozen at a level below the smallest
-    finishing rate keeps its rate (the finishing flows' resources all saturate at or above it),
-    so only the flows at or above that level are re-solved, from the saved solver state.
+    warm start is exact: when flows finish, every flow frozen at a level (rate / weight) below the
+    smallest finishing level keeps its rate (the finishing flows' resources all saturate at or
+    above it), so only the flows at or above that level are re-solved, from the saved solver state.
     """
-    cap, ptr, res, dem, size, done_at_start = _prepare(capacity_gbps, flow_ptr, flow_res, bytes_,
-                                                       demand_gbps)
+    cap, ptr, res, dem, w, size, done_at_start = _prepare(capacity_gbps, flow_ptr, flow_res, bytes_,
+                                                          demand_gbps, weights)
     from designer.engine import _maxmin_kernels as kernels
     t0 = 0.0 if start_s is None else float(start_s)
     n_flows = len(ptr) - 1
     frozen = done_at_start.astype(np.uint8)
     left = size.copy()
-    (col_ptr, col, cnt, rem, load, rates, bneck, heap, pos, key, order, mark, touched,
-     ckey, cheap, cpos, ints) = kernels.tl_start(cap, ptr, res, dem, frozen, left, t0)
+    (col_ptr, col, cnt, wsum, rem, load, rates, lev, bneck, heap, pos, key, order, mark, touched,
+     ckey, cheap, cpos, ints) = kernels.tl_start(cap, ptr, res, dem, w, frozen, left, t0)
     active = (~done_at_start).astype(np.uint8)
     completion = np.where(done_at_start, t0, np.nan)
     events = np.empty(n_flows + 1)
@@ -129,10 +131,10 @@ def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, sta
     budget = n_flows + 1 if max_events is None else int(max_events)
     step = 1 if on_event is not None else budget
     while budget > 0:
-        done = kernels.tl_run(min(step, budget), ptr, res, col_ptr, col, dem, rates, bneck, frozen,
-                              active, rem, cnt, load, heap, pos, key, order, mark, touched, left,
-                              t_upd, ckey, cheap, cpos, completion, events, batch, unfrozen, prev,
-                              ints)
+        done = kernels.tl_run(min(step, budget), ptr, res, col_ptr, col, dem, w, rates, lev, bneck,
+                              frozen, active, rem, cnt, wsum, load, heap, pos, key, order, mark,
+                              touched, left, t_upd, ckey, cheap, cpos, completion, events, batch,
+                              unfrozen, prev, ints)
         if done == 0:
             break
         budget -= done
@@ -145,12 +147,12 @@ def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, sta
     return TimelineResult(completion, events[:ints[4]].copy(), int(ints[3]), int(ints[5]), truncated)
 
 
-def timeline_reference(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *,
+def timeline_reference(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, weights=None,
                        start_s: float | None = None) -> TimelineResult:
     """The timeline by brute force: re-solve every active flow from scratch with
     :func:`~designer.engine.solver.maxmin_reference` at each completion. Slow; for tests."""
-    cap, ptr, res, dem, size, done_at_start = _prepare(capacity_gbps, flow_ptr, flow_res, bytes_,
-                                                       demand_gbps)
+    cap, ptr, res, dem, w, size, done_at_start = _prepare(capacity_gbps, flow_ptr, flow_res, bytes_,
+                                                          demand_gbps, weights)
     t = 0.0 if start_s is None else float(start_s)
     completion = np.where(done_at_start, t, np.inf)
     left, active = size.copy(), ~done_at_start
@@ -159,7 +161,7 @@ def timeline_reference(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=No
         flows = np.flatnonzero(active)
         sub_ptr = np.concatenate([[0], np.cumsum(np.diff(ptr)[flows])])
         sub_res = np.concatenate([res[ptr[f]:ptr[f + 1]] for f in flows] + [np.empty(0, np.int64)])
-        alloc = maxmin_reference(cap, sub_ptr, sub_res, dem[flows])
+        alloc = maxmin_reference(cap, sub_ptr, sub_res, dem[flows], weights=w[flows])
         levels, resolved = levels + alloc.levels, resolved + len(flows)
         with np.errstate(divide="ignore"):
             finish = t + np.where(alloc.rates_gbps > 0, left[flows] / (alloc.rates_gbps * BYTES_PER_GBPS_S),

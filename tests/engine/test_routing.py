@@ -70,10 +70,11 @@ def paths(topo, routes, f):
 
 
 def solve(topo, routes, flows):
+    """Weighted max-min over the routes' paths (each path weighs its striping multiplicity)."""
     cap = topo.resource_capacity_gbps()
     demand = flows.demand_gbps[routes.owner] * routes.share
-    alloc = maxmin(cap, routes.flow_ptr, routes.flow_res, demand)
-    assert_valid_allocation(cap, routes.flow_ptr, routes.flow_res, demand, alloc)
+    alloc = maxmin(cap, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight)
+    assert_valid_allocation(cap, routes.flow_ptr, routes.flow_res, demand, alloc, weights=routes.weight)
     return alloc
 
 
@@ -293,19 +294,25 @@ def test_nvswitch_striping_is_proportional_to_nvlink_count():
         [h/gpu0]==500==[h/nvs0]==500==[h/gpu1]
                \\==400==[h/nvs1]==400==//
 
-    Striped like hardware: 9 sub-flows, 5 via nvs0 and 4 via nvs1, so the flow gets 900 Gb/s and
-    both switches saturate (an even split would stop at 2 x 400 = 800 with nvs0 idle at 80 %)."""
+    Striped like hardware: 2 sub-flows weighing 5 (via nvs0) and 4 (via nvs1) — the former
+    formulation repeated them as 9 unit sub-flows, 5 via nvs0 and 4 via nvs1 (``repeated()``) —
+    so the flow gets 900 Gb/s and both switches saturate (an even split would stop at
+    2 x 400 = 800 with nvs0 idle at 80 %)."""
     topo = build([("h/gpu0", "gpu", "h", {}), ("h/gpu1", "gpu", "h", {}), ("h/nvs0", "nvswitch", "h", {}),
                   ("h/nvs1", "nvswitch", "h", {})],
                  [("h/gpu0", "h/nvs0", 500, "nvlink4"), ("h/gpu1", "h/nvs0", 500, "nvlink4"),
                   ("h/gpu0", "h/nvs1", 400, "nvlink4"), ("h/gpu1", "h/nvs1", 400, "nvlink4")], ["h"])
     f = flows_of(topo, [("h/gpu0", "h/gpu1")])
-    r = route(topo, f)
-    via = [p[1] for p in paths(topo, r, 0)]
-    assert sorted(via) == ["h/nvs0"] * 5 + ["h/nvs1"] * 4 and np.allclose(r.share, 1 / 9)
-    alloc = solve(topo, r, f)
-    assert np.allclose(alloc.rates_gbps / r.share, 900.0)
-    assert np.allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
+    weighted = route(topo, f)
+    assert [p[1] for p in paths(topo, weighted, 0)] == ["h/nvs0", "h/nvs1"]
+    assert weighted.weight.tolist() == [5.0, 4.0] and np.allclose(weighted.share, [5 / 9, 4 / 9])
+    for r in (weighted, weighted.repeated()):
+        via = [p[1] for p in paths(topo, r, 0)]
+        if r is not weighted:
+            assert sorted(via) == ["h/nvs0"] * 5 + ["h/nvs1"] * 4 and np.allclose(r.share, 1 / 9)
+        alloc = solve(topo, r, f)
+        assert np.allclose(alloc.rates_gbps / r.share, 900.0)
+        assert np.allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
 
 
 def test_pxn_relays_around_a_dead_own_nic():
@@ -358,3 +365,89 @@ def test_derived_context_routes_like_a_fresh_one():
         fresh = route(topo, f, nic_policy=policy, failed=failed)
         assert all(derived.flow_paths(i) == fresh.flow_paths(i) for i in range(len(f)))
         assert list(derived.status) == list(fresh.status)
+
+
+# ------------------------------------------------------------------------------ weighted sub-flows
+def _dgx_h100_pair():
+    from designer.engine.fabrics import build_cluster
+
+    return Topology.from_document(build_cluster("dgx-h100", 2, fabric="rail-optimized"))
+
+
+def test_dgx_h100_striping_is_one_weighted_path_per_nvswitch():
+    """DGX H100: each GPU has 5/4/4/5 NVLinks to nvswitch0..3. A GPU pair is 4 paths weighing
+    5/4/4/5 (shares 5/18, 4/18, ...), which ``repeated()`` expands into the former 18 unit
+    sub-flows; a PXN flow stripes its NVLink leg the same way, an affinity NET flow has 1 path::
+
+        [h0/gpu0]=5=[nvswitch0]=5=[h0/gpu3]      (and =4= via nvswitch1, 2; =5= via nvswitch3)
+    """
+    topo = _dgx_h100_pair()
+    f = flows_of(topo, [("h0/gpu0", "h0/gpu3"), ("h0/gpu0", "h1/gpu0"), ("h0/gpu0", "h1/gpu3")])
+    r = route(topo, f, nic_policy="pxn")
+    assert r.count.tolist() == [4, 1, 4] and r.num_paths == 9
+    nvl = slice(0, 4)
+    assert [p[1] for p in paths(topo, r, 0)] == [f"h0/nvswitch{i}" for i in range(4)]
+    assert r.weight[nvl].tolist() == [5.0, 4.0, 4.0, 5.0]
+    np.testing.assert_allclose(r.share[nvl], np.array([5, 4, 4, 5]) / 18)
+    assert r.weight[4] == 1.0 and r.share[4] == 1.0
+    assert r.path_class(2) == "PXN" and r.weight[5:].tolist() == [5.0, 4.0, 4.0, 5.0]
+    rep = r.repeated()
+    assert rep.count.tolist() == [18, 1, 18] and (rep.weight == 1).all()
+    np.testing.assert_allclose(rep.share[rep.owner != 1], 1 / 18)
+    assert sorted(p[1] for p in paths(topo, rep, 0)) == sorted(
+        [f"h0/nvswitch{i}" for i, k in enumerate((5, 4, 4, 5)) for _ in range(k)])
+    a, b = solve(topo, r, f), solve(topo, rep, f)
+    pace = lambda routes, alloc: np.minimum.reduceat(alloc.rates_gbps / routes.share, routes.first)  # noqa: E731
+    np.testing.assert_allclose(pace(r, a), pace(rep, b), rtol=1e-12)
+    np.testing.assert_allclose(a.load_gbps, b.load_gbps, rtol=1e-12, atol=1e-9)
+
+
+def test_split_paths_weigh_one_and_any_split_keeps_weights():
+    """An even ``split`` gives each path weight 1 (share 1/paths); ``any`` + ``split`` folds the
+    per-NIC virtual flows into one flow and keeps each path's weight (shares divided by NICs)."""
+    topo = mini(spines=2)
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu1"), ("h0/gpu0", "h1/gpu0")])
+    r = route(topo, f, multipath="split")
+    assert r.count.tolist() == [2, 1] and (r.weight == 1).all()
+    np.testing.assert_allclose(r.share, [0.5, 0.5, 1.0])
+    r = route(topo, f, nic_policy="any", multipath="split")
+    assert (r.weight == 1).all()
+    np.testing.assert_allclose(np.add.reduceat(r.share, r.first), 1.0)
+    assert r.repeated().num_paths == r.num_paths
+
+
+def test_rerouted_flows_keep_their_own_weights():
+    """nvswitch0 of h0 fails: GPU pairs of h0 re-route over 3 switches (4/4/5 NVLinks: weights
+    4, 4, 5); flows elsewhere keep their 5/4/4/5. ``replace_flows`` carries the weights along."""
+    topo = _dgx_h100_pair()
+    f = flows_of(topo, [("h0/gpu0", "h0/gpu3"), ("h1/gpu0", "h1/gpu3"), ("h0/gpu1", "h1/gpu1")])
+    base = route(topo, f)
+    failed = FailureSet(nodes=frozenset({topo.node_index["h0/nvswitch0"]}))
+    sub = route(topo, f.take(np.array([0])), failed=failed)
+    merged = base.replace_flows(np.array([0]), sub)
+    assert merged.weight.tolist() == [4.0, 4.0, 5.0, 5.0, 4.0, 4.0, 5.0, 1.0]
+    fresh = route(topo, f, failed=failed)
+    assert merged.weight.tolist() == fresh.weight.tolist()
+    np.testing.assert_array_equal(merged.share, fresh.share)
+
+
+def test_non_integer_capacity_ratio_stripes_exactly():
+    """NVSwitch links of 500 and 433 Gb/s (no small-integer ratio): the weights keep the exact
+    ratio (4 x 500/433 and 4), so the flow fills both switches: 933 Gb/s. (Repeated sub-flows
+    could only round it to quarters.) ``repeated()`` refuses such weights::
+
+        [h/gpu0]==500==[h/nvs0]==500==[h/gpu1]
+               \\==433==[h/nvs1]==433==//
+    """
+    topo = build([("h/gpu0", "gpu", "h", {}), ("h/gpu1", "gpu", "h", {}), ("h/nvs0", "nvswitch", "h", {}),
+                  ("h/nvs1", "nvswitch", "h", {})],
+                 [("h/gpu0", "h/nvs0", 500, "nvlink4"), ("h/gpu1", "h/nvs0", 500, "nvlink4"),
+                  ("h/gpu0", "h/nvs1", 433, "nvlink4"), ("h/gpu1", "h/nvs1", 433, "nvlink4")], ["h"])
+    f = flows_of(topo, [("h/gpu0", "h/gpu1")])
+    r = route(topo, f)
+    np.testing.assert_allclose(r.weight, [4 * 500 / 433, 4.0])
+    alloc = solve(topo, r, f)
+    np.testing.assert_allclose(alloc.rates_gbps / r.share, 933.0)
+    np.testing.assert_allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
+    with pytest.raises(ValueError):
+        r.repeated()

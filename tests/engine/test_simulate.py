@@ -188,3 +188,59 @@ def test_degrading_a_group_slows_each_link_once():
     work = [{"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h0/mem0", "bytes": 1e9}]
     r = simulate({"topology": topo, "workload": work, "failures": [{"target": "h0", "mode": "degrade", "factor": 0.5}]})
     assert r["flows"][0]["rate_gbps"] == 200.0
+
+
+# ------------------------------------------------------------------------------ weighted sub-flows
+def _weighted_and_repeated(scenario, mode):
+    """Solve a scenario with weighted paths (what simulate does) and with every path of weight k
+    expanded into k unit sub-flows (the formulation before weighted max-min)."""
+    import dataclasses
+
+    prep = prepare(scenario)
+    rep = dataclasses.replace(prep, routes=prep.routes.repeated())
+    return prep, solve_prepared(prep, mode=mode), rep, solve_prepared(rep, mode=mode)
+
+
+def _assert_same_outcome(prep, a, rep, b):
+    np.testing.assert_allclose(a.flow_rate_gbps, b.flow_rate_gbps, rtol=1e-12)
+    np.testing.assert_allclose(a.flow_completion_s, b.flow_completion_s, rtol=1e-12)
+    np.testing.assert_allclose(a.load_gbps, b.load_gbps, rtol=1e-12, atol=1e-9)
+    assert np.array_equal(a.flow_bottleneck, b.flow_bottleneck)
+    assert rep.routes.num_paths > prep.routes.num_paths
+
+
+@pytest.mark.parametrize("mode", ["steady", "timeline"])
+@pytest.mark.parametrize("routing", [{}, {"nic_policy": "pxn"}, {"nic_policy": "any", "multipath": "split"}])
+def test_weighted_paths_equal_repeated_sub_flows_on_a_dgx_h100_pair(mode, routing):
+    """Two DGX H100 (NVLink 5/4/4/5 per GPU, so GPU pairs are 4 paths weighing 5/4/4/5): ring
+    all-reduce, all-to-all and a demand-capped transfer give the same per-flow rates,
+    bottlenecks, completions and loads whether solved as weighted paths or as the 18 repeated
+    unit sub-flows per GPU pair."""
+    from designer.engine.fabrics import build_cluster
+
+    topo = Topology.from_document(build_cluster("dgx-h100", 2, fabric="rail-optimized"))
+    workload = [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9},
+                {"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "bytes": 2e8},
+                {"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h0/gpu5", "bytes": 1e9, "demand_gbps": 900}]
+    scenario = {"topology": topo, "workload": workload, "routing": routing}
+    prep, a, rep, b = _weighted_and_repeated(scenario, mode)
+    _assert_same_outcome(prep, a, rep, b)
+    assert set(prep.routes.weight.tolist()) >= {4.0, 5.0}
+
+
+@pytest.mark.parametrize("mode", ["steady", "timeline"])
+def test_weighted_paths_equal_repeated_sub_flows_on_the_example_scenario(mode):
+    """examples/scenario-dgx-h100.json (all-reduce, GPUDirect checkpoint load, capped transfer)."""
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "scenario-dgx-h100.json"
+    prep, a, rep, b = _weighted_and_repeated(json.loads(path.read_text()), mode)
+    _assert_same_outcome(prep, a, rep, b)
+    result = simulate(json.loads(path.read_text()))
+    assert result["summary"]["paths"] == prep.routes.num_paths
+    striped = [f for f in result["flows"] if "paths" in f]
+    assert striped and all(len(f["paths"]) == 4 for f in striped)   # one per NVSwitch, not 18
+    for f in striped:
+        assert sum(p["share"] for p in f["paths"]) == pytest.approx(1.0)
+        pace = min(p["rate_gbps"] / p["share"] for p in f["paths"])
+        assert pace == pytest.approx(f["rate_gbps"], rel=1e-12)

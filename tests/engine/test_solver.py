@@ -209,3 +209,149 @@ def test_large_random_instance_is_valid():
     alloc = maxmin(cap, ptr, res, dem)
     assert_valid_allocation(cap, ptr, res, dem, alloc)
     assert alloc.levels > 100
+
+
+# ------------------------------------------------------------------------------ weighted max-min
+def solve_weighted(capacity, paths, weights, demand=None, method="auto") -> Allocation:
+    """Weighted solve with paths as lists of resource indices; validated (weighted invariant)."""
+    ptr = np.concatenate([[0], np.cumsum([len(p) for p in paths])]).astype(np.int64)
+    res = np.array([r for p in paths for r in p], dtype=np.int64)
+    alloc = maxmin(capacity, ptr, res, demand, weights=weights, method=method)
+    assert_valid_allocation(capacity, ptr, res, demand, alloc, weights=weights)
+    return alloc
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_weights_split_a_link_in_proportion(method):
+    """Weights 3 and 1 on one 100G link: the level rises to 100 / (3 + 1) = 25, so 75 and 25.
+
+        f0 (w=3), f1 (w=1): [h0]==l0 100G==[h1]
+    """
+    a = solve_weighted([100.0], [[0], [0]], [3.0, 1.0], method=method)
+    assert a.rates_gbps.tolist() == [75.0, 25.0]
+    assert a.flow_level.tolist() == [25.0, 25.0]
+    assert a.bottleneck.tolist() == [0, 0] and a.levels == 1
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_weighted_demand_is_per_flow(method):
+    """A weight-2 flow capped at 30G next to a weight-1 flow on 100G.
+
+        f0 (w=2, demand 30G), f1 (w=1): [h0]==l0 100G==[h1]
+
+    f0 reaches its demand at level 30 / 2 = 15 < 100 / 3: it runs at exactly 30 (not 2 x 15
+    rounded), and f1 takes the remaining 70.
+    """
+    a = solve_weighted([100.0], [[0], [0]], [2.0, 1.0], demand=[30.0, np.inf], method=method)
+    assert a.rates_gbps.tolist() == [30.0, 70.0]
+    assert a.bottleneck.tolist() == [-1, 0]
+    np.testing.assert_allclose(a.flow_level, [15.0, 70.0])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_weighted_classic_two_links(method):
+    """The long flow weighs 2 and crosses both links; the short ones weigh 1.
+
+        f0 (w=2): l0 12G, l1 6G       f1 (w=1): l0       f2 (w=1): l1
+
+    l1 saturates first, at level 6 / 3 = 2: f0 = 4, f2 = 2. f1 then takes l0's remaining 8.
+    """
+    a = solve_weighted([12.0, 6.0], [[0, 1], [0], [1]], [2.0, 1.0, 1.0], method=method)
+    np.testing.assert_allclose(a.rates_gbps, [4.0, 8.0, 2.0])
+    assert a.bottleneck.tolist() == [1, 0, 1] and a.levels == 2
+
+
+def test_invariant_checker_is_weighted():
+    """(50, 50) on one 100G link is fair for equal weights but not for weights 3:1 (flow 0 crosses
+    a saturated link where flow 1 has a larger rate / weight: 50 > 50 / 3)."""
+    cap, ptr, res = np.array([100.0]), np.array([0, 1, 2]), np.array([0, 0])
+    even = Allocation(np.array([50.0, 50.0]), np.array([0, 0]), np.array([100.0]), np.array([1.0]), 1)
+    assert_valid_allocation(cap, ptr, res, None, even)
+    with pytest.raises(AssertionError, match="flow 0"):
+        assert_valid_allocation(cap, ptr, res, None, even, weights=[3.0, 1.0])
+    weighted = Allocation(np.array([75.0, 25.0]), np.array([0, 0]), np.array([100.0]), np.array([1.0]), 1)
+    assert_valid_allocation(cap, ptr, res, None, weighted, weights=[3.0, 1.0])
+
+
+@pytest.mark.parametrize("weights, where", [
+    ([0.0], "weights[0]"), ([-1.0], "weights[0]"), ([np.nan], "weights[0]"), ([np.inf], "weights[0]"),
+    ([1.0, 1.0], "weights"), (["x"], "weights"),
+])
+@pytest.mark.parametrize("method", METHODS)
+def test_bad_weights_are_located(weights, where, method):
+    with pytest.raises(InvalidWorkload) as err:
+        maxmin([1.0], [0, 1], [0], weights=weights, method=method)
+    assert err.value.problems[0].path == where
+
+
+@st.composite
+def weighted_instances(draw, integer=False):
+    cap, ptr, res, demand = draw(instances())
+    n = len(ptr) - 1
+    if integer:
+        weight = st.integers(1, 6).map(float)
+    else:
+        weight = st.one_of(st.sampled_from([0.5, 1.0, 2.0, 3.0, 5.0]), st.floats(0.05, 20.0))
+    return cap, ptr, res, demand, np.array(draw(st.lists(weight, min_size=n, max_size=n)), dtype=np.float64)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted_instances())
+def test_weighted_compiled_matches_weighted_reference(instance):
+    cap, ptr, res, demand, w = instance
+    fast = maxmin(cap, ptr, res, demand, weights=w)
+    slow = maxmin_reference(cap, ptr, res, demand, weights=w)
+    assert_valid_allocation(cap, ptr, res, demand, fast, weights=w)
+    assert_valid_allocation(cap, ptr, res, demand, slow, weights=w)
+    np.testing.assert_allclose(fast.rates_gbps, slow.rates_gbps, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fast.flow_level, slow.flow_level, rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_unit_weights_are_the_unweighted_solver_bit_for_bit(instance):
+    cap, ptr, res, demand = instance
+    for method in METHODS:
+        plain = maxmin(cap, ptr, res, demand, method=method)
+        ones = maxmin(cap, ptr, res, demand, weights=np.ones(len(ptr) - 1), method=method)
+        assert np.array_equal(plain.rates_gbps, ones.rates_gbps)
+        assert np.array_equal(plain.bottleneck, ones.bottleneck)
+        assert np.array_equal(plain.load_gbps, ones.load_gbps) and plain.levels == ones.levels
+        assert np.array_equal(plain.flow_level, plain.rates_gbps)
+
+
+def _repeat_flows(ptr, res, demand, w):
+    """Each flow of integer weight k as k unit flows on its path, each with demand / k."""
+    k = w.astype(np.int64)
+    copy_of = np.repeat(np.arange(len(k)), k)
+    lens = np.diff(ptr)[copy_of]
+    rptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    rres = np.concatenate([res[ptr[f]:ptr[f + 1]] for f in copy_of] + [np.zeros(0, np.int64)])
+    return copy_of, rptr, rres, (demand / w)[copy_of]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted_instances(integer=True))
+def test_integer_weight_k_is_k_repeated_unit_flows(instance):
+    """What repeated sub-flows gave (the former striping) is what one weighted flow gets."""
+    cap, ptr, res, demand, w = instance
+    weighted = maxmin(cap, ptr, res, demand, weights=w)
+    copy_of, rptr, rres, rdem = _repeat_flows(ptr, res, demand, w)
+    repeated = maxmin(cap, rptr, rres, rdem)
+    total = np.bincount(copy_of, weights=repeated.rates_gbps, minlength=len(w))
+    np.testing.assert_allclose(weighted.rates_gbps, total, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(weighted.flow_level, repeated.rates_gbps[np.cumsum(w.astype(int)) - 1],
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(weighted.load_gbps, repeated.load_gbps, rtol=1e-9, atol=1e-9)
+
+
+def test_large_random_weighted_instance_is_valid():
+    """20,000 flows over 2,000 resources with weights 1-18 (striping multiplicities and beyond)."""
+    from designer.engine.benchmarks.solver import random_instance
+
+    cap, ptr, res, dem = random_instance(20_000, 2_000, seed=11)
+    w = np.random.default_rng(12).integers(1, 19, len(ptr) - 1).astype(np.float64)
+    alloc = maxmin(cap, ptr, res, dem, weights=w)
+    assert_valid_allocation(cap, ptr, res, dem, alloc, weights=w)
+    ref = maxmin_reference(cap, ptr, res, dem, weights=w)
+    np.testing.assert_allclose(alloc.rates_gbps, ref.rates_gbps, rtol=1e-9)

@@ -136,3 +136,86 @@ def test_on_event_contract():
     assert [n for _, n in calls] == sorted((n for _, n in calls), reverse=True)
     slow = timeline_reference(cap, ptr, res, size, dem)
     np.testing.assert_allclose(result.completion_s, slow.completion_s, rtol=1e-9)
+
+
+# ------------------------------------------------------------------------------ weighted timeline
+def test_weighted_flows_then_the_survivor_takes_the_link():
+    """Weights 3 and 1 on one 100G link, 75 Gb each.
+
+        f0 (w=3, 75 Gb), f1 (w=1, 75 Gb): [h0]==l0 100G==[h1]
+
+    75 / 25 until f0 is done at 1 s; f1 has sent 25 Gb, its last 50 Gb go at 100G: 0.5 s more.
+    """
+    seen = []
+    result = timeline([100.0], [0, 1, 2], [0, 0], [75 * GB, 75 * GB], weights=[3.0, 1.0],
+                      on_event=lambda t, a, r, l: seen.append(r.tolist()))
+    np.testing.assert_allclose(result.completion_s, [1.0, 1.5])
+    assert seen[0] == [75.0, 25.0] and seen[1] == [0.0, 100.0]
+    slow = timeline_reference([100.0], [0, 1, 2], [0, 0], [75 * GB, 75 * GB], weights=[3.0, 1.0])
+    np.testing.assert_allclose(slow.completion_s, [1.0, 1.5])
+
+
+def test_timeline_validates_weights():
+    with pytest.raises(InvalidWorkload) as err:
+        timeline([1.0], [0, 1], [0], [GB], weights=[0.0])
+    assert err.value.problems[0].path == "weights[0]"
+
+
+@st.composite
+def weighted_fluid_instances(draw, integer=False):
+    cap, ptr, res, size, demand = draw(fluid_instances())
+    n = len(ptr) - 1
+    weight = st.integers(1, 5).map(float) if integer else st.one_of(
+        st.sampled_from([0.5, 1.0, 2.0, 5.0]), st.floats(0.1, 10.0))
+    return cap, ptr, res, size, demand, np.array(draw(st.lists(weight, min_size=n, max_size=n)), dtype=float)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted_fluid_instances())
+def test_weighted_warm_started_timeline_matches_reference(instance):
+    cap, ptr, res, size, demand, w = instance
+    fast = timeline(cap, ptr, res, size, demand, weights=w)
+    slow = timeline_reference(cap, ptr, res, size, demand, weights=w)
+    np.testing.assert_allclose(fast.completion_s, slow.completion_s, rtol=1e-7)
+    np.testing.assert_allclose(fast.events_s, slow.events_s, rtol=1e-7)
+    assert fast.flows_resolved <= slow.flows_resolved
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fluid_instances())
+def test_unit_weights_timeline_is_the_unweighted_one_bit_for_bit(instance):
+    cap, ptr, res, size, demand = instance
+    plain = timeline(cap, ptr, res, size, demand)
+    ones = timeline(cap, ptr, res, size, demand, weights=np.ones(len(ptr) - 1))
+    assert np.array_equal(plain.completion_s, ones.completion_s)
+    assert np.array_equal(plain.events_s, ones.events_s)
+    assert (plain.levels, plain.flows_resolved) == (ones.levels, ones.flows_resolved)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted_fluid_instances(integer=True))
+def test_integer_weight_k_timeline_is_k_repeated_unit_flows(instance):
+    """A flow of weight k and B bytes finishes when its k unit copies of B / k bytes each do."""
+    cap, ptr, res, size, demand, w = instance
+    weighted = timeline(cap, ptr, res, size, demand, weights=w)
+    k = w.astype(np.int64)
+    copy_of = np.repeat(np.arange(len(k)), k)
+    rptr = np.concatenate([[0], np.cumsum(np.diff(ptr)[copy_of])]).astype(np.int64)
+    rres = np.concatenate([res[ptr[f]:ptr[f + 1]] for f in copy_of] + [np.zeros(0, np.int64)])
+    repeated = timeline(cap, rptr, rres, (size / w)[copy_of], (demand / w)[copy_of])
+    done = np.full(len(k), -np.inf)
+    np.maximum.at(done, copy_of, repeated.completion_s)
+    np.testing.assert_allclose(weighted.completion_s, done, rtol=1e-7)
+
+
+def test_larger_weighted_timeline_matches_reference():
+    """300 flows over 40 resources, weights 1-18: warm start stays exact with weights."""
+    from designer.engine.benchmarks.solver import random_instance
+
+    cap, ptr, res, dem = random_instance(300, 40, seed=9)
+    size = np.random.default_rng(10).lognormal(np.log(1e9), 1.0, 300)
+    w = np.random.default_rng(11).integers(1, 19, 300).astype(float)
+    fast = timeline(cap, ptr, res, size, dem, weights=w)
+    slow = timeline_reference(cap, ptr, res, size, dem, weights=w)
+    np.testing.assert_allclose(fast.completion_s, slow.completion_s, rtol=1e-7)
+    assert fast.flows_resolved < slow.flows_resolved
