@@ -7,7 +7,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 
-__all__ = ["BearerTokenAuthentication"]
+__all__ = ["BearerTokenAuthentication", "ShareLinkAuthentication"]
 
 
 class BearerTokenAuthentication(TokenAuthentication):
@@ -32,3 +32,47 @@ class BearerTokenAuthentication(TokenAuthentication):
     def authenticate_header(self, request) -> str:
         # Present on every 401: tells clients which scheme to use (RFC 6750).
         return 'Bearer realm="api"'
+
+
+class ShareLinkAuthentication:
+    """A read-only share link: ``X-Share-Token: <token>`` or ``?share=<token>``.
+
+    The requester becomes a :class:`designer.selectors.ShareLinkVisitor` (no account), which the
+    selectors let see the linked topology or result only. An unknown, revoked or expired token is
+    a 404 (nothing is disclosed about which). Listed first: a request that carries a token asked
+    for link access, whatever else it carries.
+    """
+
+    def authenticate(self, request):
+        from rest_framework.exceptions import NotFound
+
+        from designer.selectors import ShareLinkVisitor, share_link_resolve
+        from django.http import Http404
+
+        token = request.META.get("HTTP_X_SHARE_TOKEN") or request.query_params.get("share")
+        if not token:
+            return None
+        try:
+            link = share_link_resolve(token)
+        except Http404 as exc:
+            raise NotFound(str(exc)) from None
+        return ShareLinkVisitor(link), link
+
+    def authenticate_header(self, request):
+        # DRF takes the first authenticator's header for 401s: keep announcing Bearer.
+        return BearerTokenAuthentication().authenticate_header(request)
+
+
+try:  # the OpenAPI schema documents the share-link header next to Bearer tokens
+    from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+    class ShareLinkScheme(OpenApiAuthenticationExtension):
+        target_class = "api.authentication.ShareLinkAuthentication"
+        name = "shareLink"
+
+        def get_security_definition(self, auto_schema):
+            return {"type": "apiKey", "in": "header", "name": "X-Share-Token",
+                    "description": "a read-only share link's token (or ?share=<token>): GETs of "
+                                   "the shared topology or result only"}
+except ImportError:  # pragma: no cover - drf-spectacular is pinned in requirements.txt
+    pass

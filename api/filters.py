@@ -23,10 +23,22 @@ class TopologyFilter(django_filters.FilterSet):
     min_gpus = _number("gpu_count", "gte", 2 ** 31 - 1)
     max_gpus = _number("gpu_count", "lte", 2 ** 31 - 1)
     updated_after = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+    shared = django_filters.ChoiceFilter(choices=[("me", "shared with me")], method="_shared",
+                                         help_text="me: only topologies others shared with you")
+    role = django_filters.ChoiceFilter(choices=[("owner", "owner"), ("editor", "editor"),
+                                                ("viewer", "viewer")], field_name="my_role",
+                                       help_text="your role")
+    owner = django_filters.CharFilter(field_name="owner__username", help_text="owner's username")
 
     class Meta:
         model = Topology
-        fields = ["name", "min_gpus", "max_gpus", "updated_after"]
+        fields = ["name", "min_gpus", "max_gpus", "updated_after", "shared", "role", "owner"]
+
+    def _shared(self, queryset, name, value):
+        user = self.request.user if self.request is not None else None
+        if value == "me" and user is not None and user.is_authenticated:
+            return queryset.exclude(owner=user)
+        return queryset
 
 
 class ScenarioFilter(django_filters.FilterSet):

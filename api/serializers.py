@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from designer.choices import JobKind, JobState, ScenarioMode
+from designer.choices import JobKind, JobState, ScenarioMode, ShareRole
 from designer.engine.fabrics import FABRICS
 from designer.engine.io import FORMATS as IMPORT_FORMATS
 from designer.engine.templates import TEMPLATES
@@ -24,7 +24,9 @@ __all__ = [
     "RevisionCreateSerializer", "ScenarioSerializer", "JobCreateSerializer", "JobSerializer",
     "JobListSerializer", "ValidateSerializer", "ValidationReportSerializer",
     "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "ErrorSerializer",
-    "max_build_hosts",
+    "max_build_hosts", "ForkSerializer", "TransferSerializer", "AuditEventSerializer",
+    "ShareSerializer", "ShareCreateSerializer", "ShareUpdateSerializer", "ShareLinkSerializer",
+    "ShareLinkCreateSerializer",
 ]
 
 # 2,048 eight-GPU hosts = 16,384 GPUs, the largest cluster the engine is benchmarked on.
@@ -128,6 +130,12 @@ class TopologySerializer(serializers.Serializer):
     link_count = serializers.IntegerField(read_only=True)
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
+    role = serializers.SerializerMethodField(
+        help_text="your role: owner, editor, viewer (link for a share-link visitor)")
+
+    def get_role(self, topology) -> str | None:
+        # Annotated by designer.selectors.topology_list; a topology you just created is yours.
+        return getattr(topology, "my_role", None) or "owner"
 
 
 class TopologyCreateSerializer(serializers.Serializer):
@@ -341,3 +349,89 @@ class HostDocumentSerializer(serializers.Serializer):
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(allow_null=True, help_text="null when you have none")
     created = serializers.DateTimeField(allow_null=True)
+
+
+# --- Sharing (issue 9) -----------------------------------------------------------------------------
+
+def _user_named(username: str):
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise serializers.ValidationError(f"no active user named {username!r}")
+    return user
+
+
+class ForkSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True,
+                                 help_text='default "<name> (fork)"')
+
+
+class TransferSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150, help_text="the new owner")
+
+    def validate(self, attrs):
+        return {"user": _user_named(attrs["username"])}
+
+
+class ShareSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    user = serializers.CharField(source="user.get_username", read_only=True, allow_null=True,
+                                 default=None)
+    group = serializers.CharField(source="group.name", read_only=True, allow_null=True,
+                                  default=None)
+    role = serializers.ChoiceField(choices=ShareRole.choices, read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+
+
+class ShareCreateSerializer(serializers.Serializer):
+    """Exactly one of ``username`` and ``group`` (a Django group = a team)."""
+
+    username = serializers.CharField(max_length=150, required=False)
+    group = serializers.CharField(max_length=150, required=False, help_text="team (group) name")
+    role = serializers.ChoiceField(choices=ShareRole.choices)
+
+    def validate(self, attrs):
+        from django.contrib.auth.models import Group
+
+        if ("username" in attrs) == ("group" in attrs):
+            raise serializers.ValidationError('give either "username" or "group"')
+        if "username" in attrs:
+            return {"user": _user_named(attrs["username"]), "role": attrs["role"]}
+        group = Group.objects.filter(name=attrs["group"]).first()
+        if group is None:
+            raise serializers.ValidationError({"group": [f"no team named {attrs['group']!r}"]})
+        return {"group": group, "role": attrs["role"]}
+
+
+class ShareUpdateSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ShareRole.choices)
+
+
+class ShareLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    job = serializers.IntegerField(source="job_id", allow_null=True, read_only=True,
+                                   help_text="set: the link opens this job's result only")
+    label = serializers.CharField(read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+    expires_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    revoked_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    active = serializers.BooleanField(source="is_active", read_only=True)
+
+
+class ShareLinkCreateSerializer(serializers.Serializer):
+    job = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class AuditEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    action = serializers.CharField()
+    summary = serializers.CharField()
+    actor = serializers.SerializerMethodField()
+    details = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+    def get_actor(self, event) -> str | None:
+        return event.actor.get_username() if event.actor_id else None

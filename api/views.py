@@ -19,6 +19,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from api import engine_calls
@@ -26,7 +27,8 @@ from api import serializers as s
 from api.exception_handlers import ApiError, PayloadTooLarge
 from api.filters import JobFilter, ScenarioFilter, TopologyFilter
 from api.pagination import ApiPagination
-from api.permissions import CanEditTopology, IsAuthenticatedUser
+from api.authentication import ShareLinkAuthentication
+from api.permissions import IsAuthenticatedUser, IsUserOrShareLinkReader, TopologyRole
 from api.schema import errors, example
 from api.throttling import JobSubmitThrottle
 from designer import selectors, services
@@ -62,7 +64,15 @@ EXAMPLE_JOB = {
 
 
 class ApiMixin:
-    """Shared by every view: body size limit and sane ids, checked before anything else."""
+    """Shared by every view: body size limit and sane ids, checked before anything else.
+
+    Share-link tokens are read first (``api.authentication.ShareLinkAuthentication``); views
+    that serve shared objects accept such visitors for reads (``IsUserOrShareLinkReader``),
+    every other view refuses them (``IsAuthenticatedUser``).
+    """
+
+    authentication_classes = [ShareLinkAuthentication,
+                              *api_settings.DEFAULT_AUTHENTICATION_CLASSES]
 
     def initial(self, request, *args, **kwargs):
         """DRF's ``APIView.initial`` with two checks first and throttles before permissions,
@@ -119,7 +129,9 @@ class TopologyViewSet(ApiMixin, viewsets.GenericViewSet):
                        "revision_number"]
     ordering = ["-updated_at", "-pk"]
     lookup_value_regex = ID
-    permission_classes = [IsAuthenticatedUser, CanEditTopology]
+    permission_classes = [IsUserOrShareLinkReader, TopologyRole]
+    # Endpoint -> action of designer.selectors.ROLE_ACTIONS (reads "view", writes "edit").
+    role_actions = {"destroy": "manage", "transfer": "manage", "fork": "fork", "audit": "audit"}
 
     def get_queryset(self):
         return selectors.topology_list(user=self.request.user)
@@ -172,8 +184,43 @@ class TopologyViewSet(ApiMixin, viewsets.GenericViewSet):
         return Response(s.TopologySerializer(topology).data)
 
     def destroy(self, request, pk):
-        services.topology_delete(topology=self._topology(pk))
+        services.topology_delete(topology=self._topology(pk), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(summary="Fork: copy the current revision and its scenarios into your space",
+                   request=s.ForkSerializer,
+                   responses={201: s.TopologySerializer, **errors(400, 403, 404)},
+                   examples=[example("fork", {"name": "pod-a (mine)"}, request=True)],
+                   filters=False)
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def fork(self, request, pk):
+        topology = self._topology(pk)
+        data = _valid(s.ForkSerializer, request.data)
+        fork = services.topology_fork(topology=topology, user=request.user,
+                                      name=data.get("name"))
+        return Response(s.TopologySerializer(fork).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Transfer ownership (owner only); the previous owner stays editor",
+                   request=s.TransferSerializer,
+                   responses={200: s.TopologySerializer, **errors(400, 403, 404)},
+                   examples=[example("transfer", {"username": "bob"}, request=True)],
+                   filters=False)
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def transfer(self, request, pk):
+        topology = self._topology(pk)
+        data = _valid(s.TransferSerializer, request.data)
+        topology = services.topology_transfer(topology=topology, actor=request.user,
+                                              new_owner=data["user"])
+        return Response(s.TopologySerializer(topology).data)
+
+    @extend_schema(summary="Audit trail: who changed what (owner and editors)",
+                   responses={200: s.AuditEventSerializer(many=True), **errors(403, 404)},
+                   filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def audit(self, request, pk):
+        rows = selectors.audit_list(user=request.user, topology_pk=self._topology(pk).pk)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(s.AuditEventSerializer(page, many=True).data)
 
     @extend_schema(
         summary="Import a server (NCCL topology XML, nvidia-smi topo -m, hwloc XML)",
@@ -251,6 +298,7 @@ class GraphMLRenderer(BaseRenderer):
                (200, "application/graphml+xml"): OpenApiTypes.STR, **errors(400, 404)})
 class TopologyExportView(ApiMixin, APIView):
     renderer_classes = [JSONRenderer, GraphMLRenderer]
+    permission_classes = [IsUserOrShareLinkReader]  # visibility: the selectors below
 
     def get(self, request, topology_pk):
         topology = selectors.topology_get(user=request.user, pk=topology_pk)
@@ -299,7 +347,7 @@ class RevisionViewSet(ApiMixin, viewsets.GenericViewSet):
     filter_backends = [OrderingFilter]
     ordering_fields = ["number", "created_at"]
     ordering = ["-number"]
-    permission_classes = [IsAuthenticatedUser, CanEditTopology]
+    permission_classes = [IsUserOrShareLinkReader, TopologyRole]
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -351,7 +399,7 @@ class ScenarioViewSet(ApiMixin, viewsets.GenericViewSet):
     ordering_fields = ["name", "created_at", "updated_at"]
     ordering = ["-updated_at", "-pk"]
     lookup_value_regex = ID
-    permission_classes = [IsAuthenticatedUser, CanEditTopology]
+    permission_classes = [IsUserOrShareLinkReader, TopologyRole]
 
     def get_queryset(self):
         return selectors.scenario_list(user=self.request.user)
@@ -434,10 +482,18 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
     ordering_fields = ["created_at", "started_at", "finished_at", "state", "kind", "progress"]
     ordering = ["-created_at", "-pk"]
     lookup_value_regex = ID
-    permission_classes = [IsAuthenticatedUser, CanEditTopology]
+    permission_classes = [IsUserOrShareLinkReader, TopologyRole]
+
+    role_actions = {"create": "run"}
 
     def get_queryset(self):
         return selectors.job_list(user=self.request.user)
+
+    def role_action(self, request, obj) -> str | None:
+        """Cancelling: one's own job needs "run" (viewers may), anyone's needs "edit"."""
+        if self.action == "cancel" and isinstance(obj, SimulationJob):
+            return selectors.job_cancel_action(request.user, obj)
+        return None
 
     def get_throttles(self):
         throttles = super().get_throttles()
@@ -646,3 +702,103 @@ class AuthTokenView(ApiMixin, APIView):
 
 def _token_body(token) -> dict:
     return {"token": token.key if token else None, "created": token.created if token else None}
+
+
+# --- Sharing: grants and read-only links (issue 9) -------------------------------------------------
+# Grants are listed to the owner and editors, changed by the owner only; links (bearer secrets)
+# are the owner's only. The selectors raise 404 for an unseen topology, 403 for a missing role.
+
+@extend_schema_view(
+    list=extend_schema(summary="Who a topology is shared with (owner and editors)",
+                       responses={200: s.ShareSerializer(many=True), **errors(403, 404)}),
+    create=extend_schema(summary="Share with a user or a team (owner only)",
+                         request=s.ShareCreateSerializer,
+                         responses={201: s.ShareSerializer, **errors(400, 403, 404)},
+                         examples=[example("viewer", {"username": "bob", "role": "viewer"},
+                                           request=True),
+                                   example("team editor", {"group": "infra", "role": "editor"},
+                                           request=True)]),
+    partial_update=extend_schema(summary="Change a grant's role (owner only)",
+                                 request=s.ShareUpdateSerializer,
+                                 examples=[example("make editor", {"role": "editor"},
+                                                   request=True)],
+                                 responses={200: s.ShareSerializer, **errors(400, 403, 404)}),
+    destroy=extend_schema(summary="Revoke a grant (owner only)",
+                          responses={204: None, **errors(403, 404)}),
+)
+class ShareViewSet(ApiMixin, viewsets.GenericViewSet):
+    serializer_class = s.ShareSerializer
+    permission_classes = [IsAuthenticatedUser]
+    filter_backends: list = []
+    pagination_class = None
+
+    def list(self, request, topology_pk):
+        rows = selectors.share_list(user=request.user, topology_pk=topology_pk)
+        return Response(s.ShareSerializer(rows, many=True).data)
+
+    def create(self, request, topology_pk):
+        topology = selectors.topology_get_for(user=request.user, pk=topology_pk, action="manage")
+        data = _valid(s.ShareCreateSerializer, request.data)
+        share = services.share_grant(topology=topology, actor=request.user, role=data["role"],
+                                     user=data.get("user"), group=data.get("group"))
+        return Response(s.ShareSerializer(share).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, topology_pk, pk):
+        share = selectors.share_get(user=request.user, topology_pk=topology_pk, pk=pk,
+                                    action="manage")
+        data = _valid(s.ShareUpdateSerializer, request.data)
+        share = services.share_update(share=share, actor=request.user, role=data["role"])
+        return Response(s.ShareSerializer(share).data)
+
+    def destroy(self, request, topology_pk, pk):
+        share = selectors.share_get(user=request.user, topology_pk=topology_pk, pk=pk,
+                                    action="manage")
+        services.share_revoke(share=share, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Read-only share links of a topology (owner only)",
+                       responses={200: s.ShareLinkSerializer(many=True), **errors(403, 404)}),
+    create=extend_schema(
+        summary="Create a read-only link to the topology or to one job's result (owner only)",
+        description="The token is returned once (`token`, `url`); only its hash is stored. "
+                    "Pages: `/s/<token>/`; API reads: `X-Share-Token: <token>` or `?share=`.",
+        request=s.ShareLinkCreateSerializer,
+        responses={201: s.ShareLinkSerializer, **errors(400, 403, 404)},
+        examples=[example("result link for a week", {"job": 12,
+                                                     "expires_at": "2026-01-12T10:00:00Z"},
+                          request=True)]),
+    destroy=extend_schema(summary="Revoke a link (owner only)",
+                          responses={204: None, **errors(403, 404)}),
+)
+class ShareLinkViewSet(ApiMixin, viewsets.GenericViewSet):
+    serializer_class = s.ShareLinkSerializer
+    permission_classes = [IsAuthenticatedUser]
+    filter_backends: list = []
+    pagination_class = None
+
+    def list(self, request, topology_pk):
+        rows = selectors.share_link_list(user=request.user, topology_pk=topology_pk)
+        return Response(s.ShareLinkSerializer(rows, many=True).data)
+
+    def create(self, request, topology_pk):
+        topology = selectors.topology_get_for(user=request.user, pk=topology_pk, action="manage")
+        data = _valid(s.ShareLinkCreateSerializer, request.data)
+        job = None
+        if data.get("job") is not None:
+            job = _body_ref(selectors.job_get, request.user, data["job"], "job")
+        link, token = services.share_link_create(
+            topology=topology, actor=request.user, job=job, expires_at=data.get("expires_at"),
+            label=data.get("label", ""))
+        body = s.ShareLinkSerializer(link).data
+        body.update({"token": token, "url": request.build_absolute_uri(f"/s/{token}/")})
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    def destroy(self, request, topology_pk, pk):
+        link = selectors.share_link_get(user=request.user, topology_pk=topology_pk, pk=pk)
+        services.share_link_revoke(link=link, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+__all__ += ["ShareViewSet", "ShareLinkViewSet"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from django.db import models
 
-__all__ = ["JobKind", "JobState", "ScenarioMode", "TERMINAL_STATES", "ALLOWED_TRANSITIONS"]
+__all__ = ["JobKind", "JobState", "ScenarioMode", "TERMINAL_STATES", "ALLOWED_TRANSITIONS",
+           "ShareRole", "AuditAction"]
 
 
 class JobKind(models.TextChoices):
@@ -37,3 +38,23 @@ ALLOWED_TRANSITIONS: dict[str, frozenset[str]] = {
     JobState.FAILED: frozenset(),
     JobState.CANCELLED: frozenset(),
 }
+
+
+class ShareRole(models.TextChoices):
+    """What a grant lets its user or group do (the owner can do everything; see selectors)."""
+
+    VIEWER = "viewer", "Viewer"
+    EDITOR = "editor", "Editor"
+
+
+class AuditAction(models.TextChoices):
+    REVISION_SAVE = "revision.save", "Revision saved"
+    SHARE_GRANT = "share.grant", "Access granted"
+    SHARE_CHANGE = "share.change", "Role changed"
+    SHARE_REVOKE = "share.revoke", "Access revoked"
+    LINK_CREATE = "link.create", "Share link created"
+    LINK_REVOKE = "link.revoke", "Share link revoked"
+    OWNER_TRANSFER = "owner.transfer", "Ownership transferred"
+    TOPOLOGY_FORK = "topology.fork", "Forked"
+    TOPOLOGY_DELETE = "topology.delete", "Deleted"
+    JOB_SUBMIT = "job.submit", "Job submitted"

@@ -11,10 +11,11 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 
-from designer.choices import ScenarioMode
+from designer.choices import ScenarioMode, ShareRole
 
 __all__ = ["TopologyNewForm", "ScenarioForm", "PatternForm", "PatternFormSet", "attach_errors",
-           "BYTE_UNITS", "SWEEP_CLASSES", "split_ids"]
+           "BYTE_UNITS", "SWEEP_CLASSES", "split_ids", "ScenarioRunForm", "ShareGrantForm",
+           "ShareLinkForm", "TransferForm", "ForkForm"]
 
 FABRIC_CHOICES = [("rail-optimized", "Rail-optimized leaf/spine"),
                   ("leaf-spine", "Leaf/spine (one ToR per rack)"), ("fat-tree", "3-tier fat-tree (k)")]
@@ -269,3 +270,61 @@ def _scenario_field(path: str, form: forms.Form) -> str | None:
 
 def _add(form: forms.Form, field: str | None, message: str) -> None:
     form.add_error(field if field in form.fields else None, message)
+
+
+# --- Sharing (issue 9) -----------------------------------------------------------------------------
+
+class ScenarioRunForm(forms.Form):
+    """A viewer's run of a saved scenario: which job, and the sweep/compare options only."""
+
+    action = forms.ChoiceField(choices=[("simulate", "simulate"), ("sweep", "sweep"),
+                                        ("compare", "compare")])
+    sweep_over = ScenarioForm.base_fields["sweep_over"]
+    policies = ScenarioForm.base_fields["policies"]
+
+
+class ShareGrantForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("user", "User"), ("group", "Team")], initial="user",
+                             label="Share with")
+    name = forms.CharField(max_length=150, label="Username or team name")
+    role = forms.ChoiceField(choices=ShareRole.choices, initial=ShareRole.VIEWER)
+
+    def grantee(self) -> dict:
+        """``{"user": User}`` or ``{"group": Group}``; ValidationError when unknown."""
+        from django.contrib.auth import get_user_model
+        from django.contrib.auth.models import Group
+
+        name = self.cleaned_data["name"].strip()
+        if self.cleaned_data["kind"] == "group":
+            group = Group.objects.filter(name=name).first()
+            if group is None:
+                raise ValidationError({"name": f"no team named {name!r}"})
+            return {"group": group}
+        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        if user is None:
+            raise ValidationError({"name": f"no active user named {name!r}"})
+        return {"user": user}
+
+
+class ShareLinkForm(forms.Form):
+    job = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    expires_in_days = forms.IntegerField(required=False, min_value=1, max_value=365,
+                                         label="Expires after (days)",
+                                         help_text="Empty: until revoked.")
+    label = forms.CharField(max_length=200, required=False, label="Note (for you)")
+
+    def expires_at(self):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        days = self.cleaned_data.get("expires_in_days")
+        return timezone.now() + timedelta(days=days) if days else None
+
+
+class TransferForm(forms.Form):
+    username = forms.CharField(max_length=150, label="New owner (username)")
+
+
+class ForkForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)

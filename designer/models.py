@@ -11,11 +11,12 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from designer.choices import ALLOWED_TRANSITIONS, JobKind, JobState, ScenarioMode, TERMINAL_STATES
+from designer.choices import (
+    ALLOWED_TRANSITIONS, AuditAction, JobKind, JobState, ScenarioMode, ShareRole, TERMINAL_STATES)
 from designer.exceptions import IllegalTransition, ImmutableRevision
 
 __all__ = ["Topology", "TopologyRevision", "Scenario", "SimulationJob", "SimulationResult",
-           "SweepChunk"]
+           "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure"]
 
 
 class Topology(models.Model):
@@ -237,3 +238,111 @@ class SweepChunk(models.Model):
             self.finished_at = now
             fields.append("finished_at")
         return fields
+
+
+# --- Sharing, share links, audit trail, sign-in failures (issue 9) --------------------------------
+
+class TopologyShare(models.Model):
+    """A grant of a role on a topology to one user or one group (exactly one of the two).
+
+    The grant covers everything under the topology (revisions, scenarios, jobs, results). Who
+    may do what with which role is decided in ``designer.selectors`` only.
+    """
+
+    topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="shares")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.CASCADE, related_name="topology_shares")
+    group = models.ForeignKey("auth.Group", null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="topology_shares")
+    role = models.CharField(max_length=16, choices=ShareRole.choices, default=ShareRole.VIEWER)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["topology", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False, group__isnull=True)
+                           | Q(user__isnull=True, group__isnull=False)),
+                name="share_user_xor_group"),
+            models.UniqueConstraint(fields=["topology", "user"], condition=Q(user__isnull=False),
+                                    name="share_unique_topology_user"),
+            models.UniqueConstraint(fields=["topology", "group"],
+                                    condition=Q(group__isnull=False),
+                                    name="share_unique_topology_group"),
+        ]
+
+    def __str__(self) -> str:
+        who = f"user {self.user_id}" if self.user_id else f"group {self.group_id}"
+        return f"{who} {self.role} on {self.topology_id}"
+
+    @property
+    def grantee(self) -> str:
+        return self.user.get_username() if self.user_id else f"team {self.group.name}"
+
+
+class ShareLink(models.Model):
+    """A read-only link to a topology, or to one job's result, usable without an account.
+
+    Only the sha256 of the token is stored: the token itself is shown once, at creation.
+    """
+
+    topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="links")
+    # Set: the link opens this job's result only; empty: the whole topology (read-only).
+    job = models.ForeignKey(SimulationJob, null=True, blank=True, on_delete=models.CASCADE,
+                            related_name="links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"link {self.pk} to {'job ' + str(self.job_id) if self.job_id else self.topology_id}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None and (self.expires_at is None
+                                            or self.expires_at > timezone.now())
+
+
+class AuditEvent(models.Model):
+    """Who changed what on a topology. Kept (topology set to NULL) when the topology is deleted."""
+
+    topology = models.ForeignKey(Topology, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="audit_events")
+    topology_name = models.CharField(max_length=200, blank=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=32, choices=AuditAction.choices)
+    summary = models.CharField(max_length=500)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["topology", "-created_at"], name="audit_topology_created")]
+
+    def __str__(self) -> str:
+        return f"{self.action} on {self.topology_id}: {self.summary}"
+
+
+class SignInFailure(models.Model):
+    """One failed sign-in, keyed by username and client address (lockout, designer.accounts)."""
+
+    username = models.CharField(max_length=150)
+    ip = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["username", "ip", "created_at"], name="signin_fail_key")]
+
+    def __str__(self) -> str:
+        return f"{self.username}@{self.ip} {self.created_at:%Y-%m-%d %H:%M:%S}"

@@ -17,7 +17,7 @@ from designer.models import SimulationJob, Topology, TopologyRevision
 __all__ = [
     "TOPOLOGY_SORTS", "topology_search", "document_diff", "revision_diff", "host_list",
     "host_matrix", "editor_config", "scenario_targets", "job_status", "template_choices",
-    "recent_jobs", "token_info",
+    "recent_jobs", "token_info", "shared_owners", "topology_access", "link_editor_config",
 ]
 
 # ?sort= value -> (label, ordering). Size = GPUs, then nodes (what users compare clusters by).
@@ -29,14 +29,17 @@ TOPOLOGY_SORTS = {
 }
 
 
-def topology_search(*, user, q: str = "", sort: str = "updated", tab: str = "mine"
-                    ) -> QuerySet[Topology]:
+def topology_search(*, user, q: str = "", sort: str = "updated", tab: str = "mine",
+                    role: str = "", owner: str = "") -> QuerySet[Topology]:
     """Topologies of a list tab (``mine`` or ``shared``), filtered by ``q`` and sorted.
 
-    "Shared with me" is empty until sharing lands: visibility today is ownership only.
+    The shared tab also filters by the user's ``role`` (viewer/editor) and the ``owner``'s
+    username; both go through ``selectors.shared_with_me``, so nothing unshared can appear.
     """
-    rows = selectors.topology_list(user=user)
-    rows = rows.filter(owner=user) if tab == "mine" else rows.exclude(owner=user)
+    if tab == "mine":
+        rows = selectors.topology_list(user=user).filter(owner=user)
+    else:
+        rows = selectors.shared_with_me(user=user, role=role or None, owner=owner or None)
     if q:
         rows = rows.filter(Q(name__icontains=q) | Q(description__icontains=q))
     return rows.order_by(*TOPOLOGY_SORTS.get(sort, TOPOLOGY_SORTS["updated"])[1])
@@ -153,7 +156,7 @@ def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
         "document": document,
         "catalog": catalog_as_dict(),
         "templates": [{"name": n, "label": f"{n} — {d}"} for n, d in template_choices()],
-        "readonly": topology.owner_id != user.pk,
+        "readonly": not selectors.topology_can(user, topology, "edit"),
         "urls": {"save": f"{api}topologies/{topology.pk}/revisions/",
                  "build": f"{api}topologies/build-preview/",
                  "validate": f"{api}validate/",
@@ -210,3 +213,34 @@ def token_info(*, user):
     from rest_framework.authtoken.models import Token
 
     return Token.objects.filter(user=user).only("created", "user_id").first()
+
+
+# --- Sharing (issue 9) -----------------------------------------------------------------------------
+
+def shared_owners(*, user) -> list[str]:
+    """Usernames of the owners of topologies shared with ``user`` (the owner filter's choices)."""
+    return sorted(set(selectors.shared_with_me(user=user)
+                      .values_list("owner__username", flat=True)))
+
+
+def topology_access(*, user, topology: Topology) -> dict:
+    """What the topology page shows and offers to ``user``: role, allowed actions, and for the
+    owner and editors the grants and the audit trail (viewers see neither: the list of who has
+    access and the link history are the owner's business)."""
+    role = selectors.topology_role(user, topology)
+    allowed = selectors.ROLE_ACTIONS.get(role, frozenset())
+    context = {"role": role, "can": {a: a in allowed for a in
+                                     ("view", "fork", "run", "edit", "audit", "manage")},
+               "shares": [], "audit": []}
+    if "audit" in allowed:
+        context["shares"] = list(selectors.share_list(user=user, topology_pk=topology.pk))
+        context["audit"] = list(selectors.audit_list(user=user, topology_pk=topology.pk)[:15])
+    return context
+
+
+def link_editor_config(*, topology: Topology, link_url: str) -> dict:
+    """Editor config for a share-link visitor: read-only, no save/build/validate endpoints."""
+    config = editor_config(topology=topology, user=None, csrf_token="")
+    config.update({"readonly": True, "csrf_token": "",
+                   "urls": {"topology": link_url}})
+    return config

@@ -12,7 +12,7 @@ from django.db import transaction
 from designer import services
 from designer.models import Scenario, SimulationJob, Topology
 
-__all__ = ["topology_new", "scenario_submit", "token_create", "token_revoke"]
+__all__ = ["topology_new", "scenario_submit", "scenario_run", "token_create", "token_revoke"]
 
 
 def topology_new(*, user, form) -> Topology:
@@ -55,6 +55,14 @@ def scenario_submit(*, user, topology: Topology, scenario: Scenario | None, form
             scenario = services.scenario_update(scenario=scenario, user=user, **fields)
         job = _run(action, scenario, user, form.cleaned_data)
     return scenario, job
+
+
+def scenario_run(*, user, scenario: Scenario, action: str, data: dict) -> SimulationJob:
+    """Run a saved scenario unchanged (a viewer's run: they may not save it)."""
+    job = _run(action, scenario, user, data)
+    if job is None:
+        raise ValidationError({"action": "choose simulate, sweep or compare"})
+    return job
 
 
 def _run(action: str, scenario: Scenario, user, data: dict) -> SimulationJob | None:

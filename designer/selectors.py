@@ -3,36 +3,189 @@
 The visibility rule lives in :func:`visible_topologies` only; everything else (revisions,
 scenarios, jobs, results) is visible through its topology. Objects a user may not see raise
 ``Http404`` (never 403: their existence is not disclosed). List querysets defer large JSON.
+
+Who may do what (issue 9)
+-------------------------
+A topology is visible to its owner, to users holding a grant on it, and to members of groups
+holding one (:class:`~designer.models.TopologyShare`). :func:`topology_role` says which role
+applies (``owner`` > ``editor`` > ``viewer``) and :data:`ROLE_ACTIONS` what each role may do;
+pages and the API's permission classes ask :func:`topology_can` / :func:`topology_require`
+and nothing else. A share-link visitor (:class:`ShareLinkVisitor`, no account) passes through the
+same selectors: it sees the linked topology (role ``link``: view only), or, for a result link,
+that one job and its result and nothing else.
 """
 from __future__ import annotations
 
-from django.db.models import QuerySet
+import hashlib
+
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import Case, CharField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
+from django.utils import timezone
 
 from designer.models import (
-    Scenario, SimulationJob, SimulationResult, Topology, TopologyRevision)
+    AuditEvent, Scenario, ShareLink, SimulationJob, SimulationResult, Topology, TopologyRevision,
+    TopologyShare)
 
 __all__ = [
     "visible_topologies", "topology_list", "topology_get", "revision_list", "revision_get",
     "scenario_list", "scenario_get", "job_list", "job_get", "result_get",
+    "ShareLinkVisitor", "ROLE_ACTIONS", "topology_role", "topology_can", "topology_require",
+    "topology_get_for", "share_list", "share_get", "share_link_list", "share_link_get",
+    "share_link_resolve", "share_link_hash", "audit_list", "shared_with_me", "job_cancel_action",
+    "object_require",
 ]
+
+# What each role may do on a topology and everything under it. "link" is a share-link visitor.
+#   view   read pages, API GETs, figures, exports
+#   fork   copy into one's own space (needs an account)
+#   run    submit simulate/sweep/compare jobs on existing scenarios; cancel one's own jobs
+#   edit   save revisions, create/edit/delete scenarios, rename, cancel anyone's job
+#   audit  read the full audit trail and the list of grants
+#   manage grant/change/revoke access, create/revoke links, transfer ownership, delete
+ROLE_ACTIONS: dict[str, frozenset[str]] = {
+    "owner": frozenset({"view", "fork", "run", "edit", "audit", "manage"}),
+    "editor": frozenset({"view", "fork", "run", "edit", "audit"}),
+    "viewer": frozenset({"view", "fork", "run"}),
+    "link": frozenset({"view"}),
+}
+
+
+class ShareLinkVisitor(AnonymousUser):
+    """The requester of a page or API call made with a share-link token (no account)."""
+
+    def __init__(self, link: ShareLink):
+        super().__init__()
+        self.link = link
+
+    def __str__(self) -> str:
+        return f"share link {self.link.pk}"
+
+
+def _link_of(user) -> ShareLink | None:
+    return user.link if isinstance(user, ShareLinkVisitor) else None
+
+
+def _grants_of(user) -> QuerySet[TopologyShare]:
+    """Grants held by ``user`` directly or through one of their groups."""
+    return TopologyShare.objects.filter(Q(user=user) | Q(group__in=user.groups.all()))
 
 
 def visible_topologies(user) -> QuerySet[Topology]:
-    """The one place that says which topologies ``user`` may read (for now: their own)."""
+    """The one place that says which topologies ``user`` may read.
+
+    Owner, or a user grant, or a grant to one of the user's groups; a topology link's visitor
+    sees that topology. A subquery (not a join) keeps one row per topology, so counts are exact.
+    """
+    link = _link_of(user)
+    if link is not None:
+        if link.job_id is not None:
+            return Topology.objects.none()
+        return Topology.objects.filter(pk=link.topology_id)
     if user is None or not user.is_authenticated:
         return Topology.objects.none()
-    return Topology.objects.filter(owner=user)
+    return Topology.objects.filter(
+        Q(owner=user) | Q(pk__in=_grants_of(user).values("topology_id")))
+
+
+def _role_annotation(user):
+    """SQL for the requesting user's role on each row (owner, editor, viewer)."""
+    link = _link_of(user)
+    if link is not None or not getattr(user, "is_authenticated", False):
+        return Value("link" if link is not None else None, output_field=CharField())
+    # "editor" sorts before "viewer": the first grant by role is the strongest.
+    best = (_grants_of(user).filter(topology_id=OuterRef("pk")).order_by("role")
+            .values("role")[:1])
+    return Case(When(owner_id=user.pk, then=Value("owner")),
+                default=Subquery(best), output_field=CharField())
 
 
 def topology_list(*, user) -> QuerySet[Topology]:
-    """Topologies visible to ``user``, most recently changed first (no documents loaded)."""
-    return visible_topologies(user).select_related("owner")
+    """Topologies visible to ``user``, most recently changed first (no documents loaded).
+
+    Each row carries ``my_role`` (``owner``, ``editor``, ``viewer`` or ``link``).
+    """
+    return (visible_topologies(user).select_related("owner")
+            .annotate(my_role=_role_annotation(user)))
+
+
+def shared_with_me(*, user, role: str | None = None, owner: str | None = None
+                   ) -> QuerySet[Topology]:
+    """Visible topologies ``user`` does not own, optionally by role and owner's username."""
+    rows = topology_list(user=user).exclude(owner=user) if user.is_authenticated else (
+        Topology.objects.none())
+    if role:
+        rows = rows.filter(my_role=role)
+    if owner:
+        rows = rows.filter(owner__username=owner)
+    return rows
+
+
+def topology_role(user, topology: Topology) -> str | None:
+    """``owner``, ``editor``, ``viewer``, ``link`` (share-link visitor) or None (no access)."""
+    link = _link_of(user)
+    if link is not None:
+        return "link" if link.job_id is None and link.topology_id == topology.pk else None
+    if user is None or not user.is_authenticated:
+        return None
+    if topology.owner_id == user.pk:
+        return "owner"
+    roles = set(_grants_of(user).filter(topology=topology).values_list("role", flat=True))
+    return "editor" if "editor" in roles else ("viewer" if roles else None)
+
+
+def topology_can(user, topology: Topology, action: str) -> bool:
+    """Whether ``user`` may do ``action`` (see :data:`ROLE_ACTIONS`) on ``topology``."""
+    return action in ROLE_ACTIONS.get(topology_role(user, topology), frozenset())
+
+
+def topology_require(user, topology: Topology, action: str) -> str:
+    """The user's role if it allows ``action``; ``Http404`` without any access (the topology's
+    existence is not disclosed), ``PermissionDenied`` (403) when visible but not allowed."""
+    role = topology_role(user, topology)
+    if role is None:
+        raise Http404("no such topology")
+    if action not in ROLE_ACTIONS[role]:
+        raise PermissionDenied(_DENIED.get(action, "your role on this topology does not allow "
+                                                   "this"))
+    return role
+
+
+_DENIED = {
+    "edit": "you may view this topology but not change it (ask its owner for the editor role)",
+    "run": "share links are read-only: sign in to run simulations",
+    "fork": "sign in to fork this topology into your own space",
+    "audit": "only the owner and editors may read the audit trail",
+    "manage": "only the owner may change sharing, transfer or delete this topology",
+}
+
+
+def job_cancel_action(user, job: SimulationJob) -> str:
+    """The action cancelling ``job`` needs: ``run`` for one's own job, ``edit`` for anyone's."""
+    return "run" if job.submitted_by_id is not None and job.submitted_by_id == user.pk else "edit"
+
+
+def object_require(user, obj, action: str) -> str:
+    """:func:`topology_require` for an object under a topology (revision, scenario, job); a
+    result link's visitor may view its own job (the topology itself stays unseen)."""
+    link = _link_of(user)
+    if (link is not None and link.job_id is not None and action == "view"
+            and isinstance(obj, SimulationJob) and obj.pk == link.job_id):
+        return "link"
+    return topology_require(user, getattr(obj, "topology", obj), action)
 
 
 def topology_get(*, user, pk: int) -> Topology:
     """One visible topology, or Http404."""
     return _get(topology_list(user=user), pk)
+
+
+def topology_get_for(*, user, pk: int, action: str) -> Topology:
+    """One visible topology on which ``user`` may do ``action``: 404 unseen, 403 not allowed."""
+    topology = topology_get(user=user, pk=pk)
+    topology_require(user, topology, action)
+    return topology
 
 
 def revision_list(*, user, topology_pk: int) -> QuerySet[TopologyRevision]:
@@ -45,11 +198,28 @@ def revision_list(*, user, topology_pk: int) -> QuerySet[TopologyRevision]:
 def revision_get(*, user, topology_pk: int, number: int) -> TopologyRevision:
     """One revision (with its document) by number, or Http404."""
     revision = (TopologyRevision.objects.select_related("topology", "author")
-                .filter(topology__in=visible_topologies(user), topology_id=topology_pk,
-                        number=number).first())
+                .filter(_revision_scope(user), topology_id=topology_pk, number=number).first())
     if revision is None:
         raise Http404("no such revision")
     return revision
+
+
+def _revision_scope(user) -> Q:
+    """Revisions of visible topologies; a result link also sees its job's revision (figures)."""
+    scope = Q(topology__in=visible_topologies(user))
+    link = _link_of(user)
+    if link is not None and link.job_id is not None:
+        scope |= Q(pk=SimulationJob.objects.filter(pk=link.job_id).values("revision_id")[:1])
+    return scope
+
+
+def _job_scope(prefix: str, user) -> Q:
+    """Jobs on visible topologies; a result link sees its one job."""
+    scope = Q(**{f"{prefix}topology__in": visible_topologies(user)})
+    link = _link_of(user)
+    if link is not None and link.job_id is not None:
+        scope |= Q(**{f"{prefix}pk": link.job_id})
+    return scope
 
 
 def scenario_list(*, user, topology_pk: int | None = None) -> QuerySet[Scenario]:
@@ -67,7 +237,7 @@ def scenario_get(*, user, pk: int) -> Scenario:
 def job_list(*, user, topology_pk: int | None = None, scenario_pk: int | None = None,
              state: str | None = None) -> QuerySet[SimulationJob]:
     """Jobs on visible topologies, newest first; never loads inputs or results."""
-    rows = SimulationJob.objects.filter(topology__in=visible_topologies(user))
+    rows = SimulationJob.objects.filter(_job_scope("", user))
     if topology_pk is not None:
         rows = rows.filter(topology_id=topology_pk)
     if scenario_pk is not None:
@@ -88,15 +258,14 @@ _JOB_LIST_FIELDS = (
 
 def job_get(*, user, pk: int) -> SimulationJob:
     """One visible job with everything but its result, or Http404."""
-    return _get(SimulationJob.objects.filter(topology__in=visible_topologies(user))
+    return _get(SimulationJob.objects.filter(_job_scope("", user))
                 .select_related("topology", "scenario", "revision")
                 .defer("revision__document"), pk)
 
 
 def result_get(*, user, job_pk: int) -> SimulationResult:
     """The result of a visible job, or Http404 (also while the job has none yet)."""
-    return _get(SimulationResult.objects.filter(job__topology__in=visible_topologies(user)),
-                job_pk)
+    return _get(SimulationResult.objects.filter(_job_scope("job__", user)), job_pk)
 
 
 def _get(rows: QuerySet, pk):
@@ -104,6 +273,55 @@ def _get(rows: QuerySet, pk):
     if obj is None:
         raise Http404(f"no such {rows.model._meta.verbose_name}")
     return obj
+
+
+# --- Sharing: grants, links, audit ---------------------------------------------------------------
+
+def share_list(*, user, topology_pk: int) -> QuerySet[TopologyShare]:
+    """Grants on a topology whose grant list ``user`` may read (owner, editors)."""
+    topology = topology_get_for(user=user, pk=topology_pk, action="audit")
+    return (TopologyShare.objects.filter(topology=topology)
+            .select_related("user", "group", "created_by").order_by("pk"))
+
+
+def share_get(*, user, topology_pk: int, pk: int, action: str = "audit") -> TopologyShare:
+    topology = topology_get_for(user=user, pk=topology_pk, action=action)
+    return _get(TopologyShare.objects.filter(topology=topology).select_related("user", "group"),
+                pk)
+
+
+def share_link_list(*, user, topology_pk: int) -> QuerySet[ShareLink]:
+    """Share links of a topology (owner only: links are bearer secrets)."""
+    topology = topology_get_for(user=user, pk=topology_pk, action="manage")
+    return ShareLink.objects.filter(topology=topology).select_related("job", "created_by")
+
+
+def share_link_get(*, user, topology_pk: int, pk: int) -> ShareLink:
+    return _get(share_link_list(user=user, topology_pk=topology_pk), pk)
+
+
+def share_link_hash(token: str) -> str:
+    """sha256 hex of a share token: the only form in which tokens are stored."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def share_link_resolve(token: str | None) -> ShareLink:
+    """The active link a token opens; Http404 for an unknown, revoked or expired token (the
+    three are not told apart: a guesser learns nothing)."""
+    if not token or len(token) > 128:
+        raise Http404("no such share link")
+    link = (ShareLink.objects.select_related("topology", "job")
+            .filter(token_hash=share_link_hash(token), revoked_at__isnull=True)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())).first())
+    if link is None:
+        raise Http404("this share link does not exist, has expired or was revoked")
+    return link
+
+
+def audit_list(*, user, topology_pk: int) -> QuerySet[AuditEvent]:
+    """The audit trail of a topology, newest first (owner and editors; viewers get 403)."""
+    topology = topology_get_for(user=user, pk=topology_pk, action="audit")
+    return AuditEvent.objects.filter(topology=topology).select_related("actor")
 
 
 # --- API tokens (added by the REST API task) -------------------------------------------------------

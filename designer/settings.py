@@ -179,6 +179,8 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+# A year of HSTS with subdomains meets the preload list's terms; SECURE_HSTS_PRELOAD=0 opts out.
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", SECURE_HSTS_SECONDS >= 31536000)
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -359,3 +361,12 @@ FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER = int(env_float("FABRICSCOPE_JOB_MAX_ACTIVE_
 # runs default it off: most tests fake the broker (tests/conftest.py `published`) and have none
 # to ping; tests/ops turns it on against a real Redis.
 FABRICSCOPE_BROKER_PRECHECK = env_bool("FABRICSCOPE_BROKER_PRECHECK", not TESTING)
+
+# --- Sharing and account security (owned by the sharing task, issue 9; keep this block together) --
+# Sign-in lockout (designer/accounts.py): N failures per username + client address within the
+# window lock that pair for the duration after the last failure. The backend enforces it on every
+# authenticate() call (admin login included); the sign-in page also explains it.
+AUTHENTICATION_BACKENDS = ["designer.accounts.LockoutModelBackend"]
+FABRICSCOPE_LOCKOUT_FAILURES = int(env_float("FABRICSCOPE_LOCKOUT_FAILURES", 5))
+FABRICSCOPE_LOCKOUT_WINDOW_S = env_float("FABRICSCOPE_LOCKOUT_WINDOW_S", 900.0)
+FABRICSCOPE_LOCKOUT_DURATION_S = env_float("FABRICSCOPE_LOCKOUT_DURATION_S", 900.0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import FileResponse, Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -16,7 +16,8 @@ from django.views.decorators.http import require_POST
 
 from designer import page_selectors, page_services, selectors, services
 from designer.exceptions import IllegalTransition
-from designer.forms import PatternForm, PatternFormSet, ScenarioForm, TopologyNewForm, attach_errors
+from designer.forms import (
+    PatternForm, PatternFormSet, ScenarioForm, ScenarioRunForm, TopologyNewForm, attach_errors)
 
 __all__ = ["home", "topology_list", "topology_new", "topology_detail", "revision_diff", "editor",
            "host_matrix", "scenario_new", "scenario_edit", "job_detail", "job_status",
@@ -33,9 +34,13 @@ def home(request):
 def topology_list(request):
     q, sort = request.GET.get("q", "").strip(), request.GET.get("sort", "updated")
     tab = "shared" if request.GET.get("tab") == "shared" else "mine"
-    rows = page_selectors.topology_search(user=request.user, q=q, sort=sort, tab=tab)
+    role = request.GET.get("role") if request.GET.get("role") in ("viewer", "editor") else ""
+    owner = request.GET.get("owner", "").strip()
+    rows = page_selectors.topology_search(user=request.user, q=q, sort=sort, tab=tab,
+                                          role=role, owner=owner)
     return render(request, "designer/topology_list.html", {
-        "topologies": rows, "q": q, "sort": sort, "tab": tab,
+        "topologies": rows, "q": q, "sort": sort, "tab": tab, "role": role, "owner": owner,
+        "owners": page_selectors.shared_owners(user=request.user) if tab == "shared" else [],
         "sorts": page_selectors.TOPOLOGY_SORTS})
 
 
@@ -59,6 +64,7 @@ def topology_detail(request, pk: int):
     topology = selectors.topology_get(user=request.user, pk=pk)
     return render(request, "designer/topology_detail.html", {
         "topology": topology,
+        **page_selectors.topology_access(user=request.user, topology=topology),
         "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
         "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
         "jobs": page_selectors.recent_jobs(user=request.user, topology_pk=pk),
@@ -80,7 +86,7 @@ def revision_diff(request, pk: int):
 def editor(request, pk: int):
     topology = selectors.topology_get(user=request.user, pk=pk)
     config = page_selectors.editor_config(topology=topology, user=request.user,
-                                          csrf_token=get_token(request))
+                                          csrf_token=get_token(request))  # readonly by role
     return render(request, "designer/editor.html",
                   {"topology": topology, "editor_config": config, "full_bleed": True})
 
@@ -99,7 +105,7 @@ def host_matrix(request, pk: int):
 
 @login_required
 def scenario_new(request, pk: int):
-    topology = selectors.topology_get(user=request.user, pk=pk)
+    topology = selectors.topology_get_for(user=request.user, pk=pk, action="edit")
     if topology.current_revision is None:
         messages.error(request, "Save a first revision in the editor before adding scenarios.")
         return redirect("topology_detail", pk=pk)
@@ -116,6 +122,9 @@ def _scenario_page(request, topology, scenario):
     """Builder page: GET shows it; POST saves and, per the button pressed, runs a job."""
     revision = scenario.revision if scenario else topology.current_revision
     targets = page_selectors.scenario_targets(revision)
+    readonly = not selectors.topology_can(request.user, topology, "edit")
+    if readonly and request.method == "POST":
+        return _scenario_run(request, topology, scenario)
     form, formset = _scenario_forms(request, scenario, targets)
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         try:
@@ -130,7 +139,23 @@ def _scenario_page(request, topology, scenario):
                 "scenario_edit", pk=scenario.pk)
     return render(request, "designer/scenario_form.html", {
         "topology": topology, "scenario": scenario, "revision": revision, "form": form,
-        "formset": formset, "targets": targets}, status=_status(form, formset))
+        "formset": formset, "targets": targets, "readonly": readonly},
+        status=_status(form, formset))
+
+
+def _scenario_run(request, topology, scenario):
+    """A viewer's POST: run the saved scenario as it is (its fields cannot be changed)."""
+    selectors.topology_require(request.user, topology, "run")
+    form = ScenarioRunForm(request.POST)
+    if not form.is_valid():
+        raise PermissionDenied("viewers can only run this scenario, not save it")
+    try:
+        job = page_services.scenario_run(user=request.user, scenario=scenario,
+                                         action=form.cleaned_data["action"], data=form.cleaned_data)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+        return redirect("scenario_edit", pk=scenario.pk)
+    return redirect("job_detail", pk=job.pk)
 
 
 def _scenario_forms(request, scenario, targets):
@@ -147,8 +172,11 @@ def _scenario_forms(request, scenario, targets):
 @login_required
 def job_detail(request, pk: int):
     job = selectors.job_get(user=request.user, pk=pk)
-    return render(request, "designer/job_detail.html",
-                  {"job": job, "status": page_selectors.job_status(job)})
+    can_cancel = selectors.topology_can(request.user, job.topology,
+                                        selectors.job_cancel_action(request.user, job))
+    return render(request, "designer/job_detail.html", {
+        "job": job, "status": page_selectors.job_status(job), "can_cancel": can_cancel,
+        "can_edit": selectors.topology_can(request.user, job.topology, "edit")})
 
 
 @login_required
@@ -161,6 +189,8 @@ def job_status(request, pk: int):
 @require_POST
 def job_cancel(request, pk: int):
     job = selectors.job_get(user=request.user, pk=pk)
+    selectors.topology_require(request.user, job.topology,
+                               selectors.job_cancel_action(request.user, job))
     try:
         services.job_cancel(job=job, user=request.user)
         messages.info(request, f"Cancellation of job {job.pk} requested.")
@@ -177,7 +207,9 @@ def result_view(request, job_id: int):
 
     context = figures.result_context(job=job, result=result.data,
                                      selected=_int(request.GET.get("failure"), None))
-    return render(request, "designer/result.html", {"job": job, "result": result.data, **context})
+    return render(request, "designer/result.html", {
+        "job": job, "result": result.data, **context,
+        "can_share": selectors.topology_can(request.user, job.topology, "manage")})
 
 
 @login_required
