@@ -24,7 +24,8 @@ A path is a concatenation of *segments*:
   :meth:`_Shape.striped`): NVLink stripes traffic over all its links in hardware, so hashing onto
   one NVSwitch would understate NVLink bandwidth, and an even split would make the 4-link
   switches of a DGX H100 (5/4/4/5 links) look like bottlenecks. Each distinct path is one
-  sub-flow with a *weight* (5, 4, 4, 5), solved by weighted max-min.
+  sub-flow with a *striping multiplicity* (5, 4, 4, 5) and a solver *weight* equal to its share
+  (5/18, 4/18, 4/18, 5/18), solved by weighted max-min (see "Fairness" below).
 - the *gateway* (the NIC) is chosen by the NIC policy, per host shape, with lookup tables;
 - *fabric segments* are equal-cost shortest paths between switches (hop count), enumerated once per
   (first switch, last switch) pair; ``multipath="hash"`` picks one per flow with a seeded hash of the
@@ -32,14 +33,40 @@ A path is a concatenation of *segments*:
   :data:`MAX_EQUAL_COST_PATHS`).
 
 A flow with several alternatives becomes several *paths* (sub-flows), one per distinct path, each
-with a ``weight`` (its striping multiplicity: the product of the weights of the segment
-alternatives it combines; 1 for every alternative of an even ``split``) and a ``share`` (its
-weight over its flow's total, summing to 1). Weighted max-min gives a path of weight k exactly
-what k unit sub-flows on that path would get together, so this is the former "repeat each
-alternative k times" formulation (see :meth:`Routes.repeated`) with k times fewer sub-flows. All
-per-path arrays are built with numpy (CSR concatenation), so a 1M-flow all-to-all routes in a
-few seconds. Path classes (NVL/PIX/…/NET) come from :mod:`designer.engine.pathclass`, called once
-per structural key (shape, local endpoints, NIC choice), not once per flow.
+with ``stripes`` (its striping multiplicity: the product of the striping weights of the segment
+alternatives it combines; 1 for every alternative of an even ``split``), a ``share`` (its
+stripes over its flow's total: the fraction of the flow's bytes and demand it carries, summing
+to 1 per flow) and a solver ``weight`` equal to its share. All per-path arrays are built with
+numpy (CSR concatenation), so a 1M-flow all-to-all routes in a few seconds. Path classes
+(NVL/PIX/…/NET) come from :mod:`designer.engine.pathclass`, called once per structural key
+(shape, local endpoints, NIC choice), not once per flow.
+
+Fairness: weights are shares, so a flow is one flow however it is striped
+--------------------------------------------------------------------------------
+The solver runs weighted max-min: at water level λ an unfrozen sub-flow of weight w runs at
+w·λ. Weights are normalized per flow (they sum to 1), so on a resource that *all* sub-flows
+of a flow cross — its NIC, its PCIe link, a shared first or last fabric hop — the flow weighs
+exactly 1 and competes as one flow, whatever its striping: a PXN flow whose NVLink leg is
+striped 5/4/4/5 over the NVSwitches, a ``split`` flow over k spines, an ``any`` + ``split``
+flow over k NICs each get the same share of a shared bottleneck as an unstriped flow. (Weighting
+paths by raw multiplicity, as the former "repeat each alternative k times" formulation did,
+made a PXN flow weigh 18 against an affinity flow's 1 on their common NIC, and a ``split``
+flow weigh k on its own uplink: wrong.) When its sub-flows freeze together the flow runs at the
+common level λ = Σ w·λ; on a resource crossed by only some of them (one NVSwitch, one spine)
+a sub-flow of share w takes w of what a whole flow would — weighted fair share per path.
+
+Sub-flows of one flow may freeze at *different* levels when their paths have different
+bottlenecks (one spine congested, the other not). Each then runs at w·λ_p, independently. This
+is the standard "weighted fair share per path" approximation of a striped flow: the split is
+proportional (NVLink sprays over its links, ECMP ``split`` and NCCL channels divide the bytes
+in fixed proportions) and never adaptive — a sub-flow does not move bytes to a faster sibling
+— so each stripe carries exactly its share of the bytes, at its own fair rate, and the flow
+completes when its slowest stripe does (see :mod:`designer.engine.simulate`). The
+approximation lets a fast stripe keep its fair rate (and its load on its path) where a lockstep
+sender would hold every stripe to the slowest one's pace; either way a flow never weighs more
+than 1 on any resource (less where only some of its stripes cross it).
+:meth:`Routes.repeated` expands a path of k stripes into k sub-flows of weight share/k, an
+equivalent formulation (weighted max-min is additive on a path) kept to check exactly that.
 
 Limits of the model: two hosts cabled back to back (NIC to NIC without a switch) and traffic that
 leaves a host and re-enters the same host through the fabric are not routed (reported unroutable).
@@ -110,7 +137,7 @@ class Routes:
         Flow index of each path.
     share : ndarray of float64
         Fraction of its flow's bytes (and demand) each path carries; sums to 1 per routed flow.
-        Proportional to ``weight`` within a flow.
+        Proportional to ``stripes`` within a flow.
     src : ndarray of int64
         Source node of each flow (the first node of each of its paths).
     first, count : ndarray of int64
@@ -121,10 +148,16 @@ class Routes:
         Per flow: index into ``class_names`` of its path class (-1 when unroutable).
     class_names : list of str
     weight : ndarray of float64
-        Per path: its weight for the solver (``maxmin(..., weights=routes.weight)``), the number
-        of unit sub-flows it stands for (5 for the path through a 5-NVLink switch of a DGX H100
-        GPU pair, whose 4 paths weigh 5/4/4/5; 1 for each path of an even split). All 1 when not
-        given.
+        Per path: its weight for the solver (``maxmin(..., weights=routes.weight)``), equal to
+        its ``share``: weights sum to 1 per flow, so a flow competes with weight 1 on every
+        resource all its paths cross (5/18, 4/18, 4/18, 5/18 for the 4 NVSwitch paths of a
+        DGX H100 GPU pair; 1/k for each of k paths of an even split; 1 for an unsplit flow).
+        Defaults to ``share``.
+    stripes : ndarray of float64
+        Per path: its striping multiplicity, the product of the striping weights of the segment
+        alternatives it combines (5, 4, 4, 5 for that GPU pair: its NVLink counts; 1 for each
+        path of an even split). Only ratios within a flow matter; :meth:`repeated` expands a
+        path into ``stripes`` sub-flows. All 1 when not given.
     """
 
     topo: Topology
@@ -142,10 +175,13 @@ class Routes:
     _subject: np.ndarray = field(default=None, repr=False)
     _nic: np.ndarray = field(default=None, repr=False)   # per flow: the dead NIC a reason names
     weight: np.ndarray = None
+    stripes: np.ndarray = None
 
     def __post_init__(self):
         if self.weight is None:
-            self.weight = np.ones(len(self.owner))
+            self.weight = np.asarray(self.share, dtype=np.float64).copy()
+        if self.stripes is None:
+            self.stripes = np.ones(len(self.owner))
 
     @property
     def num_flows(self) -> int:
@@ -187,19 +223,21 @@ class Routes:
         return _replace_flows(self, idx, sub)
 
     def repeated(self) -> "Routes":
-        """The same routes with every path of weight k repeated as k unit-weight sub-flows (share
-        divided by k): the formulation routing used before weighted max-min. Solving either gives
-        the same per-flow rates; kept to check exactly that (tests), and for tools that want
-        unweighted sub-flows.
+        """The same routes with every path of k ``stripes`` repeated as k sub-flows of one stripe
+        each, share and weight divided by k (so each weighs ``1 / stripes of its flow``): the
+        former repeated-sub-flow formulation, with the per-flow normalization. Weighted max-min
+        is additive on a path (k flows of weight w/k on one path get together what one flow of
+        weight w gets), so solving either gives the same per-flow rates; kept to check exactly
+        that (tests), and for tools that want one sub-flow per stripe.
 
         Raises
         ------
         ValueError
-            When a weight is not a positive integer.
+            When a path's ``stripes`` is not a positive integer.
         """
-        k = np.rint(self.weight).astype(np.int64)
-        if len(k) and (np.any(k < 1) or np.any(np.abs(self.weight - k) > 1e-9 * k)):
-            raise ValueError("only integer weights can be expanded into repeated sub-flows")
+        k = np.rint(self.stripes).astype(np.int64)
+        if len(k) and (np.any(k < 1) or np.any(np.abs(self.stripes - k) > 1e-9 * k)):
+            raise ValueError("only integer stripes can be expanded into repeated sub-flows")
         path = np.repeat(np.arange(self.num_paths, dtype=np.int64), k)
         values, lens = _gather_rows(self.flow_ptr, self.flow_res, path)
         flow_ptr = np.zeros(len(path) + 1, dtype=np.int64)
@@ -209,7 +247,7 @@ class Routes:
         np.cumsum(count[:-1], out=first[1:])
         return Routes(self.topo, flow_ptr, values, self.owner[path], (self.share / k)[path], self.src, first,
                       count, self.status, self.class_code, list(self.class_names), self.nic_policy,
-                      self._subject, self._nic, np.ones(len(path)))
+                      self._subject, self._nic, (self.weight / k)[path], np.ones(len(path)))
 
     def reason(self, f: int) -> str | None:
         """Why flow ``f`` is unroutable (None when it is routed)."""
@@ -371,11 +409,11 @@ class _Shape:
     def striped(self, alternatives: list[list[int]]) -> tuple[list[list[int]], list[float]]:
         """Equal-cost alternatives with striping weights proportional to their bottleneck capacity,
         so that weighted max-min stripes like NVLink does: a DGX H100 GPU has 5/4/4/5 NVLinks to
-        its 4 NVSwitches, so a GPU pair gets 4 sub-flows weighing 5/4/4/5 (18 in all). Tokens
-        common to every alternative do not count. Weights are the smallest integers in the
-        capacity ratio (scale up to 8), the multiplicities of the former repeated-sub-flow
-        formulation, so that results are unchanged; other ratios keep their exact value times 4.
-        Equal capacities (or an unknown one) weigh 1 each."""
+        its 4 NVSwitches, so a GPU pair gets 4 sub-flows striped 5/4/4/5 (18 in all; the flow's
+        solver weights are these over 18, see the module docstring). Tokens common to every
+        alternative do not count. Weights are the smallest integers in the capacity ratio (scale
+        up to 8), so that :meth:`Routes.repeated` can expand them into whole sub-flows; other
+        ratios keep their exact value times 4. Equal capacities (or an unknown one) weigh 1 each."""
         ones = [1.0] * len(alternatives)
         if len(alternatives) <= 1:
             return alternatives, ones
@@ -1337,7 +1375,7 @@ class _Router:
         total = int(nsub.sum())
         owner = np.repeat(np.arange(n, dtype=np.int64), nsub)
         combo = np.arange(total, dtype=np.int64) - np.repeat(first, nsub)
-        weight = np.ones(total)   # product of the weights of the rows a path combines
+        stripes = np.ones(total)   # product of the striping weights of the rows a path combines
         iptr, idata, iweight = self.intra.arrays()
         fptr, fdata, fweight = self.fabric.arrays()
         fab_hash = _flow_hash(self.flows, self.seed, salt=0xEC3) if self.multipath == "hash" else None
@@ -1361,20 +1399,21 @@ class _Router:
             rows = np.where(present, rows, -1)
             ptr, data, wrow = (iptr, idata, iweight) if piece[0] == "intra" else (fptr, fdata, fweight)
             if present.any():
-                weight[present] *= wrow[rows[present]]
+                stripes[present] *= wrow[rows[present]]
             vals, lens = _gather_rows(ptr, data, rows)
             if piece[0] == "intra":
                 host = np.repeat(piece[3][owner], lens)
                 vals = ctx.host_res_flat[ctx.host_res_base[host] + vals]
             parts.append((vals, lens))
         flow_ptr, flow_res = _concat_parts(parts, total)
-        share = weight / np.bincount(owner, weights=weight, minlength=n)[owner] if total else np.zeros(0)
+        share = stripes / np.bincount(owner, weights=stripes, minlength=n)[owner] if total else np.zeros(0)
         if len(flow_res) > MAX_PATH_ENTRIES:
             raise LimitExceeded("routing produced too many path entries",
                                 [Problem("routing", f"{len(flow_res):,} (path, resource) entries exceed "
                                                     f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
         routes = Routes(self.topo, flow_ptr, flow_res, owner, share, src, first, nsub, self.status,
-                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject, self.dead_nic, weight)
+                        np.full(n, -1, dtype=np.int16), [], self.policy, self.subject, self.dead_nic,
+                        share.copy(), stripes)   # solver weights = shares: one flow weighs 1
         _classify(routes, self.ctx, self.flows, pieces)
         return routes
 
@@ -1401,6 +1440,7 @@ def _replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
     pool_res = np.concatenate([base.flow_res, sub.flow_res])
     pool_share = np.concatenate([base.share, sub.share])
     pool_weight = np.concatenate([base.weight, sub.weight])
+    pool_stripes = np.concatenate([base.stripes, sub.stripes])
     starts = pool_ptr[src_path]
     lens = pool_ptr[src_path + 1] - starts
     flow_ptr = np.zeros(total + 1, dtype=np.int64)
@@ -1422,15 +1462,15 @@ def _replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
 
     return Routes(base.topo, flow_ptr, pool_res[gather], owner, pool_share[src_path], base.src, first, count,
                   status, class_code, names, base.nic_policy, per_flow(base._subject, sub._subject),
-                  per_flow(base._nic, sub._nic), pool_weight[src_path])
+                  per_flow(base._nic, sub._nic), pool_weight[src_path], pool_stripes[src_path])
 
 
 def _fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes:
     """Routes of virtual flows (``rep[v]`` = original flow, consecutive) → routes of the
     originals: each keeps the paths of its routable virtual flows, shares divided evenly
-    among them (weights unchanged: each virtual flow's paths weigh what they did, as its
-    sub-flows did when they were repeated); an original is unroutable (with the first reason)
-    only if all of them are."""
+    among them, and solver weights with them (weights = shares, so the original weighs 1 in
+    all, not 1 per NIC: on its GPU's PCIe link it competes as one flow); ``stripes`` are
+    unchanged. An original is unroutable (with the first reason) only if all of them are."""
     n = len(start)
     ok_v = r.status == _OK
     live = np.bincount(rep, weights=ok_v, minlength=n)
@@ -1446,7 +1486,7 @@ def _fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Route
     class_code[flows_ok] = r.class_code[ok_idx[first_ok]]
     return Routes(r.topo, r.flow_ptr, r.flow_res, owner, share, flows.src.astype(np.int64), r.first[start],
                   count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic,
-                  r.weight)
+                  share.copy(), r.stripes)
 
 
 def _gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):

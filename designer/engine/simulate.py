@@ -12,13 +12,26 @@ prepared and solved, :func:`prepare_failures` re-routes only the flows whose pat
 element (stable re-routing, see :mod:`designer.engine.whatif`), and the result's ``diff`` compares
 the two (:mod:`designer.engine.diff`). Sweeps reuse exactly these stages per candidate failure.
 
-A flow split over several paths (ECMP ``split``, or NVLink striping inside a host) is solved as
-sub-flows, one per distinct path, with the path's routing ``weight`` (weighted max-min: a path of
-weight 5 gets what 5 unit sub-flows would); each carries ``share`` of the flow's bytes and demand.
-The flow progresses at the pace of its slowest sub-flow, so its rate is
-``min(path rate / path share)`` and its completion ``bytes / rate``. In steady mode a pattern's
-completion is the largest completion of its flows; ``mode: "timeline"`` re-solves at every flow
-completion instead (:func:`designer.engine.solver.timeline`).
+A flow split over several paths (ECMP ``split``, ``any`` + ``split`` over NICs, NVLink striping
+inside a host) is solved as sub-flows, one per distinct path, each carrying ``share`` of the
+flow's bytes and demand, with solver weight = ``share`` (:mod:`designer.engine.routing`,
+"Fairness"): a flow's weights sum to 1, so it competes as *one* flow on every resource all its
+sub-flows cross, however it is striped. At water level λ a sub-flow of weight w runs at w·λ;
+the solver reports each sub-flow's level λ_p (``Allocation.flow_level``). Per flow:
+
+- ``rate = Σ_p w_p·λ_p``, the sum of its sub-flows' rates (the load it puts on a resource all
+  of them cross); when they freeze together (the common case: same bottleneck, or symmetric
+  ones) the levels are one λ and the rate is exactly λ (Σ w = 1);
+- ``completion = bytes / min_p λ_p``: striping is proportional, not adaptive, so each sub-flow
+  carries ``share · bytes`` at ``w·λ_p`` and finishes after ``bytes / λ_p``; the flow completes
+  with its slowest sub-flow, whose bottleneck is reported as the flow's. With a common λ this is
+  ``bytes / rate``; when sub-flows freeze at different levels (paths with different bottlenecks)
+  the completion is later than ``bytes / rate``, the "weighted fair share per path"
+  approximation of a striped flow (the fast stripes finish first and idle).
+
+In steady mode a pattern's completion is the largest completion of its flows; ``mode:
+"timeline"`` re-solves at every sub-flow completion instead
+(:func:`designer.engine.solver.timeline`), a flow completing with its last sub-flow.
 """
 from __future__ import annotations
 
@@ -45,6 +58,9 @@ TIERS = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf",
 _TOP_BOTTLENECKS = 20
 # Relative tolerance for "saturated" (the solver freezes at capacity up to rounding).
 _SATURATED = 1e-6
+# Sub-flows of one flow whose levels agree to this relative tolerance froze together (the
+# solver snaps ties at 1e-12; a demand-limited sub-flow's level is demand·share / share).
+_COMMON_LEVEL_RTOL = 1e-12
 
 
 @dataclass
@@ -75,9 +91,9 @@ class Solved:
     path_bottleneck: np.ndarray
     load_gbps: np.ndarray
     utilization: np.ndarray
-    flow_rate_gbps: np.ndarray       # NaN for unroutable flows
-    flow_bottleneck: np.ndarray      # resource index, -1 demand-limited / unroutable
-    flow_completion_s: np.ndarray    # NaN unroutable, inf when the rate is 0
+    flow_rate_gbps: np.ndarray       # Σ of its sub-flows' rates; NaN for unroutable flows
+    flow_bottleneck: np.ndarray      # of its slowest sub-flow; -1 demand-limited / unroutable
+    flow_completion_s: np.ndarray    # bytes / slowest level; NaN unroutable, inf when it is 0
     levels: int = 0
     timeline: dict | None = None
     timings_s: dict = field(default_factory=dict)
@@ -214,29 +230,34 @@ def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) ->
 
 
 def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=None):
-    """Per flow: rate = min over its paths of rate/share, bottleneck of that path, completion.
+    """Per flow: rate (Gb/s), bottleneck (resource index) and steady-state completion (s).
 
-    With weighted paths, ``rate / share`` is computed as ``level / (1 / W)`` (``level`` = the
-    solver's rate per unit of weight, ``W`` = the flow's total weight): the very operation of the
-    repeated-unit-sub-flow formulation (a unit sub-flow's rate over its share ``1 / W``), so the
-    rates stay identical to it, and to the unweighted ``rate / share`` (then ``W`` = paths)."""
+    ``level`` = the solver's rate per unit of weight of each sub-flow (λ_p; ``path_rate /
+    weight`` when not given). rate = ``Σ path_rate`` = Σ w_p·λ_p, or exactly the common level
+    when every sub-flow froze at one λ (to the solver's snapping tolerance: Σ w = 1 only up to
+    rounding); completion = ``bytes / min λ_p`` (the slowest sub-flow, whose bottleneck is the
+    flow's). Weights are the shares (see the module docstring), so a level is a whole-flow rate.
+    """
     n = routes.num_flows
     rate = np.full(n, np.nan)
+    pace = np.full(n, np.nan)      # slowest level: the rate at which the flow's bytes complete
     bneck = np.full(n, -1, dtype=np.int64)
     if routes.num_paths:
         if path_level is None:
-            path_level = path_rate / routes.weight
-        unit_share = 1.0 / np.bincount(routes.owner, weights=routes.weight, minlength=n)[routes.owner]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pace = path_level / unit_share
+            with np.errstate(divide="ignore", invalid="ignore"):
+                path_level = path_rate / routes.weight
         has = routes.count > 0
         starts = routes.first[has]
-        rate[has] = np.minimum.reduceat(pace, starts)
-        slowest = pace == rate[routes.owner]
+        lo = np.minimum.reduceat(path_level, starts)
+        hi = np.maximum.reduceat(path_level, starts)
+        common = hi <= lo * (1 + _COMMON_LEVEL_RTOL)
+        rate[has] = np.where(common, lo, np.add.reduceat(path_rate, starts))
+        pace[has] = lo
+        slowest = path_level == pace[routes.owner]
         owners, first_slow = np.unique(routes.owner[slowest], return_index=True)
         bneck[owners] = path_bneck[np.flatnonzero(slowest)[first_slow]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        completion = flows.bytes * 8.0 / (rate * 1e9)
+        completion = flows.bytes * 8.0 / (pace * 1e9)
     completion[flows.bytes == 0] = 0.0
     completion[np.isnan(rate)] = np.nan
     return rate, bneck, completion

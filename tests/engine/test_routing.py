@@ -70,7 +70,7 @@ def paths(topo, routes, f):
 
 
 def solve(topo, routes, flows):
-    """Weighted max-min over the routes' paths (each path weighs its striping multiplicity)."""
+    """Weighted max-min over the routes' paths (each path weighs its share: one flow weighs 1)."""
     cap = topo.resource_capacity_gbps()
     demand = flows.demand_gbps[routes.owner] * routes.share
     alloc = maxmin(cap, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight)
@@ -294,10 +294,14 @@ def test_nvswitch_striping_is_proportional_to_nvlink_count():
         [h/gpu0]==500==[h/nvs0]==500==[h/gpu1]
                \\==400==[h/nvs1]==400==//
 
-    Striped like hardware: 2 sub-flows weighing 5 (via nvs0) and 4 (via nvs1) — the former
-    formulation repeated them as 9 unit sub-flows, 5 via nvs0 and 4 via nvs1 (``repeated()``) —
-    so the flow gets 900 Gb/s and both switches saturate (an even split would stop at
-    2 x 400 = 800 with nvs0 idle at 80 %)."""
+    Striped like hardware: 2 sub-flows of 5 stripes (via nvs0) and 4 stripes (via nvs1), so
+    shares 5/9 and 4/9, and solver weights = shares (5/9 + 4/9 = 1: one flow weighs 1).
+    ``repeated()`` expands them into 9 sub-flows of one stripe, 5 via nvs0 and 4 via nvs1, each
+    share and weight 1/9. Alone, the flow rises to level x with 5x/9 via nvs0 and 4x/9 via nvs1:
+    nvs0 saturates at 5x/9 = 500 → x = 900, nvs1 at 4x/9 = 400 → x = 900, together: 900 Gb/s
+    and both switches saturate (an even split would stop at 2 x 400 = 800 with nvs0 idle at
+    80 %). The rate is unchanged by the per-flow normalization (the flow is alone); only the
+    weights are rescaled, from 5 and 4 to 5/9 and 4/9."""
     topo = build([("h/gpu0", "gpu", "h", {}), ("h/gpu1", "gpu", "h", {}), ("h/nvs0", "nvswitch", "h", {}),
                   ("h/nvs1", "nvswitch", "h", {})],
                  [("h/gpu0", "h/nvs0", 500, "nvlink4"), ("h/gpu1", "h/nvs0", 500, "nvlink4"),
@@ -305,11 +309,13 @@ def test_nvswitch_striping_is_proportional_to_nvlink_count():
     f = flows_of(topo, [("h/gpu0", "h/gpu1")])
     weighted = route(topo, f)
     assert [p[1] for p in paths(topo, weighted, 0)] == ["h/nvs0", "h/nvs1"]
-    assert weighted.weight.tolist() == [5.0, 4.0] and np.allclose(weighted.share, [5 / 9, 4 / 9])
+    assert weighted.stripes.tolist() == [5.0, 4.0] and np.allclose(weighted.share, [5 / 9, 4 / 9])
+    np.testing.assert_array_equal(weighted.weight, weighted.share)
     for r in (weighted, weighted.repeated()):
         via = [p[1] for p in paths(topo, r, 0)]
         if r is not weighted:
             assert sorted(via) == ["h/nvs0"] * 5 + ["h/nvs1"] * 4 and np.allclose(r.share, 1 / 9)
+            assert np.allclose(r.weight, 1 / 9) and (r.stripes == 1).all()
         alloc = solve(topo, r, f)
         assert np.allclose(alloc.rates_gbps / r.share, 900.0)
         assert np.allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
@@ -375,9 +381,12 @@ def _dgx_h100_pair():
 
 
 def test_dgx_h100_striping_is_one_weighted_path_per_nvswitch():
-    """DGX H100: each GPU has 5/4/4/5 NVLinks to nvswitch0..3. A GPU pair is 4 paths weighing
-    5/4/4/5 (shares 5/18, 4/18, ...), which ``repeated()`` expands into the former 18 unit
-    sub-flows; a PXN flow stripes its NVLink leg the same way, an affinity NET flow has 1 path::
+    """DGX H100: each GPU has 5/4/4/5 NVLinks to nvswitch0..3. A GPU pair is 4 paths of
+    5/4/4/5 stripes, 5 + 4 + 4 + 5 = 18 in all, so shares 5/18, 4/18, 4/18, 5/18, and solver
+    weights = shares (summing to 1, where they were 5/4/4/5 summing to 18 before the per-flow
+    normalization); ``repeated()`` expands them into 18 sub-flows of one stripe, each share and
+    weight 1/18. A PXN flow stripes its NVLink leg the same way (weights 5/18…, not 5…), an
+    affinity NET flow has 1 path of weight 1::
 
         [h0/gpu0]=5=[nvswitch0]=5=[h0/gpu3]      (and =4= via nvswitch1, 2; =5= via nvswitch3)
     """
@@ -387,13 +396,16 @@ def test_dgx_h100_striping_is_one_weighted_path_per_nvswitch():
     assert r.count.tolist() == [4, 1, 4] and r.num_paths == 9
     nvl = slice(0, 4)
     assert [p[1] for p in paths(topo, r, 0)] == [f"h0/nvswitch{i}" for i in range(4)]
-    assert r.weight[nvl].tolist() == [5.0, 4.0, 4.0, 5.0]
+    assert r.stripes[nvl].tolist() == [5.0, 4.0, 4.0, 5.0]
     np.testing.assert_allclose(r.share[nvl], np.array([5, 4, 4, 5]) / 18)
-    assert r.weight[4] == 1.0 and r.share[4] == 1.0
-    assert r.path_class(2) == "PXN" and r.weight[5:].tolist() == [5.0, 4.0, 4.0, 5.0]
+    np.testing.assert_array_equal(r.weight, r.share)
+    assert r.weight[4] == 1.0 and r.share[4] == 1.0 and r.stripes[4] == 1.0
+    assert r.path_class(2) == "PXN" and r.stripes[5:].tolist() == [5.0, 4.0, 4.0, 5.0]
+    np.testing.assert_allclose(np.add.reduceat(r.weight, r.first), 1.0)
     rep = r.repeated()
-    assert rep.count.tolist() == [18, 1, 18] and (rep.weight == 1).all()
+    assert rep.count.tolist() == [18, 1, 18] and (rep.stripes == 1).all()
     np.testing.assert_allclose(rep.share[rep.owner != 1], 1 / 18)
+    np.testing.assert_allclose(rep.weight, rep.share)
     assert sorted(p[1] for p in paths(topo, rep, 0)) == sorted(
         [f"h0/nvswitch{i}" for i, k in enumerate((5, 4, 4, 5)) for _ in range(k)])
     a, b = solve(topo, r, f), solve(topo, rep, f)
@@ -402,39 +414,49 @@ def test_dgx_h100_striping_is_one_weighted_path_per_nvswitch():
     np.testing.assert_allclose(a.load_gbps, b.load_gbps, rtol=1e-12, atol=1e-9)
 
 
-def test_split_paths_weigh_one_and_any_split_keeps_weights():
-    """An even ``split`` gives each path weight 1 (share 1/paths); ``any`` + ``split`` folds the
-    per-NIC virtual flows into one flow and keeps each path's weight (shares divided by NICs)."""
+def test_split_paths_are_one_stripe_and_weigh_their_share():
+    """An even ``split`` over 2 spines gives each path 1 stripe, share 1/2 and weight 1/2 (it was
+    weight 1 each, 2 in all, before the per-flow normalization); the unsplit flow keeps share =
+    weight = 1. ``any`` + ``split`` folds the per-NIC virtual flows into one flow: 2 NICs, so
+    shares and weights 1/2 per NIC path (summing to 1 per flow, not 1 per NIC)."""
     topo = mini(spines=2)
     f = flows_of(topo, [("h0/gpu0", "h1/gpu1"), ("h0/gpu0", "h1/gpu0")])
     r = route(topo, f, multipath="split")
-    assert r.count.tolist() == [2, 1] and (r.weight == 1).all()
+    assert r.count.tolist() == [2, 1] and (r.stripes == 1).all()
     np.testing.assert_allclose(r.share, [0.5, 0.5, 1.0])
+    np.testing.assert_array_equal(r.weight, r.share)
     r = route(topo, f, nic_policy="any", multipath="split")
-    assert (r.weight == 1).all()
+    assert (r.stripes == 1).all()
     np.testing.assert_allclose(np.add.reduceat(r.share, r.first), 1.0)
+    np.testing.assert_allclose(np.add.reduceat(r.weight, r.first), 1.0)
     assert r.repeated().num_paths == r.num_paths
 
 
 def test_rerouted_flows_keep_their_own_weights():
-    """nvswitch0 of h0 fails: GPU pairs of h0 re-route over 3 switches (4/4/5 NVLinks: weights
-    4, 4, 5); flows elsewhere keep their 5/4/4/5. ``replace_flows`` carries the weights along."""
+    """nvswitch0 of h0 fails: GPU pairs of h0 re-route over 3 switches (4/4/5 NVLinks: stripes
+    4, 4, 5, so 13 in all and weights = shares 4/13, 4/13, 5/13); flows elsewhere keep their
+    5/4/4/5 stripes (weights 5/18, 4/18, 4/18, 5/18), the NET flow 1 (weight 1).
+    ``replace_flows`` carries stripes and weights along."""
     topo = _dgx_h100_pair()
     f = flows_of(topo, [("h0/gpu0", "h0/gpu3"), ("h1/gpu0", "h1/gpu3"), ("h0/gpu1", "h1/gpu1")])
     base = route(topo, f)
     failed = FailureSet(nodes=frozenset({topo.node_index["h0/nvswitch0"]}))
     sub = route(topo, f.take(np.array([0])), failed=failed)
     merged = base.replace_flows(np.array([0]), sub)
-    assert merged.weight.tolist() == [4.0, 4.0, 5.0, 5.0, 4.0, 4.0, 5.0, 1.0]
+    assert merged.stripes.tolist() == [4.0, 4.0, 5.0, 5.0, 4.0, 4.0, 5.0, 1.0]
+    np.testing.assert_allclose(merged.weight, [4 / 13, 4 / 13, 5 / 13, 5 / 18, 4 / 18, 4 / 18, 5 / 18, 1.0])
     fresh = route(topo, f, failed=failed)
+    assert merged.stripes.tolist() == fresh.stripes.tolist()
     assert merged.weight.tolist() == fresh.weight.tolist()
     np.testing.assert_array_equal(merged.share, fresh.share)
 
 
 def test_non_integer_capacity_ratio_stripes_exactly():
-    """NVSwitch links of 500 and 433 Gb/s (no small-integer ratio): the weights keep the exact
-    ratio (4 x 500/433 and 4), so the flow fills both switches: 933 Gb/s. (Repeated sub-flows
-    could only round it to quarters.) ``repeated()`` refuses such weights::
+    """NVSwitch links of 500 and 433 Gb/s (no small-integer ratio): the stripes keep the exact
+    ratio (4 x 500/433 and 4), so shares = weights = 500/933 and 433/933 (4·500/433 over
+    4·500/433 + 4 = 4·933/433), and the flow fills both switches at the same level x:
+    500x/933 = 500 and 433x/933 = 433 → x = 933 Gb/s. (Repeated sub-flows could only round
+    it to quarters.) ``repeated()`` refuses such stripes::
 
         [h/gpu0]==500==[h/nvs0]==500==[h/gpu1]
                \\==433==[h/nvs1]==433==//
@@ -445,9 +467,85 @@ def test_non_integer_capacity_ratio_stripes_exactly():
                   ("h/gpu0", "h/nvs1", 433, "nvlink4"), ("h/gpu1", "h/nvs1", 433, "nvlink4")], ["h"])
     f = flows_of(topo, [("h/gpu0", "h/gpu1")])
     r = route(topo, f)
-    np.testing.assert_allclose(r.weight, [4 * 500 / 433, 4.0])
+    np.testing.assert_allclose(r.stripes, [4 * 500 / 433, 4.0])
+    np.testing.assert_allclose(r.weight, [500 / 933, 433 / 933])
     alloc = solve(topo, r, f)
     np.testing.assert_allclose(alloc.rates_gbps / r.share, 933.0)
     np.testing.assert_allclose(alloc.utilization[alloc.load_gbps > 0], 1.0)
     with pytest.raises(ValueError):
         r.repeated()
+
+
+# ------------------------------------------------------------------------------ fairness: a flow weighs 1
+def _flow_rates(routes, alloc):
+    """Per flow: the sum of its sub-flows' rates (Σ w·λ)."""
+    return np.add.reduceat(alloc.rates_gbps, routes.first)
+
+
+def test_pxn_flow_and_affinity_flow_share_a_nic_equally():
+    """Three DGX H100 on a rail-optimized fabric, policy ``pxn``. Flow P = h0/gpu0 → h1/gpu3
+    relays over NVLink to h0/gpu3 (rail 3) and leaves by h0/nic3; flow A = h0/gpu3 → h2/gpu3 is
+    rail-aligned, so it takes its own (affinity) NIC h0/nic3 directly::
+
+        P: [h0/gpu0]=5/4/4/5=[nvswitch0..3]=[h0/gpu3]--384--[h0/pcie3]--384--[h0/nic3]==400==[leaf3]→h1
+        A:                                  [h0/gpu3]--384--[h0/pcie3]--384--[h0/nic3]==400==[leaf3]→h2
+
+    P is 4 sub-flows (one per NVSwitch) of shares = weights 5/18, 4/18, 4/18, 5/18; A is 1 of
+    weight 1. All of P's sub-flows and A cross h0/gpu3→pcie3 and pcie3→nic3 (PCIe5 x16, 384 Gb/s
+    effective) and nic3→leaf3 (400). At level λ the load there is (5+4+4+5)/18·λ + λ = 2λ, so
+    the PCIe links saturate at λ = 384 / 2 = 192 (the NVLink legs carry at most 5/18·192 ≈ 53
+    on 824 Gb/s links, the port 384 < 400): P and A get 192 Gb/s each, half of the NIC.
+    Weighting sub-flows by stripes (5+4+4+5 = 18 against 1, the bug fixed here) would give P
+    18/19·384 ≈ 363.8 and A 384/19 ≈ 20.2."""
+    from designer.engine.fabrics import build_cluster
+
+    topo = Topology.from_document(build_cluster("dgx-h100", 3, fabric="rail-optimized"))
+    f = flows_of(topo, [("h0/gpu0", "h1/gpu3"), ("h0/gpu3", "h2/gpu3")])
+    r = route(topo, f, nic_policy="pxn")
+    assert r.path_class(0) == "PXN" and r.path_class(1) == "NET" and r.count.tolist() == [4, 1]
+    assert all(p[2:5] == ["h0/gpu3", "h0/pcie3", "h0/nic3"] for p in paths(topo, r, 0))
+    assert paths(topo, r, 1)[0][:3] == ["h0/gpu3", "h0/pcie3", "h0/nic3"]
+    alloc = solve(topo, r, f)
+    np.testing.assert_allclose(_flow_rates(r, alloc), [192.0, 192.0])
+    np.testing.assert_allclose(alloc.rates_gbps[:4], np.array([5, 4, 4, 5]) / 18 * 192.0)
+    assert topo.resource_id(int(alloc.bottleneck[4])) in ("h0/gpu3-pcie3:a>b", "h0/nic3-pcie3:b>a")
+    old = maxmin(topo.resource_capacity_gbps(), r.flow_ptr, r.flow_res, weights=r.stripes)
+    np.testing.assert_allclose(_flow_rates(r, old), [384 * 18 / 19, 384 / 19])
+
+
+def test_split_flow_and_unsplit_flow_share_their_nic_equally():
+    """``split`` over 2 spines. X = x/gpu0 → y/gpu0 crosses leafA → spine0|spine1 → leafB (2
+    sub-flows, share = weight 1/2 each); Z = x/gpu1 → z/gpu0 stays on leafA (1 path, weight 1).
+    Both leave by x/nic0, whose port (400) is the smallest capacity they share::
+
+        [x/gpu0]--800--\\                          /==400==[spine0]==400==\\
+                        [x/pcie0]--800--[x/nic0]==400==[leafA]              [leafB]==400==[y/nic0]--[y/gpu0]
+        [x/gpu1]--800--/                           \\==400==[spine1]==400==/
+                                                   [leafA]==400==[z/nic0]--[z/gpu0]
+
+    At level λ: on x/nic0→leafA the load is (1/2 + 1/2)·λ + λ = 2λ → saturates at λ = 200; the
+    spine links carry 1/2·200 = 100 ≤ 400, everything else is larger. X and Z get 200 Gb/s each
+    (X as 100 + 100 over the two spines). Weighting sub-flows 1 each (2 against 1, the bug
+    fixed here) would give X 2/3·400 ≈ 266.7 and Z 400/3 ≈ 133.3."""
+    nodes = [("x/gpu0", "gpu", "x", {}), ("x/gpu1", "gpu", "x", {}), ("x/pcie0", "pcie_switch", "x", {}),
+             ("x/nic0", "nic", "x", {})]
+    links = [("x/gpu0", "x/pcie0", 800), ("x/gpu1", "x/pcie0", 800), ("x/nic0", "x/pcie0", 800),
+             ("x/nic0", "leafA", 400, "eth400")]
+    for h, leaf in (("y", "leafB"), ("z", "leafA")):
+        nodes += [(f"{h}/gpu0", "gpu", h, {}), (f"{h}/pcie0", "pcie_switch", h, {}), (f"{h}/nic0", "nic", h, {})]
+        links += [(f"{h}/gpu0", f"{h}/pcie0", 800), (f"{h}/nic0", f"{h}/pcie0", 800),
+                  (f"{h}/nic0", leaf, 400, "eth400")]
+    nodes += [(s, "switch", None, {"role": role}) for s, role in
+              (("leafA", "leaf"), ("leafB", "leaf"), ("spine0", "spine"), ("spine1", "spine"))]
+    links += [(leaf, s, 400, "eth400") for leaf in ("leafA", "leafB") for s in ("spine0", "spine1")]
+    topo = build(nodes, links, ["x", "y", "z"])
+    f = flows_of(topo, [("x/gpu0", "y/gpu0"), ("x/gpu1", "z/gpu0")])
+    r = route(topo, f, multipath="split")
+    assert r.count.tolist() == [2, 1] and sorted(p[4] for p in paths(topo, r, 0)) == ["spine0", "spine1"]
+    np.testing.assert_allclose(r.weight, [0.5, 0.5, 1.0])
+    alloc = solve(topo, r, f)
+    np.testing.assert_allclose(_flow_rates(r, alloc), [200.0, 200.0])
+    np.testing.assert_allclose(alloc.rates_gbps, [100.0, 100.0, 200.0])
+    assert {topo.resource_id(int(b)) for b in alloc.bottleneck} == {"x/nic0-leafA:a>b"}
+    old = maxmin(topo.resource_capacity_gbps(), r.flow_ptr, r.flow_res, weights=r.stripes)
+    np.testing.assert_allclose(_flow_rates(r, old), [800 / 3, 400 / 3])

@@ -192,8 +192,8 @@ def test_degrading_a_group_slows_each_link_once():
 
 # ------------------------------------------------------------------------------ weighted sub-flows
 def _weighted_and_repeated(scenario, mode):
-    """Solve a scenario with weighted paths (what simulate does) and with every path of weight k
-    expanded into k unit sub-flows (the formulation before weighted max-min)."""
+    """Solve a scenario with weighted paths (what simulate does) and with every path of k stripes
+    expanded into k sub-flows of one stripe, weight share/k each (``Routes.repeated``)."""
     import dataclasses
 
     prep = prepare(scenario)
@@ -202,10 +202,18 @@ def _weighted_and_repeated(scenario, mode):
 
 
 def _assert_same_outcome(prep, a, rep, b):
+    """Same rates, completions and loads; same bottleneck, or a tie: where the two name different
+    resources, both are saturated resources of the flow's paths in both solves. (Weights 5/18
+    and 5 x 1/18 round differently, so which of two resources saturating at the same level is
+    named first can differ; with the former integer weights the sums were exact.)"""
     np.testing.assert_allclose(a.flow_rate_gbps, b.flow_rate_gbps, rtol=1e-12)
     np.testing.assert_allclose(a.flow_completion_s, b.flow_completion_s, rtol=1e-12)
     np.testing.assert_allclose(a.load_gbps, b.load_gbps, rtol=1e-12, atol=1e-9)
-    assert np.array_equal(a.flow_bottleneck, b.flow_bottleneck)
+    r = prep.routes
+    for f in np.flatnonzero(a.flow_bottleneck != b.flow_bottleneck).tolist():
+        on_path = set(r.flow_res[r.flow_ptr[r.first[f]]:r.flow_ptr[r.first[f] + r.count[f]]].tolist())
+        for res in (int(a.flow_bottleneck[f]), int(b.flow_bottleneck[f])):
+            assert res in on_path and min(a.utilization[res], b.utilization[res]) >= 1 - 1e-9, f
     assert rep.routes.num_paths > prep.routes.num_paths
 
 
@@ -214,8 +222,8 @@ def _assert_same_outcome(prep, a, rep, b):
 def test_weighted_paths_equal_repeated_sub_flows_on_a_dgx_h100_pair(mode, routing):
     """Two DGX H100 (NVLink 5/4/4/5 per GPU, so GPU pairs are 4 paths weighing 5/4/4/5): ring
     all-reduce, all-to-all and a demand-capped transfer give the same per-flow rates,
-    bottlenecks, completions and loads whether solved as weighted paths or as the 18 repeated
-    unit sub-flows per GPU pair."""
+    bottlenecks, completions and loads whether solved as weighted paths (shares 5/18, 4/18, …)
+    or as the 18 repeated sub-flows per GPU pair (1/18 each)."""
     from designer.engine.fabrics import build_cluster
 
     topo = Topology.from_document(build_cluster("dgx-h100", 2, fabric="rail-optimized"))
@@ -225,7 +233,8 @@ def test_weighted_paths_equal_repeated_sub_flows_on_a_dgx_h100_pair(mode, routin
     scenario = {"topology": topo, "workload": workload, "routing": routing}
     prep, a, rep, b = _weighted_and_repeated(scenario, mode)
     _assert_same_outcome(prep, a, rep, b)
-    assert set(prep.routes.weight.tolist()) >= {4.0, 5.0}
+    assert set(prep.routes.stripes.tolist()) >= {4.0, 5.0}
+    np.testing.assert_array_equal(prep.routes.weight, prep.routes.share)
 
 
 @pytest.mark.parametrize("mode", ["steady", "timeline"])
@@ -242,5 +251,45 @@ def test_weighted_paths_equal_repeated_sub_flows_on_the_example_scenario(mode):
     assert striped and all(len(f["paths"]) == 4 for f in striped)   # one per NVSwitch, not 18
     for f in striped:
         assert sum(p["share"] for p in f["paths"]) == pytest.approx(1.0)
-        pace = min(p["rate_gbps"] / p["share"] for p in f["paths"])
-        assert pace == pytest.approx(f["rate_gbps"], rel=1e-12)
+        assert sum(p["rate_gbps"] for p in f["paths"]) == pytest.approx(f["rate_gbps"], rel=1e-12)
+        pace = min(p["rate_gbps"] / p["share"] for p in f["paths"])   # the slowest sub-flow's level
+        assert pace <= f["rate_gbps"] * (1 + 1e-12)
+        if mode == "steady" and f["bytes"]:
+            assert f["completion_s"] == pytest.approx(f["bytes"] * 8 / (pace * 1e9), rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["steady", "timeline"])
+def test_sub_flows_freezing_at_different_levels(mode):
+    """One 1 GB transfer x/gpu0 → y/gpu0, ``split`` over 2 spines; leafA→spine1 is only 100::
+
+        [x/gpu0]-800-[x/pcie0]-800-[x/nic0]==400==[leafA]==400==[spine0]==400==[leafB]==400==[y/nic0]-800-..-[y/gpu0]
+                                                       \\==100==[spine1]==400==//
+
+    Two sub-flows, share = weight 1/2. At level λ each runs at λ/2: leafA→spine1 saturates at
+    λ/2 = 100, λ1 = 200 (that sub-flow freezes at 100 Gb/s). The spine0 sub-flow keeps rising:
+    x/nic0→leafA carries λ/2 + 100 ≤ 400 → λ0 = 600, 300 Gb/s (leafB→y/nic0 saturates too).
+    Flow rate = Σ w·λ = 100 + 300 = 400 Gb/s (the NIC is full). Proportional striping: each
+    half carries 0.5 GB; the spine1 half needs 0.5e9·8 / 100e9 = 0.04 s = bytes / λ1, so the
+    flow completes at 0.04 s (not 8e9 / 400e9 = 0.02 s) and its bottleneck is the slow half's.
+    Timeline: the spine0 half ends at 4e9 / 300e9 ≈ 0.0133 s, the spine1 half still crawls at
+    100 (its own bottleneck) and ends at 0.04 s: same completion."""
+    nodes = [("leafA", "switch", None, {"role": "leaf"}), ("leafB", "switch", None, {"role": "leaf"}),
+             ("spine0", "switch", None, {"role": "spine"}), ("spine1", "switch", None, {"role": "spine"})]
+    links = [("leafA", "spine0", 400, "eth400"), ("leafA", "spine1", 100, "eth100"),
+             ("leafB", "spine0", 400, "eth400"), ("leafB", "spine1", 400, "eth400")]
+    for h, leaf in (("x", "leafA"), ("y", "leafB")):
+        nodes += [(f"{h}/gpu0", "gpu", h, {}), (f"{h}/pcie0", "pcie_switch", h, {}), (f"{h}/nic0", "nic", h, {})]
+        links += [(f"{h}/gpu0", f"{h}/pcie0", 800), (f"{h}/nic0", f"{h}/pcie0", 800),
+                  (f"{h}/nic0", leaf, 400, "eth400")]
+    topo = build(nodes, links, ["x", "y"])
+    result = simulate({"topology": topo, "mode": mode, "routing": {"multipath": "split"},
+                       "workload": [{"id": "p", "kind": "p2p", "src": "x/gpu0", "dst": "y/gpu0", "bytes": 1e9}]})
+    (f,) = result["flows"]
+    by_spine = {p["path"][4]: p for p in f["paths"]}
+    assert by_spine["spine0"]["rate_gbps"] == pytest.approx(300.0)
+    assert by_spine["spine1"]["rate_gbps"] == pytest.approx(100.0)
+    assert f["rate_gbps"] == pytest.approx(400.0)
+    assert f["completion_s"] == pytest.approx(0.04)
+    assert result["summary"]["patterns"]["p"]["completion_s"] == pytest.approx(0.04)
+    if mode == "steady":
+        assert f["bottleneck"] == "leafA-spine1:a>b"
