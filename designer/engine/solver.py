@@ -17,8 +17,10 @@ which freezes every unfrozen flow on it at that share.
 *Weighted* max-min: each flow may have a weight ``w > 0`` (default 1). Filling raises a *level*
 ``x``; an unfrozen flow runs at ``w * x``; a resource's fair share is ``remaining capacity / sum of
 the weights of its unfrozen flows``; a flow with demand ``d`` reaches it at level ``d / w``. A flow
-of weight k is thus exactly k unit flows on the same path (their total rate), which is how routing
-stripes one flow over unequal paths (5/4/4/5 NVLinks) without repeating sub-flows. The fairness
+of weight k is thus exactly k unit flows on the same path (their total rate). Routing gives each
+sub-flow of a striped or split flow its *share* as weight (shares sum to 1 per flow, e.g. 5/18,
+4/18, 4/18, 5/18 over a DGX-H100's NVSwitches), so a flow competes as one flow wherever all its
+stripes meet; see docs/ENGINE.md, "Fairness model". The fairness
 criterion becomes: no flow can raise its ``rate / weight`` without lowering that of a flow whose
 ``rate / weight`` is no larger.
 
@@ -80,8 +82,9 @@ class Allocation:
     flow_level : ndarray of float64, shape (F,), optional
         Water level at which each flow was frozen, in Gb/s per unit of weight: ``rate / weight``
         (``demand / weight`` for a demand-limited flow, whose rate is its demand exactly). Equal
-        to ``rates_gbps`` when unweighted. It is the rate each of ``weight`` repeated unit
-        sub-flows would get, computed without dividing the rate back (which rounds). None when
+        to ``rates_gbps`` when unweighted. With share weights it is the rate the whole striped flow
+        would run at if every stripe froze at this level, computed without dividing the rate back
+        (which rounds). None when
         built by hand (then use ``rates_gbps / weights``).
     """
 
