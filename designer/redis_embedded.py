@@ -65,7 +65,11 @@ class EmbeddedRedis:
         command = [
             redis_server_executable(), "--port", "0", "--unixsocket", str(self.socket),
             "--unixsocketperm", "700", "--dir", str(self.directory), "--dbfilename", "dump.rdb",
-            "--save", "60 1", "--appendonly", "no", "--daemonize", "no",
+            # Queued jobs are messages in Redis: an append-only file (fsync every second) keeps
+            # them across a restart or a crash, not just a clean shutdown. "--save", "60", "1"
+            # as separate words: one "60 1" word is silently ignored (no snapshot at all).
+            "--save", "60", "1", "--appendonly", "yes", "--appendfsync", "everysec",
+            "--daemonize", "no",
             "--logfile", str(self.directory / "redis.log"),
         ]
         # Own session: a Ctrl-C in the terminal reaches `up`, which then stops Redis last.
