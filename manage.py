@@ -6,7 +6,7 @@ import sys
 # `up` and `runserver` are the local-development launchers: they default DEBUG on so a newcomer's
 # first command works without inventing a SECRET_KEY. Production entry points (wsgi.py, asgi.py,
 # `celery -A designer.celery:app`) keep DEBUG off unless the environment says otherwise.
-_LOCAL_COMMANDS = {"up", "runserver"}
+_LOCAL_COMMANDS = {"up", "runserver", "bench_workers"}
 
 
 def main() -> None:
