@@ -10,6 +10,7 @@ import shutil
 import tempfile
 
 import pytest
+from kombu import pools as kombu_pools
 
 from designer.redis_embedded import EmbeddedRedis
 
@@ -29,9 +30,10 @@ def point_app_at(url: str) -> None:
     app.conf.broker_url = url
     app.conf.broker_write_url = None
     app.conf.broker_read_url = None
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    # kombu keeps producer pools in a process-wide registry keyed by connection; reset it too,
+    # or a later publish to the same URL reuses a producer pool whose connections were closed.
+    kombu_pools.reset()
+    app._pool = None
     app.amqp._producer_pool = None
 
 

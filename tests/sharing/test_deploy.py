@@ -23,7 +23,10 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args, tmp_path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser fixtures while Playwright runs in this test
+    # session; a deployment never has it, and check --deploy rightly warns about it.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update(PRODUCTION_ENV, FABRICSCOPE_VAR_DIR=str(tmp_path),
                DJANGO_SETTINGS_MODULE="designer.settings")
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
