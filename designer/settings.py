@@ -270,6 +270,11 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "INFO"},
         "designer": {"level": LOG_LEVEL, "propagate": True},
+        # Celery's per-message lines (received / succeeded, beat sending the reaper every 10 s)
+        # drown the console; designer.ops.worker logs each job's start and end instead.
+        "celery.app.trace": {"level": "WARNING"},
+        "celery.worker.strategy": {"level": "WARNING"},
+        "celery.beat": {"level": "WARNING"},
     },
 }
 

@@ -50,7 +50,7 @@ from designer.engine.errors import InvalidWorkload, Problem
 
 __all__ = [
     "Allocation", "maxmin", "maxmin_reference", "assert_valid_allocation", "prepare_weights",
-    "timeline", "TimelineResult",
+    "timeline", "TimelineResult", "warm_up",
 ]
 
 # Shares within this relative distance of the current level are frozen *at* the current level, so
@@ -386,3 +386,17 @@ def __getattr__(name: str):
         from designer.engine import timeline as _timeline_module
         return getattr(_timeline_module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's on-disk cache) the solver and timeline kernels now.
+
+    Long-lived processes (Celery workers) call this at start so a user's first job does not
+    wait seconds for just-in-time compilation.
+    """
+    from designer.engine.timeline import timeline
+
+    one = np.ones(1)
+    ptr, res = np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int64)
+    maxmin(one, ptr, res, weights=one)
+    timeline(one, ptr, res, one, weights=one)

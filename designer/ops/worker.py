@@ -29,6 +29,16 @@ def _limit_memory(**kwargs) -> None:
         logger.info("pool process memory limit %d MiB (RLIMIT_AS)", applied // (1024 * 1024))
 
 
+@worker_process_init.connect
+def _warm_engine(**kwargs) -> None:
+    # A cold numba cache costs a first job ~5 s of compilation; pay it before any job arrives.
+    from designer.engine.solver import warm_up
+
+    started = time.monotonic()
+    warm_up()
+    logger.info("engine kernels ready in %.1f s", time.monotonic() - started)
+
+
 def task_request_id(task) -> str:
     """The request id the web request sent with this task's message ('' when none)."""
     request = getattr(task, "request", None)
