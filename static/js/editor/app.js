@@ -151,11 +151,14 @@
       E.modeBanner = h('div', { class: 'fs-mode', hidden: true });
       E.footer = h('div', { class: 'fs-footer' });
       E.dropHint = h('div', { class: 'fs-drop-hint', hidden: true }, 'Drop a fabricscope.topology/1 JSON file to import it');
+      E.empty = h('div', { class: 'fs-empty', hidden: true }, h('strong', {}, 'This topology is empty'),
+        h('span', {}, this.readonly ? 'Nothing has been drawn yet.'
+          : 'Drag a device from the palette, insert a server with “+ Host”, generate a cluster, or drop a JSON file here.'));
       const zoom = h('div', { class: 'fs-zoom' },
         btn('+', 'Zoom in (+)', () => this.zoomBy(1.25), { 'data-action': 'zoom-in' }),
         btn('−', 'Zoom out (−)', () => this.zoomBy(0.8), { 'data-action': 'zoom-out' }),
         btn('⤢', 'Fit (F)', () => this.fit(), { 'data-action': 'fit' }));
-      const canvasWrap = h('div', { class: 'fs-canvas-wrap' }, this.canvas, E.handle, zoom, E.modeBanner, E.toast, E.dropHint, E.footer);
+      const canvasWrap = h('div', { class: 'fs-canvas-wrap' }, this.canvas, E.empty, E.handle, zoom, E.modeBanner, E.toast, E.dropHint, E.footer);
       this.canvasWrap = canvasWrap;
 
       E.props = h('section', { class: 'fs-props', 'aria-label': 'Properties' });
@@ -272,7 +275,8 @@
       const dirty = this.model.isDirty();
       E.name.textContent = this.model.doc.name || 'untitled';
       const rev = this.revision == null ? 'new' : `rev ${this.revision}`;
-      E.status.textContent = this.readonly ? `read-only · ${rev}` : dirty ? `● unsaved (${rev})` : `saved · ${rev}`;
+      // A topology never saved (blank) is not "saved": say so until its first revision.
+      E.status.textContent = this.readonly ? `read-only · ${rev}` : dirty ? `● unsaved (${rev})` : this.revision == null ? 'new · not saved yet' : `saved · ${rev}`;
       E.status.title = this.revision == null ? 'Never saved' : `Based on revision ${this.revision}`;
       E.status.classList.toggle('fs-dirty', dirty && !this.readonly);
       this.root.dataset.dirty = dirty ? '1' : '0';
@@ -280,6 +284,7 @@
       E.redo.disabled = !this.model.canRedo();
       const m = this.model.doc;
       const cy = this.cy;
+      E.empty.hidden = m.nodes.length > 0 || m.groups.length > 0;
       if (cy) {
         E.footer.textContent = `${m.nodes.length.toLocaleString()} devices · ${m.links.length.toLocaleString()} links · ${m.groups.length} groups — showing ${cy.nodes().length.toLocaleString()} nodes, ${cy.edges().length.toLocaleString()} edges · render ${Math.round(this.view.lastRenderMs || 0)} ms`;
       }
@@ -1100,7 +1105,9 @@
       const doc = this.getDocument();
       this.els.save.disabled = true;
       this.els.status.textContent = 'saving…';
-      const res = await NS.requestJSON(this.urls.save, { method: 'POST', csrf: this.config.csrf_token, body: { document: doc, base_revision: this.revision, message: message || '' } });
+      // The API's base_revision is 0 for a topology without any revision yet (a blank one), never null.
+      const base = this.revision == null ? 0 : this.revision;
+      const res = await NS.requestJSON(this.urls.save, { method: 'POST', csrf: this.config.csrf_token, body: { document: doc, base_revision: base, message: message || '' } });
       this.els.save.disabled = false;
       if (res.status === 201 || res.status === 200) {
         const b = res.body || {};
