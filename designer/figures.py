@@ -1119,7 +1119,9 @@ def whatif_figures(diff: dict | None, *, label: str = "") -> dict[str, dict]:
         for p, b_, a_ in zip(ids, before, after):
             txt = f"{(a_ / b_ - 1):+.0%}" if a_ is not None and b_ else ("no flow left" if a_ is None else "—")
             if not pats[p][2]:
-                txt += f" · {pats[p][3]:,} flow{'s' if pats[p][3] != 1 else ''} lost"
+                # The bar is the surviving flows' time; the pattern itself cannot finish.
+                lost = pats[p][3]
+                txt = f"does not complete · {lost:,} flow{'s' if lost != 1 else ''} lost"
             change.append(txt)
         data = [{"type": "bar", "name": "baseline", "x": ids, "y": before, "marker": {"color": "#9aa0a8"},
                  "hovertemplate": "%{x} baseline: %{y:.4g} ms<extra></extra>"},
@@ -1128,8 +1130,9 @@ def whatif_figures(diff: dict | None, *, label: str = "") -> dict[str, dict]:
                  "hovertemplate": "%{x} with failures: %{y:.4g} ms<extra></extra>"}]
         top = max([v for v in before + after if v is not None], default=1) or 1
         layout = {"barmode": "group", "yaxis": _axis("completion time (ms)", range=[0, top * 1.25]),
-                  "xaxis": _axis("pattern"), "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right",
-                                                         "yanchor": "bottom"}}
+                  # Legend under the axis: above the plot it collided with long titles.
+                  "xaxis": _axis("pattern"), "legend": {"orientation": "h", "y": -0.28, "x": 0.5,
+                                                         "xanchor": "center", "yanchor": "top"}}
         figs = {"whatif_completion": _fig("whatif_completion", title, data, layout, table={
             "columns": ["pattern", "before_s", "after_s", "complete", "flows_lost"],
             "rows": [[p, *pats[p]] for p in ids]})}

@@ -183,6 +183,7 @@ def job_status(job: SimulationJob) -> dict:
     return {"id": job.pk, "state": job.state, "state_label": job.get_state_display(),
             "progress": job.progress, "message": job.message, "error": job.error if done else "",
             "terminal": done, "cancel_requested": job.cancel_requested, "result_url": result_url,
+            "attempts": job.attempts,
             "started_at": job.started_at.isoformat() if job.started_at else None,
             "finished_at": job.finished_at.isoformat() if job.finished_at else None}
 

@@ -29,6 +29,7 @@
     badge.textContent = s.state_label || LABELS[s.state] || s.state;
     document.getElementById('job-started').textContent = fmt(s.started_at);
     document.getElementById('job-finished').textContent = fmt(s.finished_at);
+    document.getElementById('job-attempts').textContent = s.attempts;
     var cancel = document.getElementById('cancel-form');
     if (s.terminal) cancel.hidden = true;
     else if (s.cancel_requested) { var b = cancel.querySelector('button'); b.disabled = true; b.textContent = 'Cancelling…'; }
