@@ -17,7 +17,7 @@ from designer.models import SimulationJob, Topology, TopologyRevision
 __all__ = [
     "TOPOLOGY_SORTS", "topology_search", "document_diff", "revision_diff", "host_list",
     "host_matrix", "editor_config", "scenario_targets", "job_status", "template_choices",
-    "recent_jobs", "token_info", "shared_owners", "topology_access", "link_editor_config",
+    "recent_jobs", "shared_owners", "topology_access", "link_editor_config",
 ]
 
 # ?sort= value -> (label, ordering). Size = GPUs, then nodes (what users compare clusters by).
@@ -179,7 +179,7 @@ def job_status(job: SimulationJob) -> dict:
     """The small JSON the job page polls every second."""
     done = job.state in TERMINAL_STATES
     result_url = (reverse("job_result", args=[job.pk])
-                  if job.state == "succeeded" and result_page_ready() else None)
+                  if job.state == "succeeded" else None)
     return {"id": job.pk, "state": job.state, "state_label": job.get_state_display(),
             "progress": job.progress, "message": job.message, "error": job.error if done else "",
             "terminal": done, "cancel_requested": job.cancel_requested, "result_url": result_url,
@@ -188,32 +188,9 @@ def job_status(job: SimulationJob) -> dict:
             "finished_at": job.finished_at.isoformat() if job.finished_at else None}
 
 
-def result_page_ready() -> bool:
-    """Whether the result page (figures + template, another task) is installed yet."""
-    from importlib.util import find_spec
-
-    from django.template import TemplateDoesNotExist
-    from django.template.loader import get_template
-
-    if find_spec("designer.figures") is None:
-        return False
-    try:
-        get_template("designer/result.html")
-    except TemplateDoesNotExist:
-        return False
-    return True
-
-
 def recent_jobs(*, user, topology_pk: int, limit: int = 10) -> list[SimulationJob]:
     return list(selectors.job_list(user=user, topology_pk=topology_pk)[:limit])
 
-
-
-def token_info(*, user):
-    """The user's API token row without its key (only when it was created), or None."""
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.filter(user=user).only("created", "user_id").first()
 
 
 # --- Sharing (issue 9) -----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from django.db import transaction
 from designer import services
 from designer.models import Scenario, SimulationJob, Topology
 
-__all__ = ["topology_new", "scenario_submit", "scenario_run", "token_create", "token_revoke"]
+__all__ = ["topology_new", "scenario_submit", "scenario_run"]
 
 
 def topology_new(*, user, form) -> Topology:
@@ -78,22 +78,3 @@ def _run(action: str, scenario: Scenario, user, data: dict) -> SimulationJob | N
         return services.job_submit_compare(scenario=scenario, user=user,
                                            policies=data["policies"])
     return None
-
-
-# --- API tokens (DRF authtoken: one per user; the key is shown once, right after creation) ------
-
-def token_create(*, user) -> str:
-    """Replace the user's API token with a new one and return its key (show it once)."""
-    from rest_framework.authtoken.models import Token
-
-    with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user).key
-
-
-def token_revoke(*, user) -> bool:
-    """Delete the user's API token; True when there was one."""
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.filter(user=user).delete()[0] > 0
-

@@ -227,7 +227,7 @@ def compare_view(request):
 @login_required
 def profile(request):
     return render(request, "designer/profile.html", {
-        "token": page_selectors.token_info(user=request.user),
+        "token": selectors.api_token_get(user=request.user),
         "new_key": request.session.pop("new_api_token", None)})
 
 
@@ -235,7 +235,7 @@ def profile(request):
 @require_POST
 def token_create(request):
     # Shown once: kept in the session only until the next profile page render pops it.
-    request.session["new_api_token"] = page_services.token_create(user=request.user)
+    request.session["new_api_token"] = services.api_token_rotate(user=request.user).key
     messages.success(request, "New API token created. Copy it now: it will not be shown again.")
     return redirect("profile")
 
@@ -243,7 +243,7 @@ def token_create(request):
 @login_required
 @require_POST
 def token_revoke(request):
-    revoked = page_services.token_revoke(user=request.user)
+    revoked = services.api_token_revoke(user=request.user)
     messages.info(request, "API token revoked." if revoked else "You had no API token.")
     return redirect("profile")
 
