@@ -31,8 +31,8 @@ from __future__ import annotations
 import math
 
 from designer.engine.catalog import TECHS
-from designer.engine.document import FORMAT
-from designer.engine.errors import InvalidTopology, Problem
+from designer.engine.document import FORMAT, LIMITS
+from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.templates import _instantiate, _spec, compute_nics
 
 __all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech"]
@@ -137,6 +137,7 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
     spec = _spec(template, dict(params or {}))
     nics = compute_nics(spec)
     _check_args(hosts, fabric, nics, rails, leaves_per_rail, oversubscription, hosts_per_rack, storage, k)
+    _check_size(spec, hosts)
     nic_tech = nic_link_tech or default_nic_tech(nics[0]["attrs"].get("port_gbps", 100))
     up_tech = uplink_tech or nic_tech
     _tech(nic_tech, "nic_link_tech"), _tech(up_tech, "uplink_tech")
@@ -183,6 +184,17 @@ def _check_args(hosts, fabric, nics, rails, lpr, oversub, hpr, storage, k) -> No
         positive_int("k", k, 2)
         if k % 2:
             _fail("k", f"a fat-tree radix must be even, got {k}")
+
+
+def _check_size(spec: dict, hosts: int) -> None:
+    """Refuse a cluster whose hosts alone exceed the document limits, before building any host
+    (the limits are otherwise only checked on the finished document, after it is in memory)."""
+    for key, limit in (("nodes", "max_nodes"), ("links", "max_links")):
+        count = hosts * len(spec.get(key) or ())
+        if count > LIMITS[limit]:
+            message = (f"{hosts} hosts make {count:,} {key}, over the limit of {LIMITS[limit]:,} "
+                       f"({limit})")
+            raise LimitExceeded(message, [Problem("hosts", message)])
 
 
 def _add_hosts(out: _Doc, spec: dict, hosts: int, hpr: int) -> None:

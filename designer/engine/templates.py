@@ -36,7 +36,7 @@ import json
 from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
 
-__all__ = ["TEMPLATES", "TEMPLATE_FORMAT", "SOCKET_FABRIC_GBPS", "build_host", "host_document",
+__all__ = ["TEMPLATES", "TEMPLATE_FORMAT", "MAX_TEMPLATE_COUNT", "SOCKET_FABRIC_GBPS", "build_host", "host_document",
            "template_spec", "template_from_host", "compute_nics"]
 
 TEMPLATE_FORMAT = "fabricscope.host-template/1"
@@ -267,6 +267,11 @@ TEMPLATES: dict[str, dict] = {name: _describe(name, fn) for name, fn in _BUILDER
 
 
 # ============================================================================ specs and instances
+# Largest count parameter (gpus, nics, nvme) of a built-in template: far above any real server,
+# and it keeps one host spec small (parameters arrive from API requests).
+MAX_TEMPLATE_COUNT = 1024
+
+
 def _check_params(name: str, params: dict) -> None:
     known = TEMPLATES[name]["params"]
     problems = []
@@ -283,6 +288,9 @@ def _check_params(name: str, params: dict) -> None:
         elif isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float) \
                 and not value.is_integer():
             problems.append(Problem(f"params.{key}", f"must be an integer, got {value!r}"))
+        elif (isinstance(default, int) and not isinstance(default, bool)
+              and isinstance(value, (int, float)) and value > MAX_TEMPLATE_COUNT):
+            problems.append(Problem(f"params.{key}", f"at most {MAX_TEMPLATE_COUNT}, got {value!r}"))
     if params.get("sockets", 1) not in (1, 2):
         problems.append(Problem("params.sockets", "must be 1 or 2"))
     if params.get("pcie_gen", 4) not in (3, 4, 5, 6):

@@ -6,6 +6,7 @@ Put :class:`RequestIdMiddleware` first in ``MIDDLEWARE`` so it times and ids eve
 from __future__ import annotations
 
 import logging
+import re
 import time
 
 from django.http import HttpResponse
@@ -21,6 +22,12 @@ HEADER = "X-Request-ID"
 access_logger = logging.getLogger("designer.ops.access")
 # Probes and scrapes arrive every few seconds: logged at DEBUG so they do not drown real traffic.
 _QUIET = {"/healthz", "/readyz", "/metrics"}
+# Share-link tokens are bearer secrets (stored only hashed): never write them to the logs.
+_SHARE_TOKEN = re.compile(r"^/s/[^/]+")
+
+
+def _log_path(path: str) -> str:
+    return _SHARE_TOKEN.sub("/s/<token>", path)
 
 
 class RequestIdMiddleware:
@@ -62,7 +69,8 @@ class RequestIdMiddleware:
         route = match.route if match is not None and match.route else "<unmatched>"
         metrics.observe_request(request.method, route, status, seconds)
         level = logging.DEBUG if request.path in _QUIET else logging.INFO
-        access_logger.log(level, "%s %s %s", request.method, request.path, status, extra={
-            "method": request.method, "path": request.path, "route": route, "status": status,
+        path = _log_path(request.path)
+        access_logger.log(level, "%s %s %s", request.method, path, status, extra={
+            "method": request.method, "path": path, "route": route, "status": status,
             "duration_ms": round(seconds * 1000, 1),
             "user": getattr(getattr(request, "user", None), "pk", None)})
