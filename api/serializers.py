@@ -29,8 +29,7 @@ __all__ = [
     "ShareLinkCreateSerializer",
 ]
 
-# 2,048 eight-GPU hosts = 16,384 GPUs, the largest cluster the engine is benchmarked on.
-MAX_BUILD_HOSTS = 2048
+from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # noqa: E402  (one limit for pages and API)
 
 
 def max_build_hosts() -> int:

@@ -12,6 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from designer.choices import ScenarioMode, ShareRole
+from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS
 
 __all__ = ["TopologyNewForm", "ScenarioForm", "PatternForm", "PatternFormSet", "attach_errors",
            "BYTE_UNITS", "SWEEP_CLASSES", "split_ids", "ScenarioRunForm", "ShareGrantForm",
@@ -48,7 +49,7 @@ class TopologyNewForm(forms.Form):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     source = forms.ChoiceField(choices=SOURCE_CHOICES, initial="cluster", widget=forms.RadioSelect)
     template = forms.ChoiceField(choices=[], initial="dgx-h100")
-    hosts = forms.IntegerField(min_value=1, max_value=4096, initial=64,
+    hosts = forms.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS, initial=64,
                                help_text="Number of hosts of the template.")
     fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
     rails = forms.IntegerField(min_value=1, max_value=64, required=False,

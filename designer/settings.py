@@ -301,6 +301,9 @@ REST_FRAMEWORK.update({
     ],
     "EXCEPTION_HANDLER": "api.exception_handlers.api_exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # Throttles identify clients by REMOTE_ADDR unless told how many proxies to trust: with DRF's
+    # default (None) a client could pick its own X-Forwarded-For and dodge the anonymous limit.
+    "NUM_PROXIES": int(os.environ.get("FABRICSCOPE_NUM_PROXIES", "0")),
 })
 # Rates per scope (api/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
 FABRICSCOPE_API_THROTTLE_RATES = {

@@ -38,6 +38,9 @@ from designer.engine.templates import _instantiate, _spec, compute_nics
 __all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech"]
 
 FABRICS = ("rail-optimized", "leaf-spine", "fat-tree")
+# 2,048 eight-GPU hosts = 16,384 GPUs, the largest cluster the engine is benchmarked on; the pages
+# and the API both offer at most this many hosts per build.
+MAX_HOSTS = 2048
 _MAX_DEFAULT_SPINES = 64
 _STORAGE_PER_LEAF = 32
 

@@ -4,6 +4,7 @@ any is not (for readiness: a load balancer stops sending traffic, nothing is res
 """
 from __future__ import annotations
 
+import logging
 import time
 
 from django.db import connection
@@ -11,6 +12,9 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
 __all__ = ["healthz", "readyz", "check_database", "check_broker"]
+
+
+logger = logging.getLogger("designer.ops.health")
 
 
 @never_cache
@@ -23,7 +27,10 @@ def _timed(probe) -> dict:
     try:
         probe()
     except Exception as exc:
-        return {"ok": False, "latency_ms": _ms(start), "error": f"{type(exc).__name__}: {exc}"}
+        # Only the exception's class: its text can name hosts and users, and /readyz is public.
+        # The full error goes to the log for operators.
+        logger.warning("readiness probe failed: %s", exc)
+        return {"ok": False, "latency_ms": _ms(start), "error": type(exc).__name__}
     return {"ok": True, "latency_ms": _ms(start)}
 
 

@@ -48,7 +48,19 @@ class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not getattr(record, "request_id", None):
             record.request_id = request_id_var.get() or "-"
+        _redact_share_tokens(record)
         return True
+
+
+_SHARE_TOKEN = re.compile(r"(/s/|[?&]share=)[A-Za-z0-9_\-]{16,}")
+
+
+def _redact_share_tokens(record: logging.LogRecord) -> None:
+    # Share-link tokens are bearer secrets (stored only hashed): Django's own request warnings
+    # would otherwise print them with the path of every 4xx under /s/<token>/ or ?share=.
+    message = record.getMessage()
+    if "/s/" in message or "share=" in message:
+        record.msg, record.args = _SHARE_TOKEN.sub(r"\1<token>", message), None
 
 
 def _fields(record: logging.LogRecord) -> dict:

@@ -160,6 +160,9 @@ def test_topology_pages_and_profile_dark(dark_page, live_server, user, sign_in, 
     shot(page, "journey-23-host-matrix-dark")
     page.goto(f"{live_server.url}/topologies/{topology.pk}/")
     page.click("text=a2a")
+    # The builder's script binds "+ Add pattern" when the page has loaded; a click before that
+    # would land on a button without its handler (seen on a loaded CI machine).
+    page.wait_for_load_state("load")
     page.click("text=+ Add pattern")
     page.select_option("#id_pattern-1-kind", "p2p")
     assert page.locator("#id_pattern-1-src").is_visible()
