@@ -84,6 +84,13 @@ class _Spec:
         self.link(rc, f"cpu{socket}", None, SOCKET_FABRIC_GBPS, SOCKET_FABRIC_LATENCY_NS)
         return rc
 
+    def switch_on_root_complex(self, k: int, socket: int, uplink_tech: str) -> str:
+        """PCIe switch ``pcie{k}`` on its own root complex ``rc{k}`` of ``socket``."""
+        self.root_complex(k, socket)
+        sw = self.node(f"pcie{k}", "pcie_switch", None, level=1, socket=socket)
+        self.link(sw, f"rc{k}", uplink_tech)
+        return sw
+
     def gpu(self, i: int, model: str, socket: int) -> str:
         return self.node(f"gpu{i}", "gpu", None, model=model, index=i, socket=socket)
 
@@ -117,9 +124,7 @@ def _dgx_a100(nvme: int = 8, gpu_model: str = "A100-SXM4-80GB") -> dict:
     b.sockets(2, "AMD EPYC 7742", "xgmi-zen2", "ddr4x8")
     for q in range(4):
         s = q // 2
-        b.root_complex(q, s)
-        b.node(f"pcie{q}", "pcie_switch", None, level=1, socket=s)
-        b.link(f"pcie{q}", f"rc{q}", "pcie4x16")
+        b.switch_on_root_complex(q, s, "pcie4x16")
         b.node(f"pcie{4 + q}", "pcie_switch", None, level=2, socket=s)
         b.link(f"pcie{4 + q}", f"pcie{q}", "pcie4x16", 2 * TECHS["pcie4x16"].effective_gbps)
         for i in (2 * q, 2 * q + 1):
@@ -148,9 +153,7 @@ def _dgx_h100(nvme: int = 8, gpu_model: str = "H100-SXM5-80GB") -> dict:
     b.sockets(2, "Intel Xeon Platinum 8480C", "upi-spr", "ddr5x8")
     for i in range(8):
         s = i // 4
-        b.root_complex(i, s)
-        b.node(f"pcie{i}", "pcie_switch", None, level=1, socket=s)
-        b.link(f"pcie{i}", f"rc{i}", "pcie5x16")
+        b.switch_on_root_complex(i, s, "pcie5x16")
         b.gpu(i, gpu_model, s)
         b.link(f"gpu{i}", f"pcie{i}", "pcie5x16")
         b.nic(i, rail=i, port_gbps=400, socket=s, model="ConnectX-7")
@@ -176,9 +179,7 @@ def _aws_p4d(nvme: int = 8, gpu_model: str = "A100-SXM4-40GB") -> dict:
     b.sockets(2, "Intel Xeon Platinum 8275CL", "upi-skylake", "ddr4x6")
     for q in range(4):
         s = q // 2
-        b.root_complex(q, s)
-        b.node(f"pcie{q}", "pcie_switch", None, level=1, socket=s)
-        b.link(f"pcie{q}", f"rc{q}", "pcie3x16")
+        b.switch_on_root_complex(q, s, "pcie3x16")
         for i in (2 * q, 2 * q + 1):
             b.gpu(i, gpu_model, s)
             b.link(f"gpu{i}", f"pcie{q}", "pcie4x16")
@@ -202,9 +203,7 @@ def _aws_p5(nvme: int = 8, gpu_model: str = "H100-SXM5-80GB") -> dict:
     b.sockets(2, "AMD EPYC 7R13", "xgmi-zen3", "ddr4x8")
     for i in range(8):
         s = i // 4
-        b.root_complex(i, s)
-        b.node(f"pcie{i}", "pcie_switch", None, level=1, socket=s)
-        b.link(f"pcie{i}", f"rc{i}", "pcie4x16")
+        b.switch_on_root_complex(i, s, "pcie4x16")
         b.gpu(i, gpu_model, s)
         b.link(f"gpu{i}", f"pcie{i}", "pcie5x16")
         for k in range(4):
