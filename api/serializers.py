@@ -20,7 +20,8 @@ from designer.services import NIC_POLICIES
 __all__ = [
     "MAX_BUILD_HOSTS", "BuildSpecSerializer", "TopologySerializer", "TopologyCreateSerializer",
     "TopologyUpdateSerializer", "BuildPreviewSerializer", "ImportSerializer",
-    "ImportResultSerializer", "RevisionSerializer", "RevisionDetailSerializer",
+    "ImportResultSerializer", "ImportPreviewSerializer", "ImportPreviewResultSerializer",
+    "RevisionSerializer", "RevisionDetailSerializer",
     "RevisionCreateSerializer", "ScenarioSerializer", "JobCreateSerializer", "JobSerializer",
     "JobListSerializer", "ValidateSerializer", "ValidationReportSerializer",
     "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "ErrorSerializer",
@@ -182,6 +183,18 @@ class ImportSerializer(serializers.Serializer):
     def content(self) -> str | bytes:
         upload = self.validated_data.get("file")
         return upload.read() if upload is not None else self.validated_data["text"]
+
+
+class ImportPreviewSerializer(ImportSerializer):
+    """Like an import, but nothing is saved: the editor inserts the host into its document."""
+
+    name = serializers.CharField(max_length=200, required=False, default="imported")
+
+
+class ImportPreviewResultSerializer(serializers.Serializer):
+    document = serializers.JSONField(help_text="a normalized fabricscope.topology/1 document")
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS)
+    warnings = serializers.ListField(child=serializers.CharField())
 
 
 class ImportResultSerializer(serializers.Serializer):

@@ -252,6 +252,28 @@ class TopologyViewSet(ApiMixin, viewsets.GenericViewSet):
         return Response(body, status=status.HTTP_201_CREATED)
 
     @extend_schema(
+        summary="Parse a server description into a one-host document without saving it",
+        description="The editor's Import button: NCCL XML, `nvidia-smi topo -m` or hwloc XML in, "
+                    "a normalized document holding host `host_id` out, with the defaults taken.",
+        request={"multipart/form-data": s.ImportPreviewSerializer,
+                 "application/json": s.ImportPreviewSerializer},
+        responses={200: s.ImportPreviewResultSerializer, **errors(400, 413, 415)},
+        examples=[example("nvidia-smi text", {"format": "nvidia-smi", "host_id": "h4",
+                                              "text": "\tGPU0\tGPU1\tNIC0 ..."}, request=True)],
+        filters=False)
+    @action(detail=False, methods=["post"], url_path="import-preview",
+            parser_classes=[MultiPartParser, FormParser, JSONParser], filter_backends=[])
+    def import_preview(self, request):
+        serializer = s.ImportPreviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = engine_calls.import_host(
+            content=serializer.content(), format=data.get("format"), host_id=data["host_id"],
+            name=data["name"], field="file" if "file" in data else "text")
+        return Response({"document": result.document, "format": result.format,
+                         "warnings": result.warnings})
+
+    @extend_schema(
         summary="Build a cluster document without saving it (editor preview)",
         request=s.BuildPreviewSerializer,
         responses={200: OpenApiTypes.OBJECT, **errors(400, 413)},

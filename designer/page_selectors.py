@@ -161,6 +161,7 @@ def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
                  "build": f"{api}topologies/build-preview/",
                  "validate": f"{api}validate/",
                  "template_host": f"{api}templates/{{name}}/host/",
+                 "import_host": f"{api}topologies/import-preview/",
                  "topology": reverse("topology_detail", args=[topology.pk])},
         "csrf_token": csrf_token,
     }

@@ -208,3 +208,33 @@ def test_import_errors_are_located(api):
     assert_error(api.post(f"{API}/topologies/import/", {"name": "x"}), 400, "invalid")
     assert_error(api.post(f"{API}/topologies/import/",
                           {"name": "x", "text": "<system>", "host_id": "a b"}), 400, "invalid")
+
+
+NVIDIA_SMI_TWO_GPUS = (
+    "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV4\tPIX\t0-15\t0\n"
+    "GPU1\tNV4\t X \tPHB\t0-15\t0\n"
+    "NIC0\tPIX\tPHB\t X \t\t\n"
+    "\nNIC Legend:\n\n  NIC0: mlx5_0\n")
+
+
+def test_import_preview_returns_a_host_and_saves_nothing(api, user):
+    """The editor's Import: the host comes back under the requested id; no topology is created."""
+    from designer.models import Topology
+
+    before = Topology.objects.count()
+    response = api.post(f"{API}/topologies/import-preview/",
+                        {"text": NVIDIA_SMI_TWO_GPUS, "host_id": "h7"}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["format"] == "nvidia-smi"
+    ids = {n["id"] for n in body["document"]["nodes"]}
+    assert {"h7/gpu0", "h7/gpu1"} <= ids
+    assert any(g["id"] == "h7" and g["kind"] == "host" for g in body["document"]["groups"])
+    assert Topology.objects.count() == before
+
+
+def test_import_preview_garbage_is_a_located_400(api, user):
+    response = api.post(f"{API}/topologies/import-preview/", {"text": "hello"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]

@@ -491,3 +491,37 @@ def test_nic_failure_what_if(app_page, live_server, user, sign_in, shot, celery_
             assert f"{patterns[p]['disconnected']:,} flow" in text and "lost" in text, text
     element_shot(page, "#sec-whatif", "real-33-whatif-section")
     assert not page.js_errors, page.js_errors
+
+
+def test_import_a_server_into_the_editor(app_page, live_server, user, sign_in, shot):
+    """Import in the editor: a real ``nvidia-smi topo -m`` capture (ANSI escapes, legend) becomes a
+    new host through the server's parser, added next to what is already on the canvas."""
+    from pathlib import Path
+
+    page = sign_in(app_page, "alice", PASSWORD)
+    base = live_server.url
+    page.goto(base + "/topologies/new/")
+    page.fill("#id_name", "imported")
+    page.click("[data-source-switch] label:has(input[value=blank])")
+    page.click("text=Create topology")
+    page.wait_for_url(re.compile(r"/topologies/\d+/$"))
+    topology_id = int(re.search(r"/topologies/(\d+)/$", page.url).group(1))
+    open_editor(page, f"{base}/topologies/{topology_id}/editor/")
+
+    capture = Path(__file__).resolve().parents[1] / "engine" / "data" / "import" / "dgx-a100-topo-m.txt"
+    page.set_input_files("input[type=file]", str(capture))
+    page.wait_for_function("fabricscopeEditor.getDocument().nodes.length > 0")
+    document = doc(page)
+    gpus = [n["id"] for n in document["nodes"] if n["kind"] == "gpu"]
+    nics = [n["id"] for n in document["nodes"] if n["kind"] == "nic"]
+    assert sorted(gpus) == [f"h0/gpu{i}" for i in range(8)]
+    assert len(nics) >= 8 and all(n.startswith("h0/") for n in nics)
+    assert any(g["id"] == "h0" and g["kind"] == "host" for g in document["groups"])
+    assert "Imported dgx-a100-topo-m.txt (nvidia-smi) as host h0" in page.inner_text("body")
+    shot(page, "real-40-imported-host", full_page=False)
+
+    # A second import lands beside the first under the next free host id; undo removes it.
+    page.set_input_files("input[type=file]", str(capture))
+    page.wait_for_function("fabricscopeEditor.getDocument().nodes.some(n => n.id.startsWith('h1/'))")
+    page.keyboard.press("Control+z")
+    assert not any(n["id"].startswith("h1/") for n in doc(page)["nodes"])

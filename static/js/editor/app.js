@@ -103,8 +103,8 @@
       E.connect = btn('⟷ Connect', 'Connect mode: click source then target (C)', () => this.toggleConnect(), { class: 'fs-btn fs-edit', 'data-action': 'connect', 'aria-pressed': 'false' });
       E.insertHost = btn('+ Host', 'Insert a host from a template', () => this.openInsertHost(), { class: 'fs-btn fs-edit', 'data-action': 'insert-host' });
       E.generate = btn('Generate…', 'Generate a cluster (template × hosts + fabric)', () => this.openGenerate(), { class: 'fs-btn fs-edit', 'data-action': 'generate' });
-      E.importBtn = btn('Import', 'Import a topology JSON file (or drop it on the canvas)', () => E.file.click(), { class: 'fs-btn fs-edit', 'data-action': 'import' });
-      E.file = h('input', { type: 'file', accept: '.json,application/json', hidden: true, onchange: (e) => this.importFile(e.target.files[0]) });
+      E.importBtn = btn('Import', 'Import a topology JSON file, or a server as a new host: NCCL topology XML, nvidia-smi topo -m text, hwloc XML (or drop it on the canvas)', () => E.file.click(), { class: 'fs-btn fs-edit', 'data-action': 'import' });
+      E.file = h('input', { type: 'file', accept: '.json,.xml,.txt,application/json,text/xml,application/xml,text/plain', hidden: true, onchange: (e) => this.importFile(e.target.files[0]) });
       E.exportJson = btn('⇩ JSON', 'Export the document as JSON', () => this.exportJSON(), { 'data-action': 'export-json' });
       E.exportPng = btn('⇩ PNG', 'Export the canvas as PNG', () => this.exportPNG(), { 'data-action': 'export-png' });
       E.validate = btn('Validate', 'Check the document on the server', () => this.validate(), { class: 'fs-btn fs-edit', 'data-action': 'validate' });
@@ -1061,12 +1061,16 @@
     /* ================================================================ import / export */
     async importFile(file) {
       if (!file || this.readonly) return;
+      const text = await file.text();
+      this.els.file.value = '';
+      // A topology document replaces the canvas; anything else is a server description
+      // (NCCL XML, nvidia-smi topo -m, hwloc) that the server parses into one new host.
+      if (!/^\s*[{[]/.test(text)) { await this.importServer(file.name, text); return; }
       let doc;
-      try { doc = JSON.parse(await file.text()); } catch (err) { this.toast(`${file.name}: not valid JSON (${err.message})`, 'error'); return; }
+      try { doc = JSON.parse(text); } catch (err) { this.toast(`${file.name}: not valid JSON (${err.message})`, 'error'); return; }
       if (doc && doc.format === 'fabricscope.scenario/1' && doc.topology && typeof doc.topology === 'object') doc = doc.topology;
       if (!doc || !Array.isArray(doc.nodes)) { this.toast(`${file.name}: not a fabricscope.topology/1 document (no "nodes" list)`, 'error'); return; }
       this.replaceDocument(doc, `import ${file.name}`);
-      this.els.file.value = '';
       this.toast(`Imported ${file.name}: ${doc.nodes.length} devices, ${(doc.links || []).length} links (Ctrl+Z to undo)`);
     }
 
@@ -1210,11 +1214,29 @@
       d.showModal();
     }
 
+    async importServer(name, text) {
+      if (!this.urls.import_host) { this.toast(`${name}: only topology JSON can be imported here.`, 'error'); return null; }
+      const hostId = this.model.uniqueId('h0');
+      const res = await NS.requestJSON(this.urls.import_host, { method: 'POST', csrf: this.config.csrf_token, body: { text, host_id: hostId } });
+      if (!res.ok) { this.toast(`${name}: ${NS.errorMessage(res)}`, 'error'); return null; }
+      const warnings = (res.body && res.body.warnings) || [];
+      const done = this.insertFragment(res.body.document, hostId, null, `import ${name}`);
+      if (done) this.toast(`Imported ${name} (${res.body.format}) as host ${hostId}` + (warnings.length ? ` · ${warnings.length} default${warnings.length > 1 ? 's' : ''} assumed: ${warnings[0]}${warnings.length > 1 ? ' …' : ''}` : ''), 'ok');
+      return done;
+    }
+
     async insertHost(template, hostId, parent) {
-      const m = this.model;
       const res = await NS.requestJSON(this.templateUrl(template, hostId));
       if (!res.ok) { this.toast(`Template ${template}: ${NS.errorMessage(res)}`, 'error'); return null; }
-      const frag = NS.normalizeDocument(res.body && res.body.document ? res.body.document : res.body);
+      const done = this.insertFragment(res.body && res.body.document ? res.body.document : res.body, hostId, parent, `insert host ${hostId}`);
+      if (done) this.toast(`Inserted ${hostId} from ${template}: ${this.model.doc.nodes.filter((n) => n.id.startsWith(hostId + '/')).length} devices`, 'ok');
+      return done;
+    }
+
+    /** Add a one-host document's groups, nodes and links, laid out to the right of the canvas. */
+    insertFragment(fragment, hostId, parent, label) {
+      const m = this.model;
+      const frag = NS.normalizeDocument(fragment);
       const clash = [...frag.groups, ...frag.nodes].find((x) => m.idTaken(x.id)) || frag.links.find((l) => m.link(l.id));
       if (clash) { this.toast(`Cannot insert: “${clash.id}” already exists.`, 'error'); return null; }
       // Lay the host out as a block, to the right of everything that is already there.
@@ -1236,9 +1258,9 @@
         ops.push(m.opPos(n.id, [ox + p[0], minY + p[1]]));
       }
       for (const l of frag.links) ops.push(m.opAdd('link', l));
-      m.apply(ops, `insert host ${hostId}`);
-      this.focusElement('group', hostId);
-      this.toast(`Inserted ${hostId} from ${template}: ${frag.nodes.length} devices, ${frag.links.length} links`, 'ok');
+      m.apply(ops, label);
+      // On an empty canvas show the whole host; otherwise bring the new one into view.
+      if (m.doc.nodes.length === frag.nodes.length) this.fit(); else this.focusElement('group', hostId);
       return hostId;
     }
 
