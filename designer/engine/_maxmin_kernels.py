@@ -34,6 +34,7 @@ import numpy as np
 __all__ = ["maxmin_solve", "tl_start", "tl_run"]
 
 SNAP_RTOL = 1e-12       # keep equal to solver._SNAP_RTOL
+MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
 TIME_RTOL = 1e-9        # completions this close (relative) to the next one happen together
 BYTES_PER_GBPS_S = 1e9 / 8.0
 
@@ -218,7 +219,13 @@ def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, w
         while dp < len(dorder) and frozen[dorder[dp]]:
             dp += 1
         size = _settle_top(heap, pos, key, size, rem, cnt, wsum)
-        dkey = dem[dorder[dp]] / w[dorder[dp]] if dp < len(dorder) else np.inf
+        dkey = np.inf
+        if dp < len(dorder):
+            dkey = dem[dorder[dp]] / w[dorder[dp]]
+            if dkey == 0.0 and dem[dorder[dp]] > 0.0:
+                # A subnormal demand over a weight > 1 underflows to level 0 and would win the
+                # tie with a zero-capacity resource, loading it: keep such a demand above 0.
+                dkey = MIN_POSITIVE
         hkey = key[heap[0]] if size > 0 else np.inf
         if dkey == np.inf and hkey == np.inf:
             break

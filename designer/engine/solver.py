@@ -263,6 +263,9 @@ def maxmin_reference(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, wei
         with np.errstate(divide="ignore", invalid="ignore"):
             inc_res = np.where(wsum > 0, np.maximum(cap - load, 0.0) / wsum, np.inf)
         inc_dem = np.where(active, (dem - rates) / w, np.inf)
+        # A subnormal remaining demand over a weight > 1 underflows to 0: keep it above 0 so it
+        # never ties with (and beats) a zero-capacity resource.
+        inc_dem = np.where((inc_dem == 0.0) & (dem > rates), 5e-324, inc_dem)
         step = min(inc_res.min(initial=np.inf), inc_dem.min(initial=np.inf))
         if step == np.inf:  # only unlimited resources left: these flows are unbounded
             rates[active] = flow_level[active] = np.inf

@@ -355,3 +355,15 @@ def test_large_random_weighted_instance_is_valid():
     assert_valid_allocation(cap, ptr, res, dem, alloc, weights=w)
     ref = maxmin_reference(cap, ptr, res, dem, weights=w)
     np.testing.assert_allclose(alloc.rates_gbps, ref.rates_gbps, rtol=1e-9)
+
+
+def test_subnormal_demand_never_loads_a_zero_capacity_resource():
+    """[f0 demand 5e-324, weight 2]--(r0, 0 Gb/s): the demand's level 5e-324/2 underflows to 0 and
+    tied with r0's fair share 0; the flow must get 0, not its demand (found by hypothesis in CI)."""
+    cap = np.array([0.0])
+    ptr, res = np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int64)
+    demand, w = np.array([5e-324]), np.array([2.0])
+    for method in ("auto", "reference"):
+        alloc = maxmin(cap, ptr, res, demand, weights=w, method=method)
+        assert alloc.rates_gbps[0] == 0.0 and alloc.load_gbps[0] == 0.0
+        assert_valid_allocation(cap, ptr, res, demand, alloc, weights=w)
