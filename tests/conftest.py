@@ -32,6 +32,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# CI runs the property tests derandomized (HYPOTHESIS_PROFILE=ci, set by .ci/run): the same
+# examples every run, so what lands is what was tested. Locally they explore new random examples.
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", derandomize=True)
+    if os.environ.get("HYPOTHESIS_PROFILE"):
+        _hypothesis_settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+except ImportError:  # hypothesis is in requirements.txt; this only guards odd environments
+    pass
+
 # Worker timings for tests: fast heartbeats so worker loss is detected within seconds.
 WORKER_ENV = {
     "FABRICSCOPE_JOB_HEARTBEAT_INTERVAL": "0.5",
