@@ -166,17 +166,7 @@ class SimulationJob(models.Model):
         Returns the changed field names for ``save(update_fields=...)``; raises
         :class:`IllegalTransition` otherwise. Callers hold the row lock.
         """
-        if new_state not in ALLOWED_TRANSITIONS[self.state]:
-            raise IllegalTransition(self.state, new_state)
-        now = timezone.now()
-        self.state = new_state
-        fields = ["state"]
-        if new_state == JobState.RUNNING:
-            self.started_at = self.heartbeat_at = now
-            fields += ["started_at", "heartbeat_at"]
-        elif new_state in TERMINAL_STATES:
-            self.finished_at = now
-            fields.append("finished_at")
+        fields = _move(self, new_state)
         if message is not None:
             self.message = message[:500]
             fields.append("message")
@@ -226,18 +216,23 @@ class SweepChunk(models.Model):
 
     def transition(self, new_state: str) -> list[str]:
         """Same state machine as jobs; returns the changed field names."""
-        if new_state not in ALLOWED_TRANSITIONS[self.state]:
-            raise IllegalTransition(self.state, new_state)
-        now = timezone.now()
-        self.state = new_state
-        fields = ["state"]
-        if new_state == JobState.RUNNING:
-            self.started_at = self.heartbeat_at = now
-            fields += ["started_at", "heartbeat_at"]
-        elif new_state in TERMINAL_STATES:
-            self.finished_at = now
-            fields.append("finished_at")
-        return fields
+        return _move(self, new_state)
+
+
+def _move(row, new_state: str) -> list[str]:
+    """The state machine shared by jobs and sweep chunks: check the move, stamp the times."""
+    if new_state not in ALLOWED_TRANSITIONS[row.state]:
+        raise IllegalTransition(row.state, new_state)
+    now = timezone.now()
+    row.state = new_state
+    fields = ["state"]
+    if new_state == JobState.RUNNING:
+        row.started_at = row.heartbeat_at = now
+        fields += ["started_at", "heartbeat_at"]
+    elif new_state in TERMINAL_STATES:
+        row.finished_at = now
+        fields.append("finished_at")
+    return fields
 
 
 # --- Sharing, share links, audit trail, sign-in failures (issue 9) --------------------------------

@@ -19,25 +19,13 @@ import json
 import pytest
 
 from designer import figures as F
+from tests.scenarios import dgx_h100_scenario
 
 go = pytest.importorskip("plotly.graph_objects")
 
 
 def scenario(hosts=2, *, failures=None, policy="affinity", mode="steady", latency=False):
-    from designer.engine.fabrics import build_cluster
-
-    topo = build_cluster("dgx-h100", hosts, storage=1)
-    sc = {"format": "fabricscope.scenario/1", "topology": topo, "mode": mode,
-          "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"},
-                        "bytes": 1e9},
-                       {"id": "load", "kind": "storage_read", "source": {"kind": "storage"},
-                        "participants": {"group": "h0", "kind": "gpu"}, "bytes": 4e9, "via": "gpudirect"}],
-          "routing": {"nic_policy": policy, "multipath": "hash", "seed": 1}}
-    if failures:
-        sc["failures"] = failures
-    if latency:
-        sc["latency"] = {"message_bytes": 65536, "initiators": ["cpu_proxy", "gpu_initiated"]}
-    return topo, sc
+    return dgx_h100_scenario(hosts, failures=failures, policy=policy, mode=mode, latency=latency)
 
 
 def jsonable(x):
