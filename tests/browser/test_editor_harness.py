@@ -133,6 +133,8 @@ def test_place_connect_edit_undo_copy_save_and_reload(page, server, state):
     click_node(page, "gpu0")
     page.fill(".fs-props input[name=model]", "H100")
     page.press(".fs-props input[name=model]", "Tab")
+    # The edit lands on the change event; on a loaded machine that can trail the key press.
+    page.wait_for_function("(fabricscopeEditor.getDocument().nodes[0].attrs || {}).model === 'H100'")
     assert doc(page)["nodes"][0]["attrs"] == {"model": "H100"}
     page.fill(".fs-props input[name=id]", "nic0")
     page.press(".fs-props input[name=id]", "Tab")
