@@ -131,6 +131,8 @@ def test_place_connect_edit_undo_copy_save_and_reload(page, server, state):
 
     # Property: model of the GPU; an id clash is refused with a message.
     click_node(page, "gpu0")
+    # Fill only once the panel shows gpu0: a late re-render would drop the typed value.
+    page.wait_for_function("(document.querySelector('.fs-props input[name=id]') || {}).value === 'gpu0'")
     page.fill(".fs-props input[name=model]", "H100")
     page.press(".fs-props input[name=model]", "Tab")
     # The edit lands on the change event; on a loaded machine that can trail the key press.
