@@ -33,7 +33,7 @@ import numpy as np
 
 __all__ = ["maxmin_solve", "tl_start", "tl_run"]
 
-SNAP_RTOL = 1e-12       # keep equal to solver._SNAP_RTOL
+SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
 TIME_RTOL = 1e-9        # completions this close (relative) to the next one happen together
 BYTES_PER_GBPS_S = 1e9 / 8.0

@@ -37,6 +37,7 @@ import numpy as np
 
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.routing import FailureSet
+from designer.engine.tiers import TIERS, resource_tiers
 from designer.engine.topology import Topology
 
 __all__ = ["MODES", "resolve_failure", "normalize_failures", "resolve_failures", "failure_label",
@@ -139,8 +140,6 @@ def _link_selector(topo: Topology, sel: dict, where: str) -> np.ndarray:
 
 
 def _tier_mask(topo: Topology, tier, where: str) -> np.ndarray:
-    from designer.engine.simulate import TIERS, resource_tiers  # local: simulate imports routing
-
     if tier not in TIERS:
         raise _bad(where, f"unknown tier {tier!r} (choose from {', '.join(TIERS)})")
     tiers = resource_tiers(topo)

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from designer.engine.errors import InvalidWorkload, Problem
-from designer.engine.solver import _as_1d, _problems_at, maxmin_reference, prepare_inputs, prepare_weights
+from designer.engine.maxmin import _as_1d, _problems_at, maxmin_reference, prepare_inputs, prepare_weights
 
 __all__ = ["TimelineResult", "timeline", "timeline_reference"]
 
