@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.engine.completion import pattern_completions
 from designer.engine.routing import Routes
 
 __all__ = ["Frame", "Outcome", "compare", "pattern_stats", "echo_failures"]
@@ -54,22 +55,11 @@ def _num(x) -> float | None:
 
 
 def pattern_stats(w: Frame, st: Outcome) -> dict:
-    """Per pattern: completion (s, over routable flows), throughput (Gb/s), flows lost."""
-    out = {}
-    ok = st.routes.status == 0
-    completion = st.solved.flow_completion_s
-    for k, pid in enumerate(w.flows.pattern_ids):
-        mine = w.members[k]
-        good = mine[ok[mine]]
-        entry = {"completion_s": None, "throughput_gbps": None, "unroutable": int(len(mine) - len(good))}
-        if len(good):
-            times = completion[good]
-            slowest = float(times[np.argmax(np.where(np.isnan(times), -1, times))])
-            entry["completion_s"] = slowest
-            if slowest > 0 and math.isfinite(slowest):
-                entry["throughput_gbps"] = float(w.flows.bytes[good].sum()) * 8 / 1e9 / slowest
-        out[pid] = entry
-    return out
+    """Per pattern, as :mod:`designer.engine.completion` defines it: ``complete``,
+    ``completion_s`` (None unless complete), ``throughput_gbps``, ``unroutable``, ``stalled``,
+    ``surviving_completion_s`` (over the routed flows) and ``reason``."""
+    done = pattern_completions(w.flows, st.routes, st.solved.flow_completion_s, w.members)
+    return {pid: c.as_dict() for pid, c in done.items()}
 
 
 def _bottleneck_set(st: Outcome) -> dict[int, int]:
@@ -129,7 +119,9 @@ def compare(w, before, after, *, details: bool) -> dict:
                                           "after": _num(p1[pid]["completion_s"])},
                          "throughput_gbps": {"before": _num(p0[pid]["throughput_gbps"]),
                                              "after": _num(p1[pid]["throughput_gbps"])},
-                         "disconnected": int(lost), "complete": p1[pid]["unroutable"] == 0}
+                         "disconnected": int(lost), "complete": p1[pid]["complete"],
+                         "surviving_completion_s": _num(p1[pid]["surviving_completion_s"]),
+                         "reason": p1[pid]["reason"]}
     summary = {"disconnected": int(len(disconnected)), "rerouted": int(len(rerouted)),
                "slower_flows": int(slower.sum()), "faster_flows": int(faster.sum()),
                "patterns": patterns,
@@ -142,13 +134,24 @@ def compare(w, before, after, *, details: bool) -> dict:
     return diff
 
 
-def _impact(p0: dict, p1: dict, disconnected: int) -> dict:
-    def job(p):
-        times = [v["completion_s"] for v in p.values() if v["completion_s"] is not None]
-        return max(times) if times else None
+def _job(p: dict) -> float | None:
+    """Job completion: the slowest pattern's, None unless every pattern completes."""
+    if not all(v["complete"] for v in p.values()):
+        return None
+    return max((v["completion_s"] or 0.0 for v in p.values()), default=0.0)
 
-    j0, j1 = job(p0), job(p1)
-    increase = (j1 - j0) if j0 is not None and j1 is not None else (math.inf if j0 is not None else 0.0)
+
+def _impact(p0: dict, p1: dict, disconnected: int) -> dict:
+    """What a failure does to the job (DESIGN.md §2.3b): the patterns it breaks (complete before,
+    not after), the flows it disconnects, and the slowdown of the patterns that still complete.
+
+    ``slowdown`` (the largest after/before completion ratio over the patterns) is None when
+    something broke — a broken collective has no finite slowdown; ``slowdown_of_completing``
+    still ranks how the survivors fare. ``completion_unbounded`` says the job completed before
+    and does not now.
+    """
+    broken = [pid for pid in p0 if p0[pid]["complete"] and not p1[pid]["complete"]]
+    j0, j1 = _job(p0), _job(p1)
     lost, worst, slowdown = 0.0, None, 1.0
     for pid in p0:
         t0, t1 = p0[pid]["throughput_gbps"], p1[pid]["throughput_gbps"]
@@ -159,11 +162,15 @@ def _impact(p0: dict, p1: dict, disconnected: int) -> dict:
             ratio = c1 / c0
             if ratio > slowdown * (1 + _RATE_RTOL):
                 slowdown, worst = ratio, pid
-    return {"disconnected_flows": disconnected,
+    increase = j1 - j0 if j0 is not None and j1 is not None else None
+    return {"broken": broken, "broken_patterns": len(broken), "disconnected_flows": disconnected,
+            "complete": j1 is not None,
             "job_completion_s": {"before": _num(j0), "after": _num(j1)},
-            "completion_increase_s": _num(increase) if math.isfinite(increase) else None,
-            "completion_unbounded": not math.isfinite(increase),
-            "throughput_lost_gbps": _num(lost), "slowdown": _num(slowdown), "worst_pattern": worst}
+            "completion_increase_s": _num(increase),
+            "completion_unbounded": j0 is not None and j1 is None,
+            "throughput_lost_gbps": _num(lost),
+            "slowdown": None if broken else _num(slowdown), "slowdown_of_completing": _num(slowdown),
+            "worst_pattern": broken[0] if broken else worst}
 
 
 # ---------------------------------------------------------------------------------------- details

@@ -41,10 +41,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.engine import solver
+from designer.engine.bottlenecks import rank_bottlenecks
+from designer.engine.completion import PatternCompletion, headline, job_completion, pattern_completions
 from designer.engine.diff import Frame, Outcome, compare, echo_failures
 from designer.engine.failures import failed_resources, resolve_failures
 from designer.engine.routing import Routes, route, routing_context
 from designer.engine.scenario import Scenario, normalize_scenario
+from designer.engine.tiers import TIERS, resource_tier, resource_tiers
 from designer.engine.topology import Topology
 from designer.engine.workloads import Flows, generate
 
@@ -52,8 +56,6 @@ __all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "prepare_f
            "solve_prepared", "build_result", "simulate", "resource_tier", "resource_tiers"]
 
 RESULT_FORMAT = "fabricscope.result/1"
-TIERS = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf", "leaf-spine",
-         "spine-core", "fabric", "storage", "other")
 # How many bottleneck ids the summary names (all of them are in ``resources``).
 _TOP_BOTTLENECKS = 20
 # Relative tolerance for "saturated" (the solver freezes at capacity up to rounding).
@@ -207,8 +209,6 @@ def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) ->
     -------
     Solved
     """
-    from designer.engine import solver
-
     mode = mode or prep.scenario.mode
     routes, flows = prep.routes, prep.flows
     owner = routes.owner
@@ -264,8 +264,6 @@ def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=No
 
 
 def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
-    from designer.engine import solver
-
     routes, flows, topo = prep.routes, prep.flows, prep.topology
     tiers = resource_tiers(topo)
     tier_code = np.array([TIERS.index(t) for t in tiers], dtype=np.int64)
@@ -277,6 +275,10 @@ def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
     with np.errstate(divide="ignore", invalid="ignore"):
         inv_cap = np.where(cap > 0, 1.0 / cap, 0.0)
 
+    path_pattern = flows.pattern[routes.owner]
+    n_patterns = len(flows.pattern_ids)
+    pattern_rates = []          # per event: Gb/s of each pattern, constant until the next event
+
     def on_event(t_s, active, rates, load):
         util = load * inv_cap
         samples["t_s"].append(float(t_s))
@@ -284,6 +286,7 @@ def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
             u = util[used & (tier_code == k)]
             samples[TIERS[k]]["max"].append(float(u.max()))
             samples[TIERS[k]]["mean"].append(float(u.mean()))
+        pattern_rates.append(np.bincount(path_pattern, weights=np.where(active, rates, 0.0), minlength=n_patterns))
 
     path_bytes = flows.bytes[routes.owner] * routes.share
     res = solver.timeline(cap, routes.flow_ptr, routes.flow_res, path_bytes, demand, weights=routes.weight,
@@ -293,58 +296,23 @@ def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
     if routes.num_paths:
         done[has] = np.maximum.reduceat(res.completion_s, routes.first[has])
     solved.flow_completion_s = done
-    solved.timeline = {"t_s": samples.pop("t_s"), "tiers": samples, "events": len(res.events_s),
-                       "truncated": bool(res.truncated)}
+    t_s = samples.pop("t_s")
+    solved.timeline = {"t_s": t_s, "tiers": samples, "events": len(res.events_s),
+                       "truncated": bool(res.truncated),
+                       "patterns": _delivered(flows.pattern_ids, t_s, pattern_rates)}
 
 
-# ======================================================================================== tiers
-def resource_tier(topo: Topology, r: int) -> str:
-    """Tier of a resource: ``nvlink``, ``pcie``, ``root-complex``, ``inter-socket``, ``memory``,
-    ``nic-leaf``, ``leaf-spine``, ``spine-core``, ``fabric``, ``storage`` or ``other``."""
-    link = topo.resource_link(int(r))
-    if link is None:
-        kind = topo.node_kind[int(topo.resource_node[int(r) - 2 * topo.num_links])]
-        return {"cpu": "root-complex", "memory": "memory", "pcie_switch": "pcie", "nvswitch": "nvlink",
-                "storage": "storage", "nic": "nic-leaf", "switch": "fabric"}.get(kind, "other")
-    return _link_tier(topo, link)
-
-
-def _link_tier(topo: Topology, link: int) -> str:
-    a, b = int(topo.link_a[link]), int(topo.link_b[link])
-    kinds = {topo.node_kind[a], topo.node_kind[b]}
-    tech = (topo.link_tech[link] or "").lower()
-    if tech.startswith("nvl") or "nvswitch" in kinds or kinds == {"gpu"}:
-        return "nvlink"
-    if "memory" in kinds or tech.startswith("ddr"):
-        return "memory"
-    if kinds == {"cpu"}:
-        both_sockets = {topo.node_attrs[a].get("socket"), topo.node_attrs[b].get("socket")}
-        return "inter-socket" if len(both_sockets) > 1 or tech.startswith(("upi", "xgmi")) else "root-complex"
-    if "storage" in kinds:
-        return "storage"
-    if "switch" in kinds:
-        if kinds & {"nic", "gpu", "pcie_switch", "cpu", "nvme"}:
-            return "nic-leaf"
-        roles = {topo.node_role[a], topo.node_role[b]}
-        if roles <= {"leaf", "tor", "spine"} and "spine" in roles and roles & {"leaf", "tor"}:
-            return "leaf-spine"
-        if "core" in roles:
-            return "spine-core"
-        return "fabric"
-    if kinds & {"pcie_switch", "cpu", "nic", "nvme", "gpu"}:
-        return "pcie"
-    return "other"
-
-
-def resource_tiers(topo: Topology) -> list[str]:
-    """:func:`resource_tier` of every resource (cached on the topology)."""
-    cached = topo.__dict__.get("_resource_tiers")
-    if cached is None:
-        links = [_link_tier(topo, l) for l in range(topo.num_links)]
-        per_dir = [t for t in links for _ in (0, 1)]
-        nodes = [resource_tier(topo, 2 * topo.num_links + k) for k in range(len(topo.resource_node))]
-        cached = topo.__dict__["_resource_tiers"] = per_dir + nodes
-    return cached
+def _delivered(pattern_ids: list[str], t_s: list[float], rates: list[np.ndarray]) -> dict:
+    """Per pattern, at each event time: its rate (Gb/s, held until the next event) and the bytes
+    delivered so far — the integral of its rate, so the curve rises continuously, not in steps
+    at flow completions."""
+    if not rates:
+        return {}
+    r = np.vstack(rates)                                   # events × patterns
+    dt = np.diff(np.asarray(t_s, dtype=float), prepend=t_s[0] if t_s else 0.0)
+    delivered = np.cumsum(np.vstack([np.zeros(r.shape[1]), r[:-1]]) * dt[:, None], axis=0) * 1e9 / 8
+    return {pid: {"rate_gbps": r[:, k].tolist(), "delivered_bytes": delivered[:, k].tolist()}
+            for k, pid in enumerate(pattern_ids)}
 
 
 # ======================================================================================== result
@@ -368,14 +336,18 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     _progress(progress, 0.85, "summarizing")
     topo, flows, routes, sc = prep.topology, prep.flows, prep.routes, prep.scenario
     tiers = resource_tiers(topo)
-    patterns = _pattern_summary(flows, routes, solved)
-    bottlenecks, by_tier = _bottlenecks(topo, solved, tiers)
+    members = [np.flatnonzero(flows.pattern == k) for k in range(len(flows.pattern_ids))]
+    done = pattern_completions(flows, routes, solved.flow_completion_s, members)
+    patterns = _pattern_summary(topo, flows, routes, solved, done, members)
+    job, order = _job_summary(prep, solved, done, members, tiers)
+    bottlenecks, by_tier = _bottlenecks(topo, solved, tiers, order)
     listed = _listed_flows(flows, routes, solved, sc.max_flows_listed)
     result = {
         "format": RESULT_FORMAT,
         "summary": {
             "patterns": patterns,
             "max_utilization": _num(solved.utilization.max()) if len(solved.utilization) else 0.0,
+            **job,
             "bottlenecks": bottlenecks,
             "bottlenecks_by_tier": by_tier,
             "utilization_by_tier": _tier_utilization(solved, tiers, routes),
@@ -408,38 +380,57 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     return result
 
 
-def _pattern_summary(flows: Flows, routes: Routes, solved: Solved) -> dict:
+def _pattern_summary(topo: Topology, flows: Flows, routes: Routes, solved: Solved,
+                     done: dict[str, PatternCompletion], members: list[np.ndarray]) -> dict:
+    """Per pattern: completion by :mod:`designer.engine.completion` (a pattern with a lost flow
+    does not complete), throughput, the slowest flow and the resource that limits it."""
     out = {}
-    pat = flows.pattern
-    ok = routes.status == 0
-    completion = solved.flow_completion_s
     for k, pid in enumerate(flows.pattern_ids):
-        mine = np.flatnonzero(pat == k)
-        good = mine[ok[mine]]
-        entry = {"completion_s": None, "throughput_gbps": None, "slowest_flow": None, "flows": int(len(mine)),
-                 "unroutable": int(len(mine) - len(good)), "bytes": float(flows.bytes[mine].sum()),
-                 "kind": flows.pattern_kinds[k]}
-        if len(good):
-            times = completion[good]
-            worst = int(good[np.argmax(np.where(np.isnan(times), -1, times))])
-            slowest = float(completion[worst])
-            entry["completion_s"] = _num(slowest)
-            entry["slowest_flow"] = flows.flow_id(worst)
-            if slowest > 0 and math.isfinite(slowest):
-                entry["throughput_gbps"] = float(flows.bytes[good].sum()) * 8 / 1e9 / slowest
+        c = done[pid]
+        entry = {**c.as_dict(), "slowest_flow": None, "flows": c.flows, "bytes": c.bytes, "kind": c.kind,
+                 "bottleneck": None}
+        for key in ("completion_s", "throughput_gbps", "surviving_completion_s"):
+            entry[key] = _num(entry[key]) if entry[key] is not None else None
+        if c.slowest is not None:
+            entry["slowest_flow"] = flows.flow_id(c.slowest)
+            good = members[k][routes.status[members[k]] == 0]
             entry["min_rate_gbps"] = _num(np.nanmin(solved.flow_rate_gbps[good]))
+            b = int(solved.flow_bottleneck[c.slowest])
+            entry["bottleneck"] = topo.resource_id(b) if b >= 0 else None
         out[pid] = entry
     return out
 
 
-def _bottlenecks(topo: Topology, solved: Solved, tiers: list[str]):
-    b = solved.flow_bottleneck
-    b = b[b >= 0]
-    if len(b) == 0:
-        return [], {}
-    counts = np.bincount(b, minlength=len(solved.utilization))
-    saturated = solved.utilization >= 1 - _SATURATED
-    ranked = [int(r) for r in np.argsort(-counts, kind="stable") if counts[r] > 0 and saturated[r]]
+def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.ndarray], tiers: list[str]):
+    """``complete``, ``job_completion_s``, ``broken``, the critical bottleneck, relief ranking and
+    the headline (see :mod:`designer.engine.completion` and :mod:`designer.engine.bottlenecks`)."""
+    topo, flows, routes = prep.topology, prep.flows, prep.routes
+    ok = routes.status == 0
+    routed = {pid: members[k][ok[members[k]]] for k, pid in enumerate(flows.pattern_ids)}
+    demand = flows.demand_gbps[routes.owner] * routes.share
+
+    def resolve(capacity):
+        alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight)
+        return _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck, alloc.flow_level)[2]
+
+    ranked = rank_bottlenecks(topo, solved, tiers, done, resolve, prep.capacity_gbps, routed, len(routes.flow_res))
+    critical = ranked["critical"]
+    if critical is not None:
+        critical["flow"] = flows.flow_id(critical.pop("flow_index"))
+    job = job_completion(done)
+    summary = {"complete": job["complete"], "job_completion_s": _num(job["completion_s"]) if job["complete"] else None,
+               "broken": job["broken"], "slowest_pattern": job["slowest_pattern"],
+               "critical_bottleneck": critical, "bottleneck_relief": ranked["relief"],
+               "bottleneck_relief_computed": ranked["relief_computed"],
+               "saturated_not_critical": ranked["saturated_not_critical"],
+               "headline": headline(done, prep.failures, critical)}
+    return summary, ranked["order"]
+
+
+def _bottlenecks(topo: Topology, solved: Solved, tiers: list[str], order: list[int]):
+    """Saturated resources that limit some flow, most consequential first (``order`` from
+    :func:`~designer.engine.bottlenecks.rank_bottlenecks`), overall and per tier."""
+    ranked = order
     by_tier: dict[str, list[str]] = {}
     for r in ranked:
         ids = by_tier.setdefault(tiers[r], [])

@@ -19,13 +19,17 @@ Failure semantics (decided here, documented for users)
   on the failed topology). This is what resilient ECMP hashing in switches and NCCL's fixed
   channel/NIC bindings do: a failure does not re-shuffle healthy flows. It is also what makes
   sweeps cheap. Degradations never move a flow (routing ignores capacity).
-- **Dead endpoints.** Flows from or to a node that is down (a dead host's GPUs) are
-  *disconnected*, with the reason; a pattern's ``completion_s`` after the failure covers its
-  surviving flows, and its diff entry says ``complete: false`` with the number of flows lost —
-  the collective as specified cannot finish, and what is left shows how the rest fares.
-- **Ranking.** Most harmful first: more disconnected flows, then the larger increase of the job
-  completion time (the slowest pattern), then more throughput lost, then the larger per-pattern
-  slowdown; ties keep candidate order.
+- **Lost flows break patterns.** Flows from or to a node that is down (a dead host's GPUs), or
+  whose only NIC is down, are *disconnected*, with the reason. A pattern with a disconnected flow
+  does not complete (:mod:`designer.engine.completion`): ``complete: false``, ``completion_s:
+  null``, a ``reason``; ``surviving_completion_s`` shows how the rest fares. A ring all-reduce
+  with one lost flow hangs in NCCL; it is never "no slowdown".
+- **Ranking.** Most harmful first (:func:`ranking_key`): broken jobs first — more patterns broken,
+  then more flows disconnected — then the larger slowdown (of the patterns still completing),
+  then more throughput lost; ties keep candidate order.
+- **Candidates that cannot matter are not ranked**: targets already failed in the scenario, and
+  unwired components (a NIC with no link out of its host, a node with no link at all) are listed
+  once under ``skipped``.
 
 Why sweeps are fast, and why it is exact
 ----------------------------------------
@@ -160,11 +164,13 @@ class _WhatIf(Frame):
 
 # ======================================================================================== ranking
 def ranking_key(entry: dict) -> tuple:
-    """Sort key of a sweep ranking entry: most harmful first, ties in candidate order."""
+    """Sort key of a sweep ranking entry, most harmful first: broken jobs first (more patterns
+    broken, then more flows disconnected), then the larger slowdown (of the patterns that still
+    complete, when some broke), then more throughput lost; ties keep candidate order."""
     imp = entry["impact"]
-    inc = math.inf if imp.get("completion_unbounded") else (imp["completion_increase_s"] or 0.0)
-    return (-imp["disconnected_flows"], -inc, -(imp["throughput_lost_gbps"] or 0.0),
-            -(imp["slowdown"] or 1.0), entry["index"])
+    slowdown = imp["slowdown"] if imp.get("slowdown") is not None else imp.get("slowdown_of_completing")
+    return (-imp.get("broken_patterns", 0), -imp["disconnected_flows"], -(slowdown or 1.0),
+            -(imp["throughput_lost_gbps"] or 0.0), entry["index"])
 
 
 # ======================================================================================== simulate
@@ -281,16 +287,55 @@ def _parse_chunk(chunk, total: int) -> tuple[int, int, int, int] | None:
 
 def _summary(w: _WhatIf, st: _State) -> dict:
     p = pattern_stats(w, st)
-    times = [v["completion_s"] for v in p.values() if v["completion_s"] is not None]
+    complete = all(v["complete"] for v in p.values())
+    times = [v["completion_s"] or 0.0 for v in p.values()]
     util = st.solved.utilization
-    return {"patterns": {k: {"completion_s": _num(v["completion_s"]), "throughput_gbps": _num(v["throughput_gbps"]),
-                             "unroutable": v["unroutable"]} for k, v in p.items()},
-            "job_completion_s": _num(max(times)) if times else None,
+    return {"patterns": {k: {"complete": v["complete"], "completion_s": _num(v["completion_s"]),
+                             "throughput_gbps": _num(v["throughput_gbps"]), "unroutable": v["unroutable"],
+                             "reason": v["reason"]} for k, v in p.items()},
+            "complete": complete, "broken": [k for k, v in p.items() if not v["complete"]],
+            "job_completion_s": _num(max(times, default=0.0)) if complete else None,
             "max_utilization": _num(util.max()) if len(util) else 0.0,
             "flows_total": len(w.flows), "unroutable": int((st.routes.status != 0).sum()),
             "classes": {name: int(c) for name, c in zip(
                 st.routes.class_names, np.bincount(st.routes.class_code[st.routes.class_code >= 0],
                                                    minlength=len(st.routes.class_names)).tolist())}}
+
+
+def _unwired(topo, target: str) -> str | None:
+    """Why failing ``target`` cannot matter because nothing is wired to it, or None."""
+    node = topo.node_index.get(target)
+    if node is None:
+        return None
+    touching = np.flatnonzero((topo.link_a == node) | (topo.link_b == node))
+    if not len(touching):
+        return "no links"
+    if topo.node_kind[node] == "nic":
+        host = topo.node_host[node]
+        ends = np.where(topo.link_a[touching] == node, topo.link_b[touching], topo.link_a[touching])
+        if host is not None and all(topo.node_host[int(e)] == host for e in ends):
+            return "no uplink out of its host"
+    return None
+
+
+def _split_candidates(topo, candidates: list[dict], base_entries: list[dict], *, explicit_from: int
+                      ) -> tuple[list[dict], dict]:
+    """Candidates worth evaluating, and the skipped ones: already failed in the scenario (same
+    target and mode, or down), and — among the class candidates (before ``explicit_from``; a
+    failure asked for by name is always evaluated) — unwired components."""
+    failed = {(str(f["target"]), f["mode"]) for f in base_entries}
+    down = {str(f["target"]) for f in base_entries if f["mode"] == "down"}
+    keep, already, unwired = [], [], []
+    for k, c in enumerate(candidates):
+        target = str(c["target"])
+        why = _unwired(topo, target) if isinstance(c["target"], str) and k < explicit_from else None
+        if (target, c["mode"]) in failed or target in down:
+            already.append(c["label"])
+        elif why:
+            unwired.append({"target": target, "reason": why})
+        else:
+            keep.append(c)
+    return keep, {"already_failed": already, "unwired": unwired}
 
 
 def sweep(scenario, *, over=None, failures: list | None = None, degrade: float | None = None, chunk=None,
@@ -336,10 +381,11 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     sc, own = _split_scenario(scenario, topology_loader)
     topo = sc.topology
     base_entries = normalize_failures(topo, own)
-    raw = (sweep_candidates(sc, over, degrade=degrade) if over else []) + list(failures or [])
-    if not raw:
+    by_class = sweep_candidates(sc, over, degrade=degrade) if over else []
+    if not by_class and not failures:
         raise InvalidScenario("nothing to sweep", [Problem("over", "give failure classes or explicit failures")])
-    candidates = normalize_failures(topo, raw)
+    candidates, skipped = _split_candidates(topo, normalize_failures(topo, by_class + list(failures or [])),
+                                            base_entries, explicit_from=len(by_class))
     total = len(candidates)
     part = _parse_chunk(chunk, total)
     lo, hi = (part[2], part[3]) if part else (0, total)
@@ -372,7 +418,8 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
             "over": ([c.strip() for c in over.split(",")] if isinstance(over, str) else list(over)) if over else None,
             "degrade": degrade, "baseline": _summary(w, base), "candidates": total,
             "chunk": [part[0], part[1]] if part else None, "evaluated": hi - lo, "stats": stats,
-            "ranking": ranking}
+            "skipped": skipped, "ranking": ranking}
+
 
 
 def merge_sweeps(parts: list[dict]) -> dict:
@@ -392,7 +439,7 @@ def merge_sweeps(parts: list[dict]) -> dict:
         if not isinstance(p, dict) or p.get("format") != SWEEP_FORMAT:
             problems.append(Problem(f"parts[{k}]", f"not a {SWEEP_FORMAT} document"))
             continue
-        for key in ("baseline", "candidates", "scenario", "over", "degrade"):
+        for key in ("baseline", "candidates", "scenario", "over", "degrade", "skipped"):
             if p.get(key) != head.get(key):
                 problems.append(Problem(f"parts[{k}].{key}", "differs from parts[0]: not chunks of one sweep"))
         ch = p.get("chunk") or [0, 1]
@@ -463,7 +510,7 @@ def _best(out: dict, which: str) -> str | None:
     def key(item):
         s = item[1][which]
         job = s["job_completion_s"]
-        return (s["unroutable"], math.inf if job is None else job)
+        return (len(s["broken"]), s["unroutable"], math.inf if job is None else job)
 
     return min(out.items(), key=key)[0] if out else None
 
@@ -474,7 +521,7 @@ def _headline(out: dict, best: dict, entries: list) -> str:
     for pol, e in out.items():
         s = e[which]
         job = s["job_completion_s"]
-        txt = f"{pol}: " + (f"{job * 1e3:.3f} ms" if job is not None else "no completion")
+        txt = f"{pol}: " + (f"{job * 1e3:.3f} ms" if job is not None else "does not complete")
         if s["unroutable"]:
             txt += f", {s['unroutable']:,} flow(s) disconnected"
         parts.append(txt)

@@ -38,7 +38,8 @@ def test_sweep_top_progress_and_output_file(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "[100%]" in r.stderr and "failure " in r.stderr
     doc = json.loads(out.read_text())
-    assert doc["format"] == "fabricscope.sweep/1" and doc["candidates"] == 36 and len(doc["ranking"]) == 3
+    assert doc["format"] == "fabricscope.sweep/1" and doc["candidates"] == 32 and len(doc["ranking"]) == 3
+    assert len(doc["skipped"]["unwired"]) == 4   # the storage NICs: no uplink in this topology
     assert doc["ranking"][0]["impact"]["disconnected_flows"] == 2
 
 

@@ -39,14 +39,17 @@ def test_candidates_per_class_on_a_pair():
 
 def test_ranking_puts_disconnections_first_and_untouched_last():
     out = sweep(scenario(), over="nic")
-    assert out["format"] == "fabricscope.sweep/1" and out["candidates"] == 20 and out["chunk"] is None
+    assert out["format"] == "fabricscope.sweep/1" and out["candidates"] == 16 and out["chunk"] is None
     ranking = out["ranking"]
     assert ranking == sorted(ranking, key=ranking_key)
-    # Every compute NIC carries two ring flows (one each way) under affinity: losing it cuts both.
+    # Every compute NIC carries two ring flows (one each way) under affinity: losing it cuts both,
+    # so the ring never completes.
     assert [e["impact"]["disconnected_flows"] for e in ranking[:16]] == [2] * 16
-    storage = [e for e in ranking if e["failure"]["target"].endswith(("nic8", "nic9"))]
-    assert len(storage) == 4 and all(e["impact"]["disconnected_flows"] == 0 for e in storage)
-    assert out["stats"] == {"solved": 16, "untouched": 4, "rerouted_flows": 32}
+    assert all(e["impact"]["broken"] == ["ar"] and e["impact"]["slowdown"] is None
+               and e["impact"]["completion_unbounded"] for e in ranking)
+    # The storage NICs have no uplink here: listed once, apart from the ranking.
+    assert sorted(u["target"] for u in out["skipped"]["unwired"]) == ["h0/nic8", "h0/nic9", "h1/nic8", "h1/nic9"]
+    assert out["stats"] == {"solved": 16, "untouched": 0, "rerouted_flows": 32}
     assert out["baseline"]["unroutable"] == 0 and out["baseline"]["patterns"]["ar"]["completion_s"] > 0
 
 
@@ -63,7 +66,7 @@ def test_sweep_on_top_of_the_scenarios_own_failures():
     out = sweep(sc, failures=[{"target": "h0/nic0"}, {"target": "h1/nic1"}])
     assert out["baseline"]["unroutable"] == 2 and out["scenario"]["failures"][0]["label"] == "h0/nic0 down"
     by = {e["label"]: e["impact"]["disconnected_flows"] for e in out["ranking"]}
-    assert by == {"h0/nic0 down": 0, "h1/nic1 down": 2}
+    assert by == {"h1/nic1 down": 2} and out["skipped"]["already_failed"] == ["h0/nic0 down"]
 
 
 def test_bad_sweeps_are_located():

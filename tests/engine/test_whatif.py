@@ -48,7 +48,10 @@ def test_nic_failure_under_affinity_disconnects_that_gpus_inter_host_flows():
     assert lost["old_path"][:3] == ["h0/gpu0", "h0/pcie0", "h0/nic0"]
     assert d["summary"]["patterns"]["p0"] == {"completion_s": {"before": 8e9 / 384e9, "after": None},
                                               "throughput_gbps": {"before": PCIE, "after": None},
-                                              "disconnected": 1, "complete": False}
+                                              "disconnected": 1, "complete": False,
+                                              "surviving_completion_s": None,
+                                              "reason": "1 of 1 flows disconnected (p0#0): GPU h0/gpu0's only "
+                                                        "NIC under policy affinity is down"}
     assert d["impact"]["disconnected_flows"] == 1 and d["impact"]["throughput_lost_gbps"] == pytest.approx(PCIE)
     assert flow(r, "p1#0")["rate_gbps"] == PCIE and flow(r, "p0#0")["status"] == "unroutable"
 
@@ -126,7 +129,8 @@ def test_spine_failure_moves_ecmp_flows_to_the_surviving_spine():
 
 def test_host_failure_disconnects_its_flows_and_the_collective_is_incomplete():
     """Ring all-reduce over both hosts; h1 dies. Every flow from or to an h1 GPU is disconnected
-    (source/destination down); the pattern's completion after covers h0's surviving flows."""
+    (source/destination down): the all-reduce does not complete (completion null, with the
+    reason); ``surviving_completion_s`` covers h0's surviving flows."""
     work = [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}]
     r = simulate_with_diff(scenario(work, [{"target": "h1", "mode": "down"}]))
     d = r["diff"]
@@ -137,8 +141,13 @@ def test_host_failure_disconnects_its_flows_and_the_collective_is_incomplete():
     ar = d["summary"]["patterns"]["ar"]
     assert ar["complete"] is False and ar["disconnected"] == len(touching)
     alive = [f["completion_s"] for f in r["flows"] if f["status"] == "ok"]
-    assert ar["completion_s"]["after"] == pytest.approx(max(alive))
-    assert r["summary"]["patterns"]["ar"]["unroutable"] == len(touching)
+    assert ar["completion_s"]["after"] is None and ar["surviving_completion_s"] == pytest.approx(max(alive))
+    assert ar["reason"].startswith(f"{len(touching)} of ") and "h1/gpu" in ar["reason"]
+    summary = r["summary"]
+    assert summary["patterns"]["ar"]["unroutable"] == len(touching)
+    assert summary["patterns"]["ar"]["completion_s"] is None and summary["complete"] is False
+    assert summary["headline"].startswith(f"does not complete — {len(touching)} flows of ar lost when h1 is down")
+    assert d["impact"]["broken"] == ["ar"] and d["impact"]["slowdown"] is None
 
 
 def test_diff_result_is_a_valid_allocation_and_echoes_failures():

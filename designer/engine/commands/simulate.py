@@ -5,6 +5,8 @@ given as a string in the scenario is read as a file path relative to the scenari
 """
 from __future__ import annotations
 
+import sys
+
 from designer.engine.commands._scenario_io import load_scenario, progress_printer, write
 
 __all__ = ["add_arguments", "run"]
@@ -28,4 +30,6 @@ def run(args) -> int:
 
     result = simulate(scenario, progress=progress_printer(args.quiet), topology_loader=loader)
     write(result, args.output)
+    if not args.quiet:
+        print(f"result: {result['summary']['headline']}", file=sys.stderr)
     return 0

@@ -1,0 +1,136 @@
+"""Bottlenecks by consequence: which resource sets each pattern's completion time, which one sets
+the job's, and what relieving each would buy.
+
+Utilization alone misleads: in a ring all-reduce beside a storage read, dozens of NVLink
+directions run at 100 % while the job waits on one storage-leaf uplink. So:
+
+- a pattern's **bottleneck** is the resource that limits its slowest flow (the solver's
+  bottleneck of that flow: where it has the largest rate among the flows of a saturated
+  resource); none when that flow runs at its demand cap;
+- the job's **critical bottleneck** is the bottleneck of its slowest (completing) pattern;
+- **relief**: each candidate (every pattern's bottleneck, plus the most-loaded saturated
+  resources) is re-solved with twice its capacity, and the job completion time gained is its
+  rank. Max-min re-solves are cheap with the compiled solver (milliseconds for a 1,024-GPU ring),
+  and the answer is exact for the steady state, not a heuristic;
+- a saturated resource that limits no pattern's slowest flow is **saturated, not critical**.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["RELIEF_FACTOR", "rank_bottlenecks"]
+
+RELIEF_FACTOR = 2.0          # "if this resource had twice its capacity"
+_EXTRA_CANDIDATES = 6        # saturated resources re-solved beyond the patterns' own bottlenecks
+_MAX_ENTRIES = 4_000_000     # (flow, resource) entries above which relief is not re-solved
+_SATURATED = 1e-6
+_LISTED = 20
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _job_time(done: dict, completion: np.ndarray, members: dict) -> float | None:
+    """Slowest completing pattern's completion under ``completion`` (the flows of each pattern
+    that completes in the base allocation)."""
+    times = [float(np.max(completion[members[pid]])) if len(members[pid]) else 0.0
+             for pid, c in done.items() if c.complete]
+    return max(times) if times else None
+
+
+def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callable[[np.ndarray], np.ndarray] | None,
+                     capacity: np.ndarray, routed_members: dict, entries: int) -> dict:
+    """Bottlenecks ranked by what relieving them would buy.
+
+    Parameters
+    ----------
+    topo : Topology
+    solved : Solved
+        ``flow_bottleneck`` (resource index per flow, -1 = demand-limited), ``utilization``.
+    tiers : list of str
+        Tier of every resource.
+    done : dict
+        Pattern id → :class:`~designer.engine.completion.PatternCompletion`.
+    resolve : callable or None
+        ``resolve(capacity_gbps) -> per-flow completion (s)``: a steady-state re-solve with other
+        capacities (None: do not re-solve).
+    capacity : ndarray
+        Capacities (Gb/s) the allocation was solved with.
+    routed_members : dict
+        Pattern id → indices of its routed flows.
+    entries : int
+        (flow, resource) entries of the problem: large problems skip the re-solves.
+
+    Returns
+    -------
+    dict
+        ``critical`` (dict or None), ``relief`` (list, largest gain first), ``saturated_not_critical``
+        (``{"count", "ids"}``), ``order`` (resource indices: relief order, then by flows limited).
+    """
+    util, bneck = solved.utilization, solved.flow_bottleneck
+    per_pattern = {pid: int(bneck[c.slowest]) for pid, c in done.items()
+                   if c.slowest is not None and c.complete and bneck[c.slowest] >= 0}
+    counts = np.bincount(bneck[bneck >= 0], minlength=len(util)) if (bneck >= 0).any() else np.zeros(len(util), int)
+    saturated = (util >= 1 - _SATURATED) & (solved.load_gbps > 0)
+    by_count = [int(r) for r in np.argsort(-counts, kind="stable") if counts[r] > 0 and saturated[r]]
+    limits: dict[int, list[str]] = {}
+    for pid, r in per_pattern.items():
+        limits.setdefault(r, []).append(pid)
+    candidates = list(dict.fromkeys(list(limits) + by_count[:_EXTRA_CANDIDATES]))
+    job0 = _job_time(done, solved.flow_completion_s, routed_members)
+    can_resolve = resolve is not None and job0 is not None and job0 > 0 and entries <= _MAX_ENTRIES
+    relief = []
+    for r in candidates:
+        entry = {"_r": r, "id": topo.resource_id(r), "tier": tiers[r], "utilization": _finite(util[r]),
+                 "flows_limited": int(counts[r]), "limits": limits.get(r, []), "gain_s": None, "gain_fraction": None}
+        if can_resolve:
+            cap = capacity.copy()
+            cap[r] *= RELIEF_FACTOR
+            job1 = _job_time(done, resolve(cap), routed_members)
+            gain = max(0.0, job0 - job1) if job1 is not None else 0.0
+            entry.update({"gain_s": gain, "gain_fraction": gain / job0})
+        relief.append(entry)
+    relief.sort(key=lambda e: (-(e["gain_s"] or 0.0), -len(e["limits"]), -e["flows_limited"]))
+    critical = _critical(topo, tiers, util, done, per_pattern, relief)
+    if critical is not None and critical.get("id"):
+        critical["equally_limiting"] = _equally_limiting(solved, done[critical["pattern"]])
+    limiting = set(per_pattern.values())
+    idle = [r for r in np.flatnonzero(saturated).tolist() if r not in limiting]
+    head = [e.pop("_r") for e in relief if (e["gain_s"] or 0) > 0 or e["limits"]]
+    for e in relief:
+        e.pop("_r", None)
+    order = list(dict.fromkeys(head + by_count))
+    return {"critical": critical, "relief": relief, "relief_computed": can_resolve,
+            "saturated_not_critical": {"count": len(idle), "ids": [topo.resource_id(r) for r in idle[:_LISTED]]},
+            "order": order}
+
+
+def _equally_limiting(solved, c) -> int:
+    """Distinct resources that limit a flow finishing with the slowest pattern (within 1e-9): 16
+    symmetric PCIe links of a ring each limit one flow, and doubling one of them alone buys nothing."""
+    t = solved.flow_completion_s
+    with np.errstate(invalid="ignore"):
+        late = np.flatnonzero(t >= t[c.slowest] * (1 - 1e-9))
+    b = solved.flow_bottleneck[late]
+    return int(len(np.unique(b[b >= 0])))
+
+
+def _critical(topo, tiers, util, done, per_pattern, relief) -> dict | None:
+    times = {pid: c.completion_s for pid, c in done.items() if c.complete and c.completion_s is not None}
+    if not times:
+        return None
+    slowest = max(times, key=lambda pid: times[pid])
+    c = done[slowest]
+    if slowest not in per_pattern:
+        return {"id": None, "pattern": slowest, "flow_index": c.slowest,
+                "why": f"the slowest flow of {slowest} runs at its demand cap"}
+    r = per_pattern[slowest]
+    rid = topo.resource_id(r)
+    gain = next((e["gain_s"] for e in relief if e["id"] == rid), None)
+    return {"id": rid, "tier": tiers[r], "utilization": _finite(util[r]), "pattern": slowest,
+            "flow_index": c.slowest, "gain_if_doubled_s": gain}
