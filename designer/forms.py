@@ -11,6 +11,7 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 
+from designer import selectors
 from designer.choices import ScenarioMode, ShareRole
 from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS
 
@@ -292,16 +293,13 @@ class ShareGrantForm(forms.Form):
 
     def grantee(self) -> dict:
         """``{"user": User}`` or ``{"group": Group}``; ValidationError when unknown."""
-        from django.contrib.auth import get_user_model
-        from django.contrib.auth.models import Group
-
         name = self.cleaned_data["name"].strip()
         if self.cleaned_data["kind"] == "group":
-            group = Group.objects.filter(name=name).first()
+            group = selectors.group_by_name(name=name)
             if group is None:
                 raise ValidationError({"name": f"no team named {name!r}"})
             return {"group": group}
-        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        user = selectors.user_by_username(username=name)
         if user is None:
             raise ValidationError({"name": f"no active user named {name!r}"})
         return {"user": user}

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser, Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, CharField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
@@ -334,3 +335,30 @@ def api_token_get(*, user):
 
 
 __all__ += ["api_token_get"]
+
+
+# --- Users and teams named in a request (sharing, transfer) ----------------------------------------
+# Not filtered by the requester: any active account or team may be named as a grantee or a new
+# owner; the requester's rights on the topology are checked separately (topology_get_for).
+
+def user_by_username(*, username: str):
+    """The active user with this username, or None (inactive accounts cannot be named).
+
+    Parameters
+    ----------
+    username : str
+        Exact username (case-sensitive, as Django stores it).
+
+    Returns
+    -------
+    User or None
+    """
+    return get_user_model().objects.filter(username=username, is_active=True).first()
+
+
+def group_by_name(*, name: str) -> Group | None:
+    """The team (Django group) with this exact name, or None."""
+    return Group.objects.filter(name=name).first()
+
+
+__all__ += ["user_by_username", "group_by_name"]

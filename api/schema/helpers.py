@@ -1,15 +1,11 @@
-"""Helpers for documenting endpoints: error responses with examples, shared parameters."""
+"""Building blocks of the endpoint docs: error responses with examples, and examples."""
 from __future__ import annotations
-
-import re
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
-from drf_spectacular.views import SpectacularRedocView
-
 from api.serializers import ErrorSerializer
 
-__all__ = ["errors", "example", "OfflineRedocView"]
+__all__ = ["errors", "example"]
 
 _ERRORS = {
     400: ("invalid input; details locate each problem", "invalid_topology",
@@ -51,17 +47,3 @@ def example(name: str, value, *, request: bool = False, status: int = 200,
         return OpenApiExample(name, value=value, request_only=True, description=description)
     return OpenApiExample(name, value=value, response_only=True, status_codes=[str(status)],
                           description=description)
-
-
-class OfflineRedocView(SpectacularRedocView):
-    """Redoc from the sidecar files, without drf-spectacular's Google Fonts links: the docs
-    must load air-gapped and make no outside request (Redoc falls back to system fonts)."""
-
-    _FONT_LINK = re.compile(rb'\s*<link[^>]+fonts\.(?:googleapis|gstatic)\.com[^>]*>')
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        if response.status_code == 200:
-            response.render()
-            response.content = self._FONT_LINK.sub(b"", response.content)
-        return response

@@ -1,0 +1,20 @@
+"""Docs of ``/topologies/<id>/export/`` (decorates ``api.views.export.TopologyExportView``)."""
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+
+from api.schema.helpers import errors
+
+__all__ = ["export"]
+
+export = extend_schema(
+    summary="Export a topology revision as JSON or GraphML",
+    parameters=[
+        OpenApiParameter("format", str, enum=["json", "graphml"], default="json",
+                         description="json: the fabricscope.topology/1 document; graphml: "
+                                     "nodes and links with kind/tech/capacity attributes "
+                                     "(networkx.read_graphml, yEd)"),
+        OpenApiParameter("revision", int, description="revision number (default: current)")],
+    responses={(200, "application/json"): OpenApiTypes.OBJECT,
+               (200, "application/graphml+xml"): OpenApiTypes.STR, **errors(400, 404)})

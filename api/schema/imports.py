@@ -1,0 +1,39 @@
+"""Docs of ``/topologies/import/`` and ``/topologies/import-preview/``.
+
+Each name is the decorator of the ``api.views.imports.TopologyImportActions`` method of the
+same name.
+"""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+
+from api import serializers as s
+from api.schema.examples import EXAMPLE_TOPOLOGY
+from api.schema.helpers import errors, example
+
+__all__ = ["import_", "import_preview"]
+
+import_ = extend_schema(
+    summary="Import a server (NCCL topology XML, nvidia-smi topo -m, hwloc XML)",
+    request={"multipart/form-data": s.ImportSerializer,
+             "application/json": s.ImportSerializer},
+    responses={201: s.ImportResultSerializer, **errors(400, 413, 415)},
+    examples=[
+        example("nvidia-smi text", {"name": "node17", "format": "nvidia-smi",
+                                    "text": "\tGPU0\tGPU1\tNIC0 ...", "host_id": "h0"},
+                request=True),
+        example("imported", {"topology": EXAMPLE_TOPOLOGY, "format": "nvidia-smi",
+                             "warnings": ["PCIe generation and width not shown by "
+                                          "nvidia-smi: Gen4 x16 assumed"]}, status=201)],
+    filters=False)
+
+import_preview = extend_schema(
+    summary="Parse a server description into a one-host document without saving it",
+    description="The editor's Import button: NCCL XML, `nvidia-smi topo -m` or hwloc XML in, "
+                "a normalized document holding host `host_id` out, with the defaults taken.",
+    request={"multipart/form-data": s.ImportPreviewSerializer,
+             "application/json": s.ImportPreviewSerializer},
+    responses={200: s.ImportPreviewResultSerializer, **errors(400, 413, 415)},
+    examples=[example("nvidia-smi text", {"format": "nvidia-smi", "host_id": "h4",
+                                          "text": "\tGPU0\tGPU1\tNIC0 ..."}, request=True)],
+    filters=False)

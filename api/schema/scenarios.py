@@ -1,0 +1,34 @@
+"""Docs of ``/scenarios/`` (``api.views.scenarios.ScenarioViewSet``)."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_view
+
+from api import serializers as s
+from api.schema.examples import EXAMPLE_WORKLOAD
+from api.schema.helpers import errors, example
+
+__all__ = ["viewset", "create", "partial_update"]
+
+viewset = extend_schema_view(
+    list=extend_schema(summary="List scenarios on your topologies",
+                       responses={200: s.ScenarioSerializer(many=True), **errors(400)}),
+    retrieve=extend_schema(summary="Get a scenario",
+                           responses={200: s.ScenarioSerializer, **errors(404)}),
+    destroy=extend_schema(summary="Delete a scenario (its jobs are kept)",
+                          responses={204: None, **errors(403, 404)}),
+)
+
+create = extend_schema(
+    summary="Create a scenario (checked by the engine: problems are located)",
+    request=s.ScenarioSerializer,
+    responses={201: s.ScenarioSerializer, **errors(400, 403, 413, 415)},
+    examples=[example("ring all-reduce", {
+        "topology": 7, "name": "ring", "workload": EXAMPLE_WORKLOAD,
+        "routing": {"nic_policy": "affinity", "multipath": "hash", "seed": 1},
+        "failures": [], "mode": "steady"}, request=True)])
+
+partial_update = extend_schema(
+    summary="Change a scenario (re-checked by the engine)",
+    request=s.ScenarioSerializer(partial=True),
+    responses={200: s.ScenarioSerializer, **errors(400, 403, 404)},
+    examples=[example("switch policy", {"routing": {"nic_policy": "pxn"}}, request=True)])

@@ -1,0 +1,72 @@
+"""Docs of ``/topologies/``: the viewset's reads, create, update, fork, transfer, audit, preview.
+
+Each name is the drf-spectacular decorator of the ``api.views.topologies.TopologyViewSet``
+method of the same name (``viewset`` decorates the class).
+"""
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
+
+from api import serializers as s
+from api.schema.examples import EXAMPLE_BUILD, EXAMPLE_DOCUMENT, EXAMPLE_TOPOLOGY
+from api.schema.helpers import errors, example
+
+__all__ = ["viewset", "create", "partial_update", "fork", "transfer", "audit", "build_preview"]
+
+viewset = extend_schema_view(
+    list=extend_schema(summary="List your topologies", responses={
+        200: s.TopologySerializer(many=True), **errors(400)}),
+    retrieve=extend_schema(summary="Get a topology", responses={
+        200: s.TopologySerializer, **errors(404)},
+        examples=[example("topology", EXAMPLE_TOPOLOGY)]),
+    destroy=extend_schema(summary="Delete a topology with its revisions, scenarios and jobs",
+                          responses={204: None, **errors(403, 404)}),
+)
+
+create = extend_schema(
+    summary="Create a topology from a document, or build a cluster from a template",
+    request=s.TopologyCreateSerializer,
+    responses={201: s.TopologySerializer, **errors(400, 413, 415)},
+    examples=[
+        example("build a cluster", {"name": "pod-a", "build": EXAMPLE_BUILD}, request=True,
+                description="32 DGX H100 on a rail-optimized fabric in one call"),
+        example("from a document", {"name": "two-gpus", "description": "lab box",
+                                    "document": EXAMPLE_DOCUMENT}, request=True),
+        example("created", EXAMPLE_TOPOLOGY, status=201)])
+
+partial_update = extend_schema(
+    summary="Rename or re-describe a topology",
+    request=s.TopologyUpdateSerializer,
+    responses={200: s.TopologySerializer, **errors(400, 403, 404)},
+    examples=[example("rename", {"name": "pod-b"}, request=True)])
+
+fork = extend_schema(
+    summary="Fork: copy the current revision and its scenarios into your space",
+    request=s.ForkSerializer,
+    responses={201: s.TopologySerializer, **errors(400, 403, 404)},
+    examples=[example("fork", {"name": "pod-a (mine)"}, request=True)],
+    filters=False)
+
+transfer = extend_schema(
+    summary="Transfer ownership (owner only); the previous owner stays editor",
+    request=s.TransferSerializer,
+    responses={200: s.TopologySerializer, **errors(400, 403, 404)},
+    examples=[example("transfer", {"username": "bob"}, request=True)],
+    filters=False)
+
+audit = extend_schema(
+    summary="Audit trail: who changed what (owner and editors)",
+    responses={200: s.AuditEventSerializer(many=True), **errors(403, 404)},
+    filters=False)
+
+build_preview = extend_schema(
+    summary="Build a cluster document without saving it (editor preview)",
+    request=s.BuildPreviewSerializer,
+    responses={200: OpenApiTypes.OBJECT, **errors(400, 413)},
+    examples=[example("spec", {**EXAMPLE_BUILD, "hosts": 2}, request=True),
+              example("preview", {"document": {"format": "fabricscope.topology/1",
+                                               "name": "preview", "groups": [],
+                                               "nodes": [], "links": []},
+                                  "summary": {"hosts": 2, "gpus": 16}})],
+    filters=False)

@@ -1,0 +1,38 @@
+"""JSON fields whose *shape* the serializer checks and whose content the engine checks."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+__all__ = ["DocumentField", "JsonListField", "JsonObjectField"]
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True,
+                      "description": "A fabricscope.topology/1 document (DESIGN.md §2.1)"})
+class DocumentField(serializers.JSONField):
+    """A JSON object; the engine, not the serializer, says what is wrong inside it.
+
+    Anything else is refused here: the engine's loader reads a *string* as JSON text or as a
+    file path, and a path from a request must never reach it.
+    """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("must be a JSON object (a topology document)")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "array", "items": {"type": "object", "additionalProperties": True}})
+class JsonListField(serializers.JSONField):
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            raise serializers.ValidationError("must be a list")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class JsonObjectField(serializers.JSONField):
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("must be an object")
+        return super().to_internal_value(data)

@@ -1,0 +1,51 @@
+"""Importing a server description (NCCL XML, ``nvidia-smi topo -m``, hwloc XML)."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers.topologies import TopologySerializer
+from designer.engine.io import FORMATS as IMPORT_FORMATS
+
+__all__ = ["ImportSerializer", "ImportResultSerializer", "ImportPreviewSerializer",
+           "ImportPreviewResultSerializer"]
+
+
+class ImportSerializer(serializers.Serializer):
+    """An uploaded file (multipart ``file``) or its text (JSON ``text``), not both."""
+
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    file = serializers.FileField(required=False, help_text="multipart upload")
+    text = serializers.CharField(required=False, trim_whitespace=False,
+                                 help_text="the file content, in a JSON body")
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS, required=False,
+                                     help_text="sniffed from the content when omitted")
+    host_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False, default="h0")
+
+    def validate(self, attrs):
+        if ("file" in attrs) == ("text" in attrs):
+            raise serializers.ValidationError('give either "file" (multipart) or "text"')
+        return attrs
+
+    def content(self) -> str | bytes:
+        upload = self.validated_data.get("file")
+        return upload.read() if upload is not None else self.validated_data["text"]
+
+
+class ImportPreviewSerializer(ImportSerializer):
+    """Like an import, but nothing is saved: the editor inserts the host into its document."""
+
+    name = serializers.CharField(max_length=200, required=False, default="imported")
+
+
+class ImportPreviewResultSerializer(serializers.Serializer):
+    document = serializers.JSONField(help_text="a normalized fabricscope.topology/1 document")
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS)
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class ImportResultSerializer(serializers.Serializer):
+    topology = TopologySerializer()
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS)
+    warnings = serializers.ListField(child=serializers.CharField(),
+                                     help_text="defaults taken for what the source did not say")

@@ -1,0 +1,86 @@
+"""Jobs: submitting a simulation, sweep or comparison, and the job rows."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from designer.choices import JobKind, JobState
+from designer.services import NIC_POLICIES
+
+__all__ = ["JobCreateSerializer", "JobSerializer", "JobListSerializer"]
+
+
+class JobCreateSerializer(serializers.Serializer):
+    scenario = serializers.IntegerField(min_value=1)
+    kind = serializers.ChoiceField(choices=JobKind.choices)
+    over = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, max_length=32,
+        help_text='sweep only: failure classes to try one by one, e.g. ["nic"]')
+    chunks = serializers.IntegerField(min_value=1, max_value=256, required=False,
+                                      help_text="sweep only: parallel tasks")
+    degrade = serializers.FloatField(
+        required=False, min_value=0.0, max_value=1.0,
+        help_text="sweep only: degrade each candidate to this capacity factor (0 < f < 1) "
+                  "instead of taking it down")
+    policies = serializers.ListField(
+        child=serializers.ChoiceField(choices=NIC_POLICIES), required=False, max_length=8,
+        help_text="compare only: NIC policies to compare (default affinity, pxn, any)")
+
+    def validate_over(self, value: list[str]) -> list[str]:
+        from designer.engine.whatif import SWEEP_CLASSES  # here: whatif loads the solver
+
+        bad = {k: [f"unknown failure class {c!r} (choose from {', '.join(SWEEP_CLASSES)})"]
+               for k, c in enumerate(value) if c not in SWEEP_CLASSES}
+        if bad:
+            raise serializers.ValidationError(bad)
+        return value
+
+    def validate(self, attrs):
+        if attrs["kind"] == JobKind.SWEEP and not attrs.get("over"):
+            raise serializers.ValidationError({"over": 'a sweep needs "over", e.g. ["nic"]'})
+        if attrs.get("degrade") in (0.0, 1.0):
+            raise serializers.ValidationError({"degrade": "must be strictly between 0 and 1"})
+        return attrs
+
+
+class _JobBaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=JobKind.choices)
+    state = serializers.ChoiceField(choices=JobState.choices)
+    progress = serializers.IntegerField(help_text="0-100")
+    message = serializers.CharField()
+    topology = serializers.IntegerField(source="topology_id")
+    topology_name = serializers.CharField(source="topology.name")
+    revision = serializers.IntegerField(source="revision.number")
+    scenario = serializers.IntegerField(source="scenario_id", allow_null=True)
+    scenario_name = serializers.SerializerMethodField()
+    attempts = serializers.IntegerField()
+    cancel_requested = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    timings = serializers.SerializerMethodField()
+
+    def get_scenario_name(self, job) -> str | None:
+        return job.scenario.name if job.scenario_id else None
+
+    @extend_schema_field({"type": "object", "properties": {
+        "queued_s": {"type": "number", "nullable": True},
+        "run_s": {"type": "number", "nullable": True},
+        "total_s": {"type": "number", "nullable": True}}})
+    def get_timings(self, job) -> dict:
+        """Seconds spent queued, running, and in all (None until known)."""
+        def span(a, b):
+            return round((b - a).total_seconds(), 3) if a and b else None
+        return {"queued_s": span(job.created_at, job.started_at),
+                "run_s": span(job.started_at, job.finished_at),
+                "total_s": span(job.created_at, job.finished_at)}
+
+
+class JobListSerializer(_JobBaseSerializer):
+    """List rows: no parameters, error text or result (the selector does not load them)."""
+
+
+class JobSerializer(_JobBaseSerializer):
+    parameters = serializers.JSONField(help_text='sweep {"over", "chunks"}, compare {"policies"}')
+    error = serializers.CharField(help_text="why it failed (empty otherwise)")

@@ -1,0 +1,31 @@
+"""Revisions: list rows, one revision with its document, saving a new one."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers.fields import DocumentField
+
+__all__ = ["RevisionSerializer", "RevisionDetailSerializer", "RevisionCreateSerializer"]
+
+
+class RevisionSerializer(serializers.Serializer):
+    number = serializers.IntegerField(read_only=True)
+    message = serializers.CharField(read_only=True)
+    author = serializers.SerializerMethodField()
+    checksum = serializers.CharField(read_only=True, help_text="sha256 of the canonical JSON")
+    created_at = serializers.DateTimeField(read_only=True)
+
+    def get_author(self, revision) -> str | None:
+        return revision.author.get_username() if revision.author_id else None
+
+
+class RevisionDetailSerializer(RevisionSerializer):
+    document = DocumentField(read_only=True)
+
+
+class RevisionCreateSerializer(serializers.Serializer):
+    document = DocumentField()
+    base_revision = serializers.IntegerField(
+        min_value=0, help_text="the revision number you edited (0 when there is none yet); "
+                               "a stale one is a 409 carrying the current number")
+    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)

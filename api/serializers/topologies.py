@@ -1,0 +1,94 @@
+"""Topologies: the row shape, create (document or cluster build), update, build preview."""
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from api.serializers.fields import DocumentField, JsonObjectField
+from designer.engine.fabrics import FABRICS
+from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # one limit for pages and API
+from designer.engine.templates import TEMPLATES
+
+__all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
+           "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer"]
+
+
+def max_build_hosts() -> int:
+    return min(MAX_BUILD_HOSTS, getattr(settings, "FABRICSCOPE_API_MAX_BUILD_HOSTS",
+                                        MAX_BUILD_HOSTS))
+
+
+class BuildSpecSerializer(serializers.Serializer):
+    """Arguments of ``engine.fabrics.build_cluster``: N hosts of a template wired by a fabric."""
+
+    template = serializers.ChoiceField(choices=sorted(TEMPLATES))
+    hosts = serializers.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS)
+    fabric = serializers.ChoiceField(choices=FABRICS, default="rail-optimized")
+    rails = serializers.IntegerField(min_value=1, required=False)
+    leaves_per_rail = serializers.IntegerField(min_value=1, max_value=1024, required=False)
+    spines = serializers.IntegerField(min_value=0, max_value=1024, required=False)
+    oversubscription = serializers.FloatField(min_value=1.0, max_value=1024.0, required=False)
+    hosts_per_rack = serializers.IntegerField(min_value=1, max_value=1024, required=False)
+    k = serializers.IntegerField(min_value=2, max_value=128, required=False,
+                                 help_text="fat-tree radix (even)")
+    storage = serializers.IntegerField(min_value=0, max_value=1024, required=False)
+    nic_link_tech = serializers.CharField(required=False, max_length=64)
+    uplink_tech = serializers.CharField(required=False, max_length=64)
+    params = JsonObjectField(required=False, help_text="template parameters (see /templates/)")
+
+    def validate_hosts(self, value: int) -> int:
+        limit = max_build_hosts()
+        if value > limit:
+            raise serializers.ValidationError(f"at most {limit} hosts per build")
+        return value
+
+    def options(self) -> dict:
+        """Everything but template/hosts/fabric, as ``build_cluster`` keyword arguments."""
+        return {k: v for k, v in self.validated_data.items()
+                if k not in ("template", "hosts", "fabric")}
+
+
+class TopologySerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    owner = serializers.CharField(source="owner.get_username", read_only=True)
+    revision_number = serializers.IntegerField(read_only=True,
+                                               help_text="current revision (0 = none yet)")
+    host_count = serializers.IntegerField(read_only=True)
+    gpu_count = serializers.IntegerField(read_only=True)
+    node_count = serializers.IntegerField(read_only=True)
+    link_count = serializers.IntegerField(read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
+    role = serializers.SerializerMethodField(
+        help_text="your role: owner, editor, viewer (link for a share-link visitor)")
+
+    def get_role(self, topology) -> str | None:
+        # Annotated by designer.selectors.topology_list; a topology you just created is yours.
+        return getattr(topology, "my_role", None) or "owner"
+
+
+class TopologyCreateSerializer(serializers.Serializer):
+    """Either ``document`` (a topology document) or ``build`` (a cluster spec), not both."""
+
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    document = DocumentField(required=False)
+    build = BuildSpecSerializer(required=False)
+    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+    def validate(self, attrs):
+        if ("document" in attrs) == ("build" in attrs):
+            raise serializers.ValidationError(
+                'give either "document" (a topology document) or "build" (a cluster spec)')
+        return attrs
+
+
+class TopologyUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class BuildPreviewSerializer(BuildSpecSerializer):
+    name = serializers.CharField(max_length=200, required=False, default="preview")

@@ -1,0 +1,25 @@
+"""API views: parse input with a serializer, call one service or selector, render.
+
+Visibility is the selectors' job (another user's object is a 404); edit rights are
+``api.permissions``; business rules are the services'. Engine errors, conflicts and everything
+else become the one error shape in ``api.exception_handlers``. The OpenAPI docs of each view
+live in the :mod:`api.schema` module of the same name.
+
+One module per resource: topologies (+ imports mixed in), export, revisions, scenarios, jobs,
+templates_catalog, tokens, sharing; ``base`` holds :class:`ApiMixin` and the request helpers.
+"""
+from __future__ import annotations
+
+from api.views.base import ApiMixin
+from api.views.export import GraphMLRenderer, TopologyExportView
+from api.views.jobs import JobViewSet
+from api.views.revisions import RevisionViewSet
+from api.views.scenarios import ScenarioViewSet
+from api.views.sharing import ShareLinkViewSet, ShareViewSet
+from api.views.templates_catalog import CatalogView, TemplateViewSet, ValidateView
+from api.views.tokens import AuthTokenView
+from api.views.topologies import TopologyViewSet
+
+__all__ = ["TopologyViewSet", "TopologyExportView", "RevisionViewSet", "ScenarioViewSet",
+           "JobViewSet", "TemplateViewSet", "CatalogView", "ValidateView", "AuthTokenView",
+           "ShareViewSet", "ShareLinkViewSet", "ApiMixin", "GraphMLRenderer"]

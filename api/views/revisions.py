@@ -1,0 +1,51 @@
+"""``/topologies/<id>/revisions/``: list, get one with its document, save a new one."""
+from __future__ import annotations
+
+from rest_framework import status, viewsets
+from rest_framework.filters import OrderingFilter
+from rest_framework.response import Response
+
+from api import serializers as s
+from api.permissions import IsUserOrShareLinkReader, TopologyRole
+from api.schema import revisions as doc
+from api.views.base import ApiMixin, valid_data
+from designer import selectors, services
+from designer.models import TopologyRevision
+
+__all__ = ["RevisionViewSet"]
+
+
+@doc.viewset
+class RevisionViewSet(ApiMixin, viewsets.GenericViewSet):
+    serializer_class = s.RevisionSerializer
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["number", "created_at"]
+    ordering = ["-number"]
+    permission_classes = [IsUserOrShareLinkReader, TopologyRole]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return TopologyRevision.objects.none()
+        return selectors.revision_list(user=self.request.user,
+                                       topology_pk=self.kwargs["topology_pk"])
+
+    def list(self, request, topology_pk):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(s.RevisionSerializer(page, many=True).data)
+
+    def retrieve(self, request, topology_pk, number):
+        revision = selectors.revision_get(user=request.user, topology_pk=topology_pk,
+                                          number=number)
+        return Response(s.RevisionDetailSerializer(revision).data)
+
+    @doc.create
+    def create(self, request, topology_pk):
+        topology = selectors.topology_get(user=request.user, pk=topology_pk)
+        self.check_object_permissions(request, topology)
+        data = valid_data(s.RevisionCreateSerializer, request.data)
+        revision = services.revision_save(topology=topology, user=request.user,
+                                          document=data["document"],
+                                          base_revision=data["base_revision"],
+                                          message=data["message"])
+        return Response(s.RevisionDetailSerializer(revision).data,
+                        status=status.HTTP_201_CREATED)
