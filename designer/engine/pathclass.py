@@ -16,17 +16,20 @@ Classes, from closest to farthest:
 How ``cpu`` nodes model root complexes is explained in ``templates.py``. :func:`classify` looks
 at the device pair the way ``nvidia-smi`` does (NVLink first for GPU pairs, else the PCIe/CPU
 path that never forwards through an endpoint); :func:`classify_path` classifies a path that
-routing actually chose.
+routing actually chose; :func:`classify_grouped` classifies many routed paths that share
+their structure (routing calls it once per routing call, with one key per structural class).
 """
 from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
+
 from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
 from designer.engine.topology import Topology
 
-__all__ = ["CLASSES", "LEGEND", "classify", "classify_path", "topo_matrix", "nvlink_count"]
+__all__ = ["CLASSES", "LEGEND", "classify", "classify_path", "classify_grouped", "topo_matrix", "nvlink_count"]
 
 CLASSES = ("X", "NV#", "NVL", "PIX", "PXB", "PHB", "NODE", "SYS", "PXN", "NET")
 
@@ -94,6 +97,33 @@ def classify_path(topo: Topology, path: list[int]) -> str:
     if all(_is_nvlink_hop(kinds, u, v) for u, v in zip(nodes, nodes[1:])):
         return "NVL"
     return _pcie_class(topo, nodes)
+
+
+def classify_grouped(topo: Topology, keys: np.ndarray, path_of) -> tuple[np.ndarray, list[str]]:
+    """Classes of many paths grouped by a structural key: :func:`classify_path` once per key.
+
+    Parameters
+    ----------
+    topo : Topology
+    keys : ndarray of int64
+        Per path: a key such that paths with equal keys have the same class (routing uses the
+        intra-host segments a flow's path combines, not its fabric part).
+    path_of : callable
+        ``path_of(i)``: the nodes (indices) of path ``i``, called for the first path of each key.
+
+    Returns
+    -------
+    codes : ndarray of int16
+        Per path: index of its class in ``names``.
+    names : list of str
+        The classes met, in order of first appearance among the keys (sorted).
+    """
+    _, first_index, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    names: dict[str, int] = {}
+    codes = np.empty(len(first_index), dtype=np.int16)
+    for k, i in enumerate(first_index.tolist()):
+        codes[k] = names.setdefault(classify_path(topo, path_of(i)), len(names))
+    return codes[inverse.ravel()], list(names)
 
 
 def _pcie_class(topo: Topology, nodes: list[int]) -> str:

@@ -1,0 +1,112 @@
+"""CSR building blocks of routing: segment registries, memoized lookups, row gathers.
+
+Routing keeps every list of lists (alternatives of a segment, resources of a path) as CSR
+arrays — a pointer array and a flat data array — so that a million flows are assembled with a
+few numpy gathers instead of Python loops.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SegTable", "lookup", "dense_ids", "gather_rows", "concat_parts"]
+
+
+class SegTable:
+    """Registry of segment alternatives: each alternative is a CSR row of *tokens* (local tokens
+    for intra-host segments, global resources for fabric ones) with a striping weight (1 unless
+    given). ``first[key]``/``count[key]``."""
+
+    def __init__(self):
+        self.rows: list[list[int]] = []
+        self.weights: list[float] = []
+        self.index: dict = {}
+
+    def add(self, key, alternatives: list[list[int]], weights: list[float] | None = None) -> tuple[int, int]:
+        got = self.index.get(key)
+        if got is None:
+            got = (len(self.rows), len(alternatives))
+            self.rows.extend(alternatives)
+            self.weights.extend(weights if weights is not None else [1.0] * len(alternatives))
+            self.index[key] = got
+        return got
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR pointer and tokens of the rows, and the weight of each row."""
+        lens = np.fromiter((len(r) for r in self.rows), dtype=np.int64, count=len(self.rows))
+        ptr = np.zeros(len(self.rows) + 1, dtype=np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        data = np.fromiter((t for r in self.rows for t in r), dtype=np.int64, count=int(ptr[-1]))
+        return ptr, data, np.asarray(self.weights, dtype=np.float64)
+
+
+def lookup(keys: np.ndarray, compute, space: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Map int64 keys (-1 allowed) to (first, count) by computing each distinct key once.
+
+    When the key space is small (``space``), a dense table replaces ``np.unique``: O(n), no sort.
+    """
+    if space is not None and space <= max(4 * len(keys), 1 << 16):
+        needed = np.zeros(space + 1, dtype=bool)
+        needed[keys] = True  # key -1 lands on the extra last slot
+        first = np.full(space + 1, -1, dtype=np.int64)
+        count = np.zeros(space + 1, dtype=np.int64)
+        for key in np.flatnonzero(needed[:space]).tolist():
+            first[key], count[key] = compute(key)
+        if needed[space]:
+            first[space], count[space] = compute(-1)
+        return first[keys], count[keys]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    first = np.empty(len(uniq), dtype=np.int64)
+    count = np.empty(len(uniq), dtype=np.int64)
+    for k, key in enumerate(uniq.tolist()):
+        first[k], count[k] = compute(key)
+    return first[inverse], count[inverse]
+
+
+def dense_ids(cols: list[np.ndarray]) -> np.ndarray:
+    """Combine small non-negative integer columns into one dense int64 id per row (re-densified
+    with a 1-D unique whenever the product of ranges would overflow)."""
+    key = np.zeros(len(cols[0]), dtype=np.int64)
+    span = 1
+    for col in cols:
+        col = col.astype(np.int64) + 1
+        width = int(col.max()) + 1 if len(col) else 1
+        if span * width >= (1 << 62):
+            _, key = np.unique(key, return_inverse=True)
+            key = key.ravel().astype(np.int64)
+            span = int(key.max()) + 1 if len(key) else 1
+        key = key * width + col
+        span *= width
+    return key
+
+
+def gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):
+    """Concatenate CSR rows (row -1 = empty) → (flat values, length per row)."""
+    valid = rows >= 0
+    if not valid.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
+    r = np.where(valid, rows, 0)
+    starts = ptr[r]
+    lens = np.where(valid, ptr[r + 1] - starts, 0)
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), lens
+    offsets = np.cumsum(lens) - lens
+    pos = np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lens)
+    return data[pos], lens
+
+
+def concat_parts(parts, total: int):
+    """Interleave per-path pieces: path p = piece0 row p + piece1 row p + … (CSR concatenation)."""
+    lens = np.zeros(total, dtype=np.int64)
+    for _, l in parts:
+        lens += l
+    ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    out = np.empty(int(ptr[-1]), dtype=np.int64)
+    offset = ptr[:-1].copy()
+    for vals, l in parts:
+        if len(vals):
+            within = np.arange(len(vals), dtype=np.int64) - np.repeat(np.cumsum(l) - l, l)
+            out[np.repeat(offset, l) + within] = vals
+        offset += l
+    return ptr, out

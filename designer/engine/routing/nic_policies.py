@@ -1,0 +1,255 @@
+"""NIC policies: how a flow leaving (or entering) a host picks its NIC — a table of strategies.
+
+:data:`NIC_POLICIES` maps a policy name to its strategy function, resolved by :func:`resolve`
+(as networkx resolves ``flow_func``): :func:`~designer.engine.routing.route` accepts a name
+from the table or a strategy function itself. A strategy is called once per routing call as
+``policy(router, ends)`` and fills, for the cross-host flows of ``ends`` (an :class:`Ends`):
+
+- ``ends.gs`` / ``ends.gd``: the source / destination gateway (global node; ``-2`` when the node
+  has no NIC connected to the fabric), already set for host-less endpoints (a storage box);
+- ``ends.relay``: the GPU a PXN flow first moves its data to over NVLink (-1 for none).
+
+``router`` (a :class:`~designer.engine.routing.router.Router`) gives the routing context
+(``router.ctx``), the flows, the seed and ``router.nic_slot``. A strategy that divides a flow
+over several NICs under ``multipath="split"`` also carries ``fan_out(router) -> ndarray``, the
+number of NICs per flow: the router then routes that many virtual flows, NIC slot ``0..k-1``
+each, and folds them back into one flow. Adding a policy is one function plus one entry in
+:data:`NIC_POLICIES`.
+
+Flows whose far end is a storage box use the storage-role NICs (``attrs.role == "storage"``)
+when the host has some. NIC tables come from :mod:`~designer.engine.routing.nic_tables`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.engine.errors import InvalidScenario, Problem
+from designer.engine.routing import nic_tables
+from designer.engine.routing.hashing import NIC_SALT, flow_hash
+from designer.engine.topology import Topology
+
+__all__ = ["NIC_POLICIES", "Ends", "resolve", "affinity", "pxn", "any_nic", "static", "storage_mask"]
+
+
+@dataclass
+class Ends:
+    """Per flow (int64 arrays unless said): source and destination nodes, their host indices
+    (-1 for host-less), masks ``cross`` (different hosts) and ``to_storage`` (an end is a
+    storage box), and the gateways and relay the policy fills."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    hs: np.ndarray
+    hd: np.ndarray
+    cross: np.ndarray
+    to_storage: np.ndarray
+    gs: np.ndarray
+    gd: np.ndarray
+    relay: np.ndarray
+
+
+def storage_mask(topo: Topology) -> np.ndarray:
+    """Per node: whether it is a storage box."""
+    return np.array([k == "storage" for k in topo.node_kind], dtype=bool)
+
+
+# ======================================================================================== building blocks
+def _bound(ctx, nodes: np.ndarray, hosts: np.ndarray, build) -> np.ndarray:
+    """Gateway (global node, -2 when none) of ``nodes`` from the per-shape table ``build``."""
+    gl = nic_tables.gather(ctx, ctx.host_shape[hosts], ctx.node_local[nodes], build)
+    return np.where(gl >= 0, ctx.host_node_flat[ctx.host_node_base[hosts] + np.maximum(gl, 0)], -2)
+
+
+def bind_destinations(router, ends: Ends, table) -> None:
+    """Destination gateways of cross-host flows from ``table(shape, storage)``."""
+    todo = ends.cross & (ends.hd >= 0)
+    for storage in (False, True):
+        sel = todo & (ends.to_storage == storage)
+        if sel.any():
+            ends.gd[sel] = _bound(router.ctx, ends.dst[sel], ends.hd[sel], lambda s, storage=storage: table(s, storage))
+
+
+def bind_sources(router, ends: Ends, table) -> None:
+    """Source gateways of cross-host flows from ``table(shape, storage)``."""
+    todo = ends.cross & (ends.hs >= 0)
+    for storage in (False, True):
+        sel = todo & (ends.to_storage == storage)
+        if sel.any():
+            ends.gs[sel] = _bound(router.ctx, ends.src[sel], ends.hs[sel], lambda s, storage=storage: table(s, storage))
+
+
+def _rails(ctx) -> int:
+    """Number of rails of the context (numbering every shape's NIC rails first)."""
+    for s in ctx.shapes:
+        nic_tables.rail_of(s, ctx.rails)
+    return len(ctx.rails)
+
+
+# ======================================================================================== policies
+def affinity(router, ends: Ends) -> None:
+    """Each node uses its nearest NIC by PCIe distance, decided on the healthy host (NCCL's
+    default): a flow whose NIC is down is unroutable, as in NCCL."""
+    bind_destinations(router, ends, nic_tables.affinity)
+    bind_sources(router, ends, nic_tables.affinity)
+
+
+def static(router, ends: Ends) -> None:
+    """Bindings from node attrs ``{"nic": "nic3"}`` (local or full id); affinity elsewhere."""
+    bind_destinations(router, ends, nic_tables.static)
+    bind_sources(router, ends, nic_tables.static)
+
+
+def pxn(router, ends: Ends) -> None:
+    """Affinity, then sender-side PXN: if the destination NIC's rail is served by another local
+    GPU reached over NVLink, go to that GPU first and use its NIC (NCCL_PXN). A GPU whose own NIC
+    is down relays to a peer whose NIC is alive (on the destination's rail when one is, else
+    any): the "unified network" answer to a NIC failure."""
+    affinity(router, ends)
+    ctx = router.ctx
+    num_rails = _rails(ctx)
+    sel = ends.cross & (ends.hs >= 0) & ~ends.to_storage & (ends.gd >= 0)
+    if not sel.any():
+        return
+    idx = np.flatnonzero(sel)
+    hd_ = ctx.node_hidx[ends.gd[idx]]
+    dst_rail = np.full(len(idx), num_rails, dtype=np.int64)  # column num_rails = no preference
+    inhost = hd_ >= 0
+    if num_rails and inhost.any():
+        r = nic_tables.gather(ctx, ctx.host_shape[hd_[inhost]], ctx.node_local[ends.gd[idx][inhost]],
+                              lambda s: nic_tables.rail_of(s, ctx.rails))
+        dst_rail[inhost] = np.where(r >= 0, r, num_rails)
+    shape = ctx.host_shape[ends.hs[idx]]
+    loc = ctx.node_local[ends.src[idx]]
+    rel = np.full(len(idx), -1, dtype=np.int64)
+    for sh in np.unique(shape).tolist():
+        m = shape == sh
+        rel[m] = nic_tables.pxn_relay(ctx.shapes[sh], ctx.rails, num_rails)[loc[m], dst_rail[m]]
+    use = (rel >= 0) & (rel != loc)
+    idx, rel = idx[use], rel[use]
+    base = ctx.host_node_base[ends.hs[idx]]
+    ends.relay[idx] = ctx.host_node_flat[base + rel]
+    aff = nic_tables.gather(ctx, ctx.host_shape[ends.hs[idx]], rel, lambda s: nic_tables.affinity(s, False))
+    ends.gs[idx] = ctx.host_node_flat[base + aff]
+
+
+def any_nic(router, ends: Ends) -> None:
+    """Every working NIC of the host serves every GPU (the unified-network what-if). The source
+    takes one by a seeded per-flow hash (``hash``) or the NIC of its virtual flow (``split``, see
+    :func:`every_live_nic`); the destination uses its NIC on the same rail, so the fabric leg
+    stays rail-aligned — or, when that NIC is down, its own NIC, else any live one."""
+    bind_destinations(router, ends, nic_tables.affinity)
+    ctx = router.ctx
+    num_rails = _rails(ctx)
+    h = flow_hash(router.flows, router.seed, salt=NIC_SALT)
+    pick = h if router.nic_slot is None else router.nic_slot.astype(np.uint64)
+    sel = ends.cross & (ends.hs >= 0)
+    for storage in (False, True):
+        part = sel & (ends.to_storage == storage)
+        if not part.any():
+            continue
+        idx = np.flatnonzero(part)
+        shape = ctx.host_shape[ends.hs[idx]]
+        chosen = np.full(len(idx), -1, dtype=np.int64)
+        for sh in np.unique(shape).tolist():
+            m = np.flatnonzero(shape == sh)
+            nics = nic_tables.live_nics(ctx.shapes[sh], storage)
+            if len(nics):
+                chosen[m] = nics[(pick[idx[m]] % np.uint64(len(nics))).astype(np.int64)]
+        base = ctx.host_node_base[ends.hs[idx]]
+        ends.gs[idx] = np.where(chosen >= 0, ctx.host_node_flat[base + np.maximum(chosen, 0)], -2)
+        dsel = (ends.hd[idx] >= 0) & (chosen >= 0) & (num_rails > 0)
+        if dsel.any():
+            _rail_aligned_destination(ctx, ends, idx[dsel], shape[dsel], chosen[dsel], storage, num_rails)
+        _live_destination(ctx, ends, idx[ends.hd[idx] >= 0], storage, h)
+
+
+def _rail_aligned_destination(ctx, ends: Ends, didx, src_shape, chosen, storage, num_rails) -> None:
+    """Destination NIC on the rail of the chosen source NIC, when it exists and is alive."""
+    hd, gd = ends.hd, ends.gd
+    rail = nic_tables.gather(ctx, src_shape, chosen, lambda s: nic_tables.rail_of(s, ctx.rails))
+    has = rail >= 0
+    didx, rail = didx[has], rail[has]
+    dgw = np.full(len(didx), -1, dtype=np.int64)
+    dshape = ctx.host_shape[hd[didx]]
+    alive = np.zeros(len(didx), dtype=bool)
+    for sh in np.unique(dshape).tolist():
+        m = dshape == sh
+        s = ctx.shapes[sh]
+        dgw[m] = nic_tables.rail_gateway(s, ctx.rails, num_rails, storage)[rail[m]]
+        alive[m] = [s.alive_nic(v) for v in dgw[m].tolist()]
+    gd[didx[alive]] = ctx.host_node_flat[ctx.host_node_base[hd[didx[alive]]] + dgw[alive]]
+
+
+def _live_destination(ctx, ends: Ends, didx, storage, h) -> None:
+    """Destination whose NIC is down (or has no uplink): another live NIC of its host (hash)."""
+    hd, gd = ends.hd, ends.gd
+    g = gd[didx]
+    gg = np.maximum(g, 0)
+    dead = (g >= 0) & (ctx.node_failed[gg] | (ctx.up_ptr[gg + 1] == ctx.up_ptr[gg]))
+    didx = didx[dead]
+    if not len(didx):
+        return
+    dshape = ctx.host_shape[hd[didx]]
+    for sh in np.unique(dshape).tolist():
+        m = np.flatnonzero(dshape == sh)
+        nics = nic_tables.live_nics(ctx.shapes[sh], storage)
+        if len(nics):
+            k = didx[m]
+            local = nics[(h[k] % np.uint64(len(nics))).astype(np.int64)]
+            gd[k] = ctx.host_node_flat[ctx.host_node_base[hd[k]] + local]
+
+
+def every_live_nic(router) -> np.ndarray:
+    """``any`` + ``split``: each cross-host flow leaving a host is split evenly over every live
+    NIC of that host (DESIGN §2.4): the number of NICs per flow (1 for the others)."""
+    ctx, f = router.ctx, router.flows
+    src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
+    hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
+    storage = storage_mask(router.topo)
+    to_storage = storage[src] | storage[dst]
+    k = np.ones(len(f), dtype=np.int64)
+    leaving = (hs >= 0) & (hs != hd)
+    for st in (False, True):
+        m = leaving & (to_storage == st)
+        if m.any():
+            live = np.array([len(nic_tables.live_nics(s, st)) for s in ctx.shapes], dtype=np.int64)
+            k[m] = np.maximum(live[ctx.host_shape[hs[m]]], 1)
+    return k
+
+
+any_nic.fan_out = every_live_nic
+
+
+# ======================================================================================== the table
+class _PolicyTable(dict):
+    """A dict whose membership test answers False for unhashable keys (a JSON list, say), as the
+    former tuple of names did: validators test raw scenario values against it."""
+
+    def __contains__(self, key) -> bool:
+        try:
+            return dict.__contains__(self, key)
+        except TypeError:
+            return False
+
+
+NIC_POLICIES = _PolicyTable({"affinity": affinity, "pxn": pxn, "any": any_nic, "static": static})
+
+
+def resolve(nic_policy):
+    """The (name, strategy) of ``nic_policy``: a name from :data:`NIC_POLICIES`, or a strategy
+    function (named by its table entry, else its ``__name__``).
+
+    Raises
+    ------
+    InvalidScenario
+        An unknown name.
+    """
+    if callable(nic_policy):
+        name = next((k for k, fn in NIC_POLICIES.items() if fn is nic_policy), None)
+        return name or getattr(nic_policy, "__name__", "custom"), nic_policy
+    if nic_policy not in NIC_POLICIES:
+        raise InvalidScenario("unknown NIC policy", [Problem(
+            "routing.nic_policy", f"unknown policy {nic_policy!r} (choose from {', '.join(NIC_POLICIES)})")])
+    return nic_policy, NIC_POLICIES[nic_policy]

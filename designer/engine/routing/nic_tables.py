@@ -1,0 +1,155 @@
+"""Per-host-shape NIC-choice tables: which NIC each local node uses, per rail, per relay.
+
+Every function takes a :class:`~designer.engine.routing.intra.HostShape` and returns a table
+indexed by local node (or rail), computed once per shape and cached in ``shape.tables``; the
+NIC policies (:mod:`~designer.engine.routing.nic_policies`) gather them per flow with
+:func:`gather`. NIC indices in tables are *local*; -1 means none.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.routing.intra import HostShape
+
+__all__ = ["live_nics", "affinity", "static", "rail_of", "rail_gateway", "pxn_relay", "gather", "endpoint_order"]
+
+
+def gather(ctx, shape_idx: np.ndarray, loc: np.ndarray, build) -> np.ndarray:
+    """Gather ``build(shape)[loc]`` per element (tables are per shape; ``ctx`` is the
+    :class:`~designer.engine.routing.context.RoutingContext` holding the shapes)."""
+    out = np.full(len(loc), -1, dtype=np.int64)
+    for sh in np.unique(shape_idx).tolist():
+        m = shape_idx == sh
+        out[m] = build(ctx.shapes[sh])[loc[m]]
+    return out
+
+
+def _nics(shape: HostShape, storage: bool) -> list[int]:
+    """Wired NICs of the storage (or compute) role; every wired NIC when none has that role."""
+    wired = [v for v in range(shape.n) if shape.gateway_any[v]]
+    nics = [v for v in wired if shape.kind[v] == "nic"] or wired
+    role = [v for v in nics if (shape.attrs[v].get("role") == "storage") == storage]
+    return role or nics
+
+
+def endpoint_order(shape: HostShape) -> list[int]:
+    """Local nodes by kind, then ``attrs.index`` (nodes without one last), then local id."""
+    def key(v):
+        index = shape.attrs[v].get("index")
+        return (shape.kind[v], 0 if isinstance(index, int) else 1, index if isinstance(index, int) else 0,
+                shape.local_ids[v])
+    return sorted(range(shape.n), key=key)
+
+
+def live_nics(shape: HostShape, storage: bool) -> np.ndarray:
+    """Local NICs (compute or storage role) that are up and have a working uplink."""
+    key = f"live{int(storage)}"
+    if key not in shape.tables:
+        shape.tables[key] = np.array([v for v in _nics(shape, storage) if shape.alive_nic(v)], dtype=np.int64)
+    return shape.tables[key]
+
+
+def affinity(shape: HostShape, storage: bool) -> np.ndarray:
+    """Per local node: the nearest NIC (local index) among compute (or storage) NICs, -1 if
+    none. Ties between equally near NICs are dealt round-robin among the nodes that share
+    them, so two GPUs under a switch with two NICs get one NIC each (NCCL pairs them so)."""
+    key = "aff_storage" if storage else "aff"
+    if key not in shape.tables:
+        nics = _nics(shape, storage)
+        table = np.full(shape.n, -1, dtype=np.int64)
+        dealt: dict[tuple, int] = {}
+        for v in endpoint_order(shape):
+            if shape.kind[v] == "nic" and v in nics:
+                table[v] = v
+                continue
+            dist = shape.healthy_distance(v)
+            reach = [(dist[g], g) for g in nics if g in dist]
+            if not reach:
+                continue
+            best = min(d for d, _ in reach)
+            tied = tuple(sorted(g for d, g in reach if d == best))
+            k = dealt.get((shape.kind[v], tied), 0)
+            dealt[(shape.kind[v], tied)] = k + 1
+            table[v] = tied[k % len(tied)]
+        shape.tables[key] = table
+    return shape.tables[key]
+
+
+def static(shape: HostShape, storage: bool) -> np.ndarray:
+    """Bindings from node attrs ``{"nic": "nic3"}`` (local or full id); affinity elsewhere."""
+    key = "static_storage" if storage else "static"
+    if key not in shape.tables:
+        table = affinity(shape, storage).copy()
+        by_id = {lid: i for i, lid in enumerate(shape.local_ids)}
+        by_id.update({shape.topo.node_ids[g]: i for i, g in enumerate(shape.nodes)})
+        for v in range(shape.n):
+            bound = shape.attrs[v].get("nic")
+            if isinstance(bound, str) and bound in by_id:
+                table[v] = by_id[bound]
+        shape.tables[key] = table
+    return shape.tables[key]
+
+
+def rail_of(shape: HostShape, rails: dict) -> np.ndarray:
+    """Per local node: integer rail key of the node if it is a NIC with a ``rail`` attr, else -1.
+    ``rails`` (``repr(rail)`` → key) is shared by every shape of a context and grows here."""
+    key = "rail"
+    if key not in shape.tables:
+        out = np.full(shape.n, -1, dtype=np.int64)
+        for v in range(shape.n):
+            rail = shape.attrs[v].get("rail")
+            if shape.kind[v] == "nic" and rail is not None and shape.gateway_any[v]:
+                out[v] = rails.setdefault(repr(rail), len(rails))
+        shape.tables[key] = out
+    return shape.tables[key]
+
+
+def rail_gateway(shape: HostShape, rails: dict, num_rails: int, storage: bool) -> np.ndarray:
+    """Per rail key: the local NIC on that rail (-1 when none)."""
+    key = f"rail_gw{int(storage)}_{num_rails}"
+    if key not in shape.tables:
+        rail = rail_of(shape, rails)
+        out = np.full(max(num_rails, 1), -1, dtype=np.int64)
+        for v in sorted(_nics(shape, storage), reverse=True):
+            if rail[v] >= 0 and rail[v] < num_rails:
+                out[rail[v]] = v
+        shape.tables[key] = out
+    return shape.tables[key]
+
+
+def pxn_relay(shape: HostShape, rails: dict, num_rails: int) -> np.ndarray:
+    """``relay[v, rail]``: the local GPU whose affinity NIC sends for ``v`` towards ``rail``.
+
+    ``v`` itself when its own NIC is on that rail and alive; else a GPU reached over NVLink
+    only whose NIC is on that rail and alive; else the fallback column ``relay[v, num_rails]``
+    (also used when the destination's rail is unknown): ``v`` while its own NIC is alive
+    (cross-rail, as NCCL does without a rail-aligned peer), otherwise the first GPU over
+    NVLink whose NIC is alive — the relay around a dead NIC. -1 when nothing works.
+    """
+    key = f"pxn_{num_rails}"
+    if key not in shape.tables:
+        aff = affinity(shape, False)
+        rail = rail_of(shape, rails)
+        out = np.full((shape.n, num_rails + 1), -1, dtype=np.int64)
+        gpus = [v for v in endpoint_order(shape) if shape.kind[v] == "gpu" and aff[v] >= 0]
+        for v in range(shape.n):
+            if shape.kind[v] == "gpu":
+                out[v] = _relay_row(shape, v, gpus, aff, rail, num_rails)
+        shape.tables[key] = out
+    return shape.tables[key]
+
+
+def _relay_row(shape: HostShape, v: int, gpus: list[int], aff: np.ndarray, rail: np.ndarray,
+               num_rails: int) -> np.ndarray:
+    """Row ``v`` of :func:`pxn_relay`: the relay per destination rail, then the fallback."""
+    row = np.full(num_rails + 1, -1, dtype=np.int64)
+    own_ok = aff[v] >= 0 and shape.alive_nic(int(aff[v]))
+    peers = [g for g in gpus if g != v and shape.alive_nic(int(aff[g])) and shape.nvlink_only(v, g)]
+    fallback = v if own_ok else (peers[0] if peers else -1)
+    row[num_rails] = fallback
+    for r in range(num_rails):
+        if own_ok and rail[aff[v]] == r:
+            row[r] = v
+            continue
+        row[r] = next((g for g in peers if rail[aff[g]] == r), fallback)
+    return row

@@ -1,0 +1,339 @@
+""":func:`route`: flows → paths, by concatenating segments with numpy (CSR) gathers.
+
+A flow's path is ``src ─intra→ (relay ─intra→) gateway ─uplink→ switch ─fabric→ switch
+─downlink→ gateway ─intra→ dst`` (or one intra segment inside a host). :class:`Router` looks up
+each segment's alternatives once per distinct key (host shape and local endpoints, switch pair),
+the NIC policy picks the gateways, and :meth:`Router._assemble` combines the alternatives into
+paths: every combination of the intra-host alternatives (striped), and of the fabric ones under
+``split`` — one by the flow hash under ``hash``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.errors import InvalidScenario, LimitExceeded, Problem
+from designer.engine.pathclass import classify_grouped
+from designer.engine.routing.context import FailureSet, RoutingContext, cached_context
+from designer.engine.routing.csr import SegTable, concat_parts, dense_ids, gather_rows, lookup
+from designer.engine.routing.fabric import fabric_segments
+from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
+from designer.engine.routing.limits import MAX_PATH_ENTRIES
+from designer.engine.routing.nic_policies import Ends, resolve, storage_mask
+from designer.engine.routing.routes import (
+    DST_DOWN, NIC_DOWN, NO_FABRIC, NO_INTRA, NO_INTRA_DST, NO_INTRA_SRC, NO_NIC, OK, SAME_NODE, SRC_DOWN,
+    UPLINK_DOWN, Routes, fold_virtual,
+)
+from designer.engine.topology import Topology
+
+__all__ = ["MULTIPATH_MODES", "route", "Router"]
+
+MULTIPATH_MODES = ("hash", "split")
+
+
+def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "hash", seed: int = 0,
+          failed=None, context: RoutingContext | None = None) -> Routes:
+    """Route flows across host and fabric.
+
+    Parameters
+    ----------
+    topo : Topology
+    flows : Flows
+        Flows to route (any subset of a workload: routing a flow does not depend on the others).
+    nic_policy : {"affinity", "pxn", "any", "static"} or callable
+        How a GPU picks its NIC: nearest by PCIe distance (NCCL's default); ``pxn`` moves the data
+        over NVLink to the peer GPU whose NIC is on the destination's rail; ``any`` spreads over
+        every NIC of the host (split or hashed like ECMP); ``static`` follows node attrs
+        ``{"nic": "nic3"}`` and falls back to affinity. A name from
+        :data:`~designer.engine.routing.nic_policies.NIC_POLICIES` or a strategy function (see
+        :mod:`~designer.engine.routing.nic_policies`).
+    multipath : {"hash", "split"}
+        How a flow uses equal-cost fabric paths: one chosen by a seeded per-flow hash, or all of
+        them with an even share each.
+    seed : int
+        Seed of the ECMP hash.
+    failed : FailureSet or dict or (nodes, links), optional
+        Node and link indices that are down; paths avoid them, flows left without a path are
+        ``unroutable`` with a reason.
+    context : RoutingContext, optional
+        A context from :func:`routing_context` (then ``failed`` is ignored): lets the what-if
+        engine route under many failure sets derived from one baseline.
+
+    Returns
+    -------
+    Routes
+
+    Raises
+    ------
+    InvalidScenario
+        Unknown policy or multipath mode.
+    LimitExceeded
+        More than :data:`MAX_PATH_ENTRIES` (path, resource) entries.
+    """
+    name, policy = resolve(nic_policy)
+    if multipath not in MULTIPATH_MODES:
+        raise InvalidScenario("unknown multipath mode", [Problem(
+            "routing.multipath", f"unknown mode {multipath!r} (choose from {', '.join(MULTIPATH_MODES)})")])
+    ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
+    return Router(ctx, flows, policy, multipath, int(seed), name).run()
+
+
+class Router:
+    """One routing call: the flows, the policy and the segment registries it fills.
+
+    ``nic_slot`` (per flow, or None) is the NIC a virtual flow of a fanned-out policy uses.
+    """
+
+    def __init__(self, ctx: RoutingContext, flows, policy, multipath: str, seed: int, policy_name: str):
+        self.ctx, self.topo, self.flows = ctx, ctx.topo, flows
+        self.policy, self.policy_name, self.multipath, self.seed = policy, policy_name, multipath, seed
+        self.n = len(flows)
+        self.status = np.zeros(self.n, dtype=np.int8)
+        self.subject = np.full(self.n, -1, dtype=np.int64)
+        self.intra = SegTable()
+        self.fabric = SegTable()
+        self.nic_slot: np.ndarray | None = None
+        self.dead_nic = np.full(self.n, -1, dtype=np.int64)
+
+    def fail(self, mask: np.ndarray, code: int, subject: np.ndarray) -> None:
+        """Mark the still-routable flows of ``mask`` unroutable with ``code`` (first reason wins)."""
+        new = mask & (self.status == OK)
+        self.status[new] = code
+        self.subject[new] = subject[new] if isinstance(subject, np.ndarray) else subject
+
+    # ------------------------------------------------------------------ main
+    def run(self) -> Routes:
+        fan_out = getattr(self.policy, "fan_out", None)
+        if fan_out is not None and self.multipath == "split":
+            return self._run_fanned_out(fan_out)
+        return self._run()
+
+    def _run_fanned_out(self, fan_out) -> Routes:
+        """Route ``fan_out(self)`` virtual flows per flow, NIC slot 0..k-1 each, then fold them
+        back: the virtual flows of a flow are consecutive, so their paths already are too."""
+        f = self.flows
+        k = fan_out(self)
+        rep = np.repeat(np.arange(self.n, dtype=np.int64), k)
+        start = np.cumsum(k) - k
+        sub = Router(self.ctx, f.take(rep), self.policy, self.multipath, self.seed, self.policy_name)
+        sub.nic_slot = np.arange(len(rep), dtype=np.int64) - start[rep]
+        return fold_virtual(sub._run(), f, rep, start)
+
+    def _run(self) -> Routes:
+        ctx, f = self.ctx, self.flows
+        src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
+        self.fail(src == dst, SAME_NODE, src)
+        self.fail(ctx.node_failed[src], SRC_DOWN, src)
+        self.fail(ctx.node_failed[dst], DST_DOWN, dst)
+        hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
+        same = (hs >= 0) & (hs == hd)
+        pieces = self._pieces(src, dst, hs, hd, same)
+        return self._assemble(src, pieces)
+
+    def _pieces(self, src, dst, hs, hd, same) -> list:
+        """Per flow: a list of pieces, each (kind, first alternative, count, host) arrays; kind
+        'intra' rows hold local tokens mapped through the host, 'fabric' rows hold resources,
+        'single' pieces one resource (or -1)."""
+        sfirst, scount = self._same_host(src, dst, hs, same)
+        cross = ~same
+        gs, gd, relay = self._gateways(src, dst, hs, hd, cross)
+        p1f, p1c, p2f, p2c = self._source_side(src, hs, cross, gs, relay)
+        p4f, p4c = self._destination_side(dst, hd, cross, gd)
+        p3f, p3c, up_tok, down_tok = self._fabric_side(dst, cross, gs, gd)
+        # Host-less endpoints' own node resources (a storage box with a throughput limit).
+        node_res = self.topo.node_resource
+        src_tok = np.where(cross & (hs < 0), node_res[src], -1)
+        dst_tok = np.where(cross & (hd < 0), node_res[dst], -1)
+        return [("single", src_tok), ("intra", sfirst, scount, hs), ("intra", p1f, p1c, hs),
+                ("intra", p2f, p2c, hs), ("single", up_tok), ("fabric", p3f, p3c),
+                ("single", down_tok), ("intra", p4f, p4c, hd), ("single", dst_tok)]
+
+    def _none(self) -> np.ndarray:
+        return np.full(self.n, -1, dtype=np.int64)
+
+    def _zero(self) -> np.ndarray:
+        return np.zeros(self.n, dtype=np.int64)
+
+    def _same_host(self, src, dst, hs, same):
+        """Same host: one intra segment."""
+        ctx = self.ctx
+        sfirst, scount = self._none(), self._zero()
+        if same.any():
+            idx = np.flatnonzero(same)
+            fi, co = self._intra_lookup(hs[idx], ctx.node_local[src[idx]], ctx.node_local[dst[idx]])
+            sfirst[idx], scount[idx] = fi, co
+            self.fail(same & (scount == 0), NO_INTRA, dst)
+        return sfirst, scount
+
+    def _source_side(self, src, hs, cross, gs, relay):
+        """Source side: src → (relay →) gateway."""
+        ctx = self.ctx
+        p1f, p1c, p2f, p2c = self._none(), self._zero(), self._none(), self._zero()
+        in_host = cross & (hs >= 0) & (self.status == OK)
+        if in_host.any():
+            idx = np.flatnonzero(in_host)
+            loc_s = ctx.node_local[src[idx]]
+            via = np.where(relay[idx] >= 0, ctx.node_local[np.maximum(relay[idx], 0)], ctx.node_local[gs[idx]])
+            p1f[idx], p1c[idx] = self._intra_lookup(hs[idx], loc_s, via)
+            has_relay = relay[idx] >= 0
+            if has_relay.any():
+                ridx = idx[has_relay]
+                # relay → gateway, without repeating the relay's own node resource.
+                p2f[ridx], p2c[ridx] = self._intra_lookup(hs[ridx], ctx.node_local[relay[ridx]],
+                                                          ctx.node_local[gs[ridx]], skip_first=True)
+                self.fail(in_host & (relay >= 0) & (p2c == 0), NO_INTRA_SRC, src)
+            self.fail(in_host & (p1c == 0), NO_INTRA_SRC, src)
+        return p1f, p1c, p2f, p2c
+
+    def _destination_side(self, dst, hd, cross, gd):
+        """Destination side: gateway → dst."""
+        ctx = self.ctx
+        p4f, p4c = self._none(), self._zero()
+        out_host = cross & (hd >= 0) & (self.status == OK)
+        if out_host.any():
+            idx = np.flatnonzero(out_host)
+            p4f[idx], p4c[idx] = self._intra_lookup(hd[idx], ctx.node_local[gd[idx]], ctx.node_local[dst[idx]])
+            self.fail(out_host & (p4c == 0), NO_INTRA_DST, dst)
+        return p4f, p4c
+
+    def _fabric_side(self, dst, cross, gs, gd):
+        """Fabric: gateway → gateway through switches."""
+        p3f, p3c = self._none(), self._zero()
+        up_tok, down_tok = self._none(), self._none()
+        fab = cross & (self.status == OK)
+        if fab.any():
+            idx = np.flatnonzero(fab)
+            p3f[idx], p3c[idx], up_tok[idx], down_tok[idx] = fabric_segments(
+                self.ctx, self.fabric, self.flows, idx, gs[idx], gd[idx], self.seed)
+            self.fail(fab & (p3c == 0), NO_FABRIC, dst)
+        return p3f, p3c, up_tok, down_tok
+
+    # ------------------------------------------------------------------ lookups
+    def _intra_lookup(self, host, a, b, skip_first=False):
+        """(first, count) of the striped intra-host alternatives a→b (local) in each host."""
+        ctx = self.ctx
+        shape = ctx.host_shape[host]
+        nmax = max((s.n for s in ctx.shapes), default=1) + 1
+        keys = (shape * nmax + a) * nmax + b
+
+        def compute(key):
+            sh, rest = divmod(key, nmax * nmax)
+            la, lb = divmod(rest, nmax)
+            alts, weights = ctx.shapes[sh].striped(ctx.shapes[sh].segment(la, lb))
+            if skip_first:
+                cap_token = 2 * ctx.shapes[sh].nl + la
+                alts = [t[1:] if t and t[0] == cap_token else t for t in alts]
+            return self.intra.add((sh, la, lb, skip_first), alts, weights)
+
+        return lookup(keys, compute, space=len(ctx.shapes) * nmax * nmax)
+
+    def _gateways(self, src, dst, hs, hd, cross):
+        """Per cross-host flow: source gateway, destination gateway (global nodes; the node itself
+        when it is a host-less endpoint) and PXN relay GPU (-1 when none), chosen by the policy."""
+        # A flow whose far end is a fabric storage box uses the storage NICs.
+        storage = storage_mask(self.topo)
+        ends = Ends(src, dst, hs, hd, cross, storage[dst] | storage[src], gs=np.where(hs < 0, src, -1),
+                    gd=np.where(hd < 0, dst, -1), relay=np.full(self.n, -1, dtype=np.int64))
+        self.policy(self, ends)
+        self._check_gateways(src, dst, cross, ends.gs, ends.gd)
+        return ends.gs, ends.gd, ends.relay
+
+    def _check_gateways(self, src, dst, cross, gs, gd) -> None:
+        """Flows without a NIC, or whose NIC is down or has no working uplink: unroutable."""
+        ctx = self.ctx
+        for side_g, side_n in ((gs, src), (gd, dst)):
+            self.fail(cross & (side_g == -2), NO_NIC, side_n)
+            g = np.maximum(side_g, 0)
+            dead = cross & (side_g >= 0) & ctx.node_failed[g]
+            self.dead_nic[dead & (self.status == OK)] = g[dead & (self.status == OK)]
+            self.fail(dead, NIC_DOWN, side_n)
+            no_up = cross & (side_g >= 0) & (ctx.up_ptr[g + 1] == ctx.up_ptr[g])
+            self.dead_nic[no_up & (self.status == OK)] = g[no_up & (self.status == OK)]
+            self.fail(no_up, UPLINK_DOWN, side_n)
+
+    # ------------------------------------------------------------------ assembly
+    def _alternatives(self, piece) -> np.ndarray:
+        """Per flow: how many alternatives of ``piece`` its paths combine (at least 1)."""
+        if piece[0] == "single":
+            return np.ones(self.n, dtype=np.int64)
+        c = np.where(piece[1] >= 0, piece[2], 1)
+        if piece[0] == "fabric" and self.multipath == "hash":
+            c = np.minimum(c, 1)
+        return np.maximum(c, 1)
+
+    def _assemble(self, src, pieces) -> Routes:
+        n = self.n
+        ok = self.status == OK
+        counts = [self._alternatives(piece) for piece in pieces]
+        nsub = np.where(ok, np.prod(np.stack(counts), axis=0), 0)
+        first = np.zeros(n, dtype=np.int64)
+        np.cumsum(nsub[:-1], out=first[1:])
+        total = int(nsub.sum())
+        owner = np.repeat(np.arange(n, dtype=np.int64), nsub)
+        combo = np.arange(total, dtype=np.int64) - np.repeat(first, nsub)
+        stripes = np.ones(total)   # product of the striping weights of the rows a path combines
+        tables = {"intra": self.intra.arrays(), "fabric": self.fabric.arrays()}
+        fab_hash = flow_hash(self.flows, self.seed, salt=FABRIC_SALT) if self.multipath == "hash" else None
+        parts = []
+        for piece, c in zip(pieces, counts):
+            csub = c[owner]
+            choice = combo % csub
+            combo //= csub
+            parts.append(self._piece_rows(piece, owner, choice, stripes, tables, fab_hash))
+        flow_ptr, flow_res = concat_parts(parts, total)
+        share = stripes / np.bincount(owner, weights=stripes, minlength=n)[owner] if total else np.zeros(0)
+        if len(flow_res) > MAX_PATH_ENTRIES:
+            raise LimitExceeded("routing produced too many path entries",
+                                [Problem("routing", f"{len(flow_res):,} (path, resource) entries exceed "
+                                                    f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
+        routes = Routes(self.topo, flow_ptr, flow_res, owner, share, src, first, nsub, self.status,
+                        np.full(n, -1, dtype=np.int16), [], self.policy_name, self.subject, self.dead_nic,
+                        share.copy(), stripes)   # solver weights = shares: one flow weighs 1
+        self._classify(routes, pieces)
+        return routes
+
+    def _piece_rows(self, piece, owner, choice, stripes, tables, fab_hash):
+        """(resources, length per path) of ``piece`` in every path; multiplies ``stripes`` in
+        place by the striping weight of the alternative each path takes."""
+        if piece[0] == "single":
+            tok = piece[1][owner]
+            lens = (tok >= 0).astype(np.int64)
+            return tok[tok >= 0], lens
+        firsts = piece[1][owner]
+        present = firsts >= 0
+        if piece[0] == "fabric" and self.multipath == "hash":
+            pick = (fab_hash[owner] % np.maximum(piece[2][owner], 1).astype(np.uint64)).astype(np.int64)
+            rows = firsts + pick
+        else:
+            rows = firsts + choice
+        rows = np.where(present, rows, -1)
+        ptr, data, wrow = tables[piece[0]]
+        if present.any():
+            stripes[present] *= wrow[rows[present]]
+        vals, lens = gather_rows(ptr, data, rows)
+        if piece[0] == "intra":
+            host = np.repeat(piece[3][owner], lens)
+            vals = self.ctx.host_res_flat[self.ctx.host_res_base[host] + vals]
+        return vals, lens
+
+    def _classify(self, routes: Routes, pieces) -> None:
+        """Path class per flow, computed once per structural key: the local-token rows of the
+        intra pieces (they already encode host shape and local endpoints, so the gateways and
+        relay chosen), whether there is a fabric piece (the fabric part does not change the
+        class), and host-less endpoints."""
+        ok = np.flatnonzero(routes.status == OK)
+        if len(ok) == 0:
+            return
+        ctx = self.ctx
+        src, dst = self.flows.src[ok], self.flows.dst[ok]
+        first_path = routes.first[ok]
+        cols = []
+        for piece in pieces:
+            if piece[0] == "intra":
+                cols.append(piece[1][ok])
+            elif piece[0] == "fabric":
+                cols.append((piece[1][ok] >= 0).astype(np.int64))
+        cols.append(np.where(ctx.node_hidx[src] < 0, src, -1))
+        cols.append(np.where(ctx.node_hidx[dst] < 0, dst, -1))
+        codes, names = classify_grouped(ctx.topo, dense_ids(cols), lambda i: routes.path_nodes(int(first_path[i])))
+        routes.class_code[ok] = codes
+        routes.class_names = names

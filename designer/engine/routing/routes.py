@@ -1,0 +1,280 @@
+"""Routed flows (:class:`Routes`): the CSR of paths the solver takes, and why a flow is unroutable.
+
+Also the two ways routes are recombined: :func:`replace_flows` (a failure re-routes only the
+flows it touches) and :func:`fold_virtual` (``any`` + ``split`` routes one virtual flow per NIC
+and folds them back into their flow).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine.routing.csr import gather_rows
+from designer.engine.topology import Topology
+
+__all__ = [
+    "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual",
+    "OK", "SRC_DOWN", "DST_DOWN", "NIC_DOWN", "NO_NIC", "NO_INTRA_SRC", "NO_INTRA_DST", "NO_FABRIC",
+    "NO_INTRA", "UPLINK_DOWN", "SAME_NODE",
+]
+
+# Reason codes for unroutable flows (formatted lazily: a failure sweep can make 100k of them).
+OK, SRC_DOWN, DST_DOWN, NIC_DOWN, NO_NIC, NO_INTRA_SRC, NO_INTRA_DST, NO_FABRIC, \
+    NO_INTRA, UPLINK_DOWN, SAME_NODE = range(11)
+
+REASONS = {
+    SRC_DOWN: "source {node} is down",
+    DST_DOWN: "destination {node} is down",
+    NIC_DOWN: "{kind} {node}'s only NIC under policy {policy} is down",
+    NO_NIC: "{node} has no NIC connected to the fabric",
+    NO_INTRA_SRC: "no path inside the host from {node} to its NIC (transit rules or failures)",
+    NO_INTRA_DST: "no path inside the host from the NIC to {node} (transit rules or failures)",
+    NO_FABRIC: "no fabric path towards {node}",
+    NO_INTRA: "no path inside the host to {node} (transit rules or failures)",
+    UPLINK_DOWN: "{kind} {node}'s only NIC under policy {policy} has no working link to the fabric",
+    SAME_NODE: "source and destination are the same node ({node})",
+}
+
+
+@dataclass
+class Routes:
+    """Routed flows. Paths (sub-flows) of flow ``f`` are ``first[f] : first[f] + count[f]``.
+
+    Attributes
+    ----------
+    flow_ptr, flow_res : ndarray of int64
+        CSR over *paths*: path ``p`` crosses resources ``flow_res[flow_ptr[p]:flow_ptr[p+1]]`` in
+        path order — the solver's input. With no splitting there is one path per routed flow.
+    owner : ndarray of int64
+        Flow index of each path.
+    share : ndarray of float64
+        Fraction of its flow's bytes (and demand) each path carries; sums to 1 per routed flow.
+        Proportional to ``stripes`` within a flow.
+    src : ndarray of int64
+        Source node of each flow (the first node of each of its paths).
+    first, count : ndarray of int64
+        Per flow: index of its first path and number of paths (0 when unroutable).
+    status : ndarray of int8
+        Per flow: 0 = ok, otherwise a reason code (see :meth:`reason`).
+    class_code : ndarray of int16
+        Per flow: index into ``class_names`` of its path class (-1 when unroutable).
+    class_names : list of str
+    weight : ndarray of float64
+        Per path: its weight for the solver (``maxmin(..., weights=routes.weight)``), equal to
+        its ``share``: weights sum to 1 per flow, so a flow competes with weight 1 on every
+        resource all its paths cross (5/18, 4/18, 4/18, 5/18 for the 4 NVSwitch paths of a
+        DGX H100 GPU pair; 1/k for each of k paths of an even split; 1 for an unsplit flow).
+        Defaults to ``share``.
+    stripes : ndarray of float64
+        Per path: its striping multiplicity, the product of the striping weights of the segment
+        alternatives it combines (5, 4, 4, 5 for that GPU pair: its NVLink counts; 1 for each
+        path of an even split). Only ratios within a flow matter; :meth:`repeated` expands a
+        path into ``stripes`` sub-flows. All 1 when not given.
+    """
+
+    topo: Topology
+    flow_ptr: np.ndarray
+    flow_res: np.ndarray
+    owner: np.ndarray
+    share: np.ndarray
+    src: np.ndarray
+    first: np.ndarray
+    count: np.ndarray
+    status: np.ndarray
+    class_code: np.ndarray
+    class_names: list[str]
+    nic_policy: str = "affinity"
+    _subject: np.ndarray = field(default=None, repr=False)
+    _nic: np.ndarray = field(default=None, repr=False)   # per flow: the dead NIC a reason names
+    weight: np.ndarray = None
+    stripes: np.ndarray = None
+
+    def __post_init__(self):
+        if self.weight is None:
+            self.weight = np.asarray(self.share, dtype=np.float64).copy()
+        if self.stripes is None:
+            self.stripes = np.ones(len(self.owner))
+
+    @property
+    def num_flows(self) -> int:
+        return len(self.status)
+
+    @property
+    def num_paths(self) -> int:
+        return len(self.owner)
+
+    def ok(self) -> np.ndarray:
+        """Boolean mask of routed flows."""
+        return self.status == OK
+
+    def path_class(self, f: int) -> str | None:
+        code = int(self.class_code[f])
+        return self.class_names[code] if code >= 0 else None
+
+    def path_resources(self, p: int) -> np.ndarray:
+        return self.flow_res[self.flow_ptr[p]:self.flow_ptr[p + 1]]
+
+    def path_nodes(self, p: int) -> list[int]:
+        """Node indices of path ``p`` in order (rebuilt from its link resources)."""
+        return path_nodes_from_resources(self.topo, int(self.src[self.owner[p]]), self.path_resources(p))
+
+    def flow_paths(self, f: int) -> list[list[int]]:
+        """Every path (as node indices) of flow ``f``; empty when unroutable."""
+        return [self.path_nodes(p) for p in range(int(self.first[f]), int(self.first[f] + self.count[f]))]
+
+    def failed_nic(self, f: int) -> str | None:
+        """The NIC whose failure (down, or no working uplink) made flow ``f`` unroutable, if any:
+        ``h3/nic5`` for "GPU h3/gpu5's only NIC under policy affinity is down"."""
+        if self._nic is None or self.status[f] == OK or self._nic[f] < 0:
+            return None
+        return self.topo.node_ids[int(self._nic[f])]
+
+    def replace_flows(self, idx: np.ndarray, sub: Routes) -> Routes:
+        """These routes with the flows ``idx`` (sorted) replaced by ``sub`` (routed for exactly
+        those flows, in that order): how a failure re-routes only the flows it touches."""
+        return replace_flows(self, idx, sub)
+
+    def repeated(self) -> Routes:
+        """The same routes with every path of k ``stripes`` repeated as k sub-flows of one stripe
+        each, share and weight divided by k (so each weighs ``1 / stripes of its flow``): the
+        former repeated-sub-flow formulation, with the per-flow normalization. Weighted max-min
+        is additive on a path (k flows of weight w/k on one path get together what one flow of
+        weight w gets), so solving either gives the same per-flow rates; kept to check exactly
+        that (tests), and for tools that want one sub-flow per stripe.
+
+        Raises
+        ------
+        ValueError
+            When a path's ``stripes`` is not a positive integer.
+        """
+        k = np.rint(self.stripes).astype(np.int64)
+        if len(k) and (np.any(k < 1) or np.any(np.abs(self.stripes - k) > 1e-9 * k)):
+            raise ValueError("only integer stripes can be expanded into repeated sub-flows")
+        path = np.repeat(np.arange(self.num_paths, dtype=np.int64), k)
+        values, lens = gather_rows(self.flow_ptr, self.flow_res, path)
+        flow_ptr = np.zeros(len(path) + 1, dtype=np.int64)
+        np.cumsum(lens, out=flow_ptr[1:])
+        count = np.bincount(self.owner[path], minlength=self.num_flows).astype(np.int64)
+        first = np.zeros(self.num_flows, dtype=np.int64)
+        np.cumsum(count[:-1], out=first[1:])
+        return Routes(self.topo, flow_ptr, values, self.owner[path], (self.share / k)[path], self.src, first,
+                      count, self.status, self.class_code, list(self.class_names), self.nic_policy,
+                      self._subject, self._nic, (self.weight / k)[path], np.ones(len(path)))
+
+    def reason(self, f: int) -> str | None:
+        """Why flow ``f`` is unroutable (None when it is routed)."""
+        code = int(self.status[f])
+        if code == OK:
+            return None
+        ids = self.topo.node_ids
+        subject = int(self._subject[f])
+        name = ids[subject] if subject >= 0 else "?"
+        kind = self.topo.node_kind[subject] if subject >= 0 else "node"
+        return REASONS[code].format(node=name, kind=kind.upper() if kind in ("gpu", "nic") else kind,
+                                    policy=self.nic_policy)
+
+
+def path_nodes_from_resources(topo: Topology, start: int, resources) -> list[int]:
+    """Node sequence of a path from its start node and its ordered resources.
+
+    Parameters
+    ----------
+    topo : Topology
+    start : int
+        Index of the path's first node.
+    resources : sequence of int
+        The path's resources in order (node resources are skipped).
+
+    Returns
+    -------
+    list of int
+        Node indices from ``start`` to the path's last node.
+    """
+    nodes, cur = [start], start
+    two_l = 2 * topo.num_links
+    for r in np.asarray(resources).tolist():
+        if r >= two_l:
+            continue
+        link = r >> 1
+        cur = int(topo.link_b[link]) if (r & 1) == 0 else int(topo.link_a[link])
+        nodes.append(cur)
+    return nodes
+
+
+def replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
+    """``base`` with the flows ``idx`` (sorted) replaced by ``sub`` (see :meth:`Routes.replace_flows`)."""
+    n = base.num_flows
+    in_sub = np.zeros(n, dtype=bool)
+    in_sub[idx] = True
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[idx] = np.arange(len(idx))
+    count = base.count.copy()
+    count[idx] = sub.count
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(count[:-1], out=first[1:])
+    total = int(count.sum())
+    owner = np.repeat(np.arange(n, dtype=np.int64), count)
+    k = np.arange(total, dtype=np.int64) - first[owner]
+    use_sub = in_sub[owner]
+    src_path = base.first[owner] + k
+    if use_sub.any():
+        src_path[use_sub] = sub.first[pos[owner[use_sub]]] + k[use_sub] + base.num_paths
+    # Pool both path sets, then gather the chosen paths in flow order (CSR concatenation).
+    pool_ptr = np.concatenate([base.flow_ptr[:-1], sub.flow_ptr + len(base.flow_res)])
+    pool_res = np.concatenate([base.flow_res, sub.flow_res])
+    pool_share = np.concatenate([base.share, sub.share])
+    pool_weight = np.concatenate([base.weight, sub.weight])
+    pool_stripes = np.concatenate([base.stripes, sub.stripes])
+    starts = pool_ptr[src_path]
+    lens = pool_ptr[src_path + 1] - starts
+    flow_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(lens, out=flow_ptr[1:])
+    gather = np.arange(int(flow_ptr[-1]), dtype=np.int64) + np.repeat(starts - flow_ptr[:-1], lens)
+    names, class_code = _merge_classes(base, idx, sub)
+    status = base.status.copy()
+    status[idx] = sub.status
+    return Routes(base.topo, flow_ptr, pool_res[gather], owner, pool_share[src_path], base.src, first, count,
+                  status, class_code, names, base.nic_policy, _per_flow(base._subject, sub._subject, idx, n),
+                  _per_flow(base._nic, sub._nic, idx, n), pool_weight[src_path], pool_stripes[src_path])
+
+
+def _merge_classes(base: Routes, idx: np.ndarray, sub: Routes) -> tuple[list[str], np.ndarray]:
+    """Class names of ``base`` extended with those of ``sub``, and the merged per-flow codes."""
+    names = list(base.class_names)
+    remap = np.array([names.index(c) if c in names else names.append(c) or len(names) - 1
+                      for c in sub.class_names] + [-1], dtype=np.int16)
+    class_code = base.class_code.copy()
+    class_code[idx] = remap[sub.class_code]   # code -1 → the trailing -1
+    return names, class_code
+
+
+def _per_flow(a, b, idx: np.ndarray, n: int) -> np.ndarray:
+    out = a.copy() if a is not None else np.full(n, -1, dtype=np.int64)
+    if b is not None:
+        out[idx] = b
+    return out
+
+
+def fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes:
+    """Routes of virtual flows (``rep[v]`` = original flow, consecutive) → routes of the
+    originals: each keeps the paths of its routable virtual flows, shares divided evenly
+    among them, and solver weights with them (weights = shares, so the original weighs 1 in
+    all, not 1 per NIC: on its GPU's PCIe link it competes as one flow); ``stripes`` are
+    unchanged. An original is unroutable (with the first reason) only if all of them are."""
+    n = len(start)
+    ok_v = r.status == OK
+    live = np.bincount(rep, weights=ok_v, minlength=n)
+    owner = rep[r.owner]
+    share = r.share / np.maximum(live[owner], 1)
+    count = np.add.reduceat(r.count, start) if len(start) else np.zeros(0, np.int64)
+    status = np.where(live > 0, OK, r.status[start]).astype(np.int8)
+    subject = np.where(live > 0, -1, r._subject[start])
+    nic = np.where(live > 0, -1, r._nic[start])
+    class_code = np.full(n, -1, dtype=np.int16)
+    ok_idx = np.flatnonzero(ok_v)
+    flows_ok, first_ok = np.unique(rep[ok_idx], return_index=True)
+    class_code[flows_ok] = r.class_code[ok_idx[first_ok]]
+    return Routes(r.topo, r.flow_ptr, r.flow_res, owner, share, flows.src.astype(np.int64), r.first[start],
+                  count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic,
+                  share.copy(), r.stripes)
