@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 
 .PHONY: setup run test test-fast bench lint clean
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed node_modules/.package-lock.json
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,17 +14,23 @@ $(VENV)/.installed: requirements.txt
 	$(PIP) install --quiet -r requirements.txt
 	touch $@
 
+# ESLint for static/js (tests/test_javascript.py); npm ci writes node_modules/.package-lock.json,
+# so this runs again only when package-lock.json is newer. Without npm the JS checks skip.
+node_modules/.package-lock.json: package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --quiet --no-audit --no-fund && touch $@; \
+	else echo "npm not found: skipping the JavaScript tools (tests/test_javascript.py skips without node)"; fi
+
 ## run: web + Celery worker + embedded Redis on SQLite (Ctrl-C stops everything)
 run: setup
 	$(PY) manage.py up
 
-## test: the whole suite (engine, web, API, real worker, browser)
+## test: the whole suite (engine, web, API, real worker, browser, slow); prints the 25 slowest
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=25
 
-## test-fast: everything but the browser and real-worker tests
+## test-fast: everything but the browser, real-worker and slow tests (schemathesis, 128-host payload)
 test-fast: setup
-	$(PY) -m pytest -m "not browser and not worker"
+	$(PY) -m pytest -m "not browser and not worker and not slow" --durations=25
 
 ## bench: engine benchmarks as JSON (see docs/PERFORMANCE.md)
 bench: setup

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from designer import services
+from designer import bridge, services
 from designer.models import Scenario, SimulationJob, Topology
 
 __all__ = ["topology_new", "scenario_submit", "scenario_run"]
@@ -30,9 +30,7 @@ def topology_new(*, user, form) -> Topology:
                                        fabric=data["fabric"], options=form.cluster_options(),
                                        **common)
     if data["source"] == "host":
-        from designer.engine.templates import host_document
-
-        document = host_document(data["template"], host_id="h0", name=data["name"])
+        document = bridge.host_document(template=data["template"], host_id="h0", name=data["name"])
         return services.topology_create(document=document,
                                         message=f"from template {data['template']}", **common)
     return services.topology_create(**common)
@@ -57,24 +55,31 @@ def scenario_submit(*, user, topology: Topology, scenario: Scenario | None, form
     return scenario, job
 
 
-def scenario_run(*, user, scenario: Scenario, action: str, data: dict) -> SimulationJob:
-    """Run a saved scenario unchanged (a viewer's run: they may not save it)."""
-    job = _run(action, scenario, user, data)
+def scenario_run(*, user, scenario: Scenario, action: str, data: dict,
+                 failures: list[dict] | None = None) -> SimulationJob:
+    """Run a saved scenario without changing it (a viewer's run: they may not save it).
+
+    ``failures``, when given, replace the scenario's for this job only (a what-if); the job is
+    owned by ``user`` and the scenario stays as saved.
+    """
+    job = _run(action, scenario, user, data, failures)
     if job is None:
         raise ValidationError({"action": "choose simulate, sweep or compare"})
     return job
 
 
-def _run(action: str, scenario: Scenario, user, data: dict) -> SimulationJob | None:
+def _run(action: str, scenario: Scenario, user, data: dict,
+         failures: list[dict] | None = None) -> SimulationJob | None:
     if action == "simulate":
-        return services.job_submit_simulate(scenario=scenario, user=user)
+        return services.job_submit_simulate(scenario=scenario, user=user, failures=failures)
     if action == "sweep":
         if not data.get("sweep_over"):
             raise ValidationError({"over": "tick at least one failure class to sweep over"})
-        return services.job_submit_sweep(scenario=scenario, user=user, over=data["sweep_over"])
+        return services.job_submit_sweep(scenario=scenario, user=user, over=data["sweep_over"],
+                                         failures=failures)
     if action == "compare":
         if len(data.get("policies") or []) < 2:
             raise ValidationError({"policies": "tick at least two policies to compare"})
         return services.job_submit_compare(scenario=scenario, user=user,
-                                           policies=data["policies"])
+                                           policies=data["policies"], failures=failures)
     return None

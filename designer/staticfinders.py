@@ -1,6 +1,6 @@
 """A staticfiles finder serving the installed plotly package's ``plotly.min.js`` as
 ``vendor/plotly.min.js`` (so ``{% static 'vendor/plotly.min.js' %}`` works air-gapped, with the
-same Plotly version that ``designer/figures.py`` targets, without copying 4 MB into static/).
+same Plotly version that ``designer/figures/`` targets, without copying 4 MB into static/).
 
 Register it in ``STATICFILES_FINDERS`` (after Django's two defaults): then ``runserver``, the test
 live server, ``collectstatic`` + WhiteNoise and the manifest storage all see the file.

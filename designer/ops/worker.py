@@ -2,7 +2,7 @@
 
 - ``worker_process_init``: each pool process caps its address space (``RLIMIT_AS``).
 - ``task_prerun``/``task_postrun``: the request id sent in the message headers by the submitting
-  web request (``services._send``) goes into every log line of the task, and into the headers of
+  web request (``services.queue._send``) goes into every log line of the task, and into the headers of
   the chunks a sweep publishes; the task's start and end are logged with its duration. A job
   re-queued by the reaper after a worker loss runs without it (``request_id=-``); its job id
   links the lines.

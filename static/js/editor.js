@@ -1,36 +1,36 @@
-/* Fabricscope topology editor — entry point.
+/* Fabricscope topology editor — entry point (an ES module; no build step, works with any Django
+ * static storage).
  *
- * Load order (classic scripts, no build step, works with any Django static storage):
- *   vendor/cytoscape.min.js, js/editor/model.js, js/editor/layout.js, js/editor/catalog.js,
- *   js/editor/view.js, js/editor/app.js, js/editor.js
+ * Page: <script src="vendor/cytoscape.min.js"> (classic, defines the `cytoscape` global), then
+ * <script type="module" src="js/editor.js">; this module imports the rest of js/editor/.
  * Inputs: <script type="application/json" id="editor-config"> (see templates/designer/editor.html).
- * Test/debug hook: window.fabricscopeEditor.{getDocument(), load(doc), stats()}.
+ * Test/debug hook: window.fabricscopeEditor.{getDocument(), load(doc), stats(), editor}, announced
+ * by a `fabricscope:editor-ready` event on document.
  */
-(function () {
-  'use strict';
+import { Editor } from './editor/app.js';
 
-  function boot() {
-    const NS = window.FabricscopeEditorNS;
-    const cfgEl = document.getElementById('editor-config');
-    const root = document.getElementById('fabricscope-editor');
-    if (!cfgEl || !root || !NS || !NS.Editor || !window.cytoscape) {
-      if (root) root.textContent = 'The editor could not start (missing configuration or scripts).';
-      return;
-    }
-    let config;
-    try { config = JSON.parse(cfgEl.textContent); } catch (err) {
-      root.textContent = `The editor could not read its configuration: ${err.message}`;
-      return;
-    }
-    const editor = new NS.Editor(root, config);
-    window.fabricscopeEditor = {
-      getDocument: () => editor.getDocument(),
-      load: (doc) => editor.load(doc),
-      stats: () => editor.stats(),
-      editor,
-    };
-    document.dispatchEvent(new CustomEvent('fabricscope:editor-ready', { detail: window.fabricscopeEditor }));
+function boot() {
+  const cfgEl = document.getElementById('editor-config');
+  const root = document.getElementById('fabricscope-editor');
+  if (!cfgEl || !root || !window.cytoscape) {
+    if (root) root.textContent = 'The editor could not start (missing configuration or scripts).';
+    return;
   }
+  let config;
+  try { config = JSON.parse(cfgEl.textContent); } catch (err) {
+    root.textContent = `The editor could not read its configuration: ${err.message}`;
+    return;
+  }
+  const editor = new Editor(root, config);
+  window.fabricscopeEditor = {
+    getDocument: () => editor.getDocument(),
+    load: (doc) => editor.load(doc),
+    stats: () => editor.stats(),
+    editor,
+  };
+  document.dispatchEvent(new CustomEvent('fabricscope:editor-ready', { detail: window.fabricscopeEditor }));
+}
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot); else boot();
-})();
+// Module scripts run after the document is parsed; the check keeps boot() safe if this module is
+// ever imported earlier (e.g. from an inline module in <head>).
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot); else boot();

@@ -1,7 +1,6 @@
 /* Job page: poll the job's status every second, update the progress bar, and when the job is
    done show the result link (and go there) without a manual reload. */
-(function () {
-  'use strict';
+function initJobPage() {
   var root = document.getElementById('job');
   if (!root) return;
   var url = root.getAttribute('data-status-url');
@@ -63,4 +62,7 @@
 
   var initial = root.getAttribute('data-state');
   if (initial === 'queued' || initial === 'running') setTimeout(poll, 500);
-})();
+}
+
+// A module: runs once the page is parsed; the function keeps the early return for pages without #job.
+initJobPage();

@@ -1,8 +1,9 @@
 /* Scenario builder: add/remove workload patterns (a Django formset), show the fields a pattern's
    kind uses, and a searchable failure picker with removable chips. Works without JS too
-   (every field is rendered; the server ignores the unused ones). */
-(function () {
-  'use strict';
+   (every field is rendered; the server ignores the unused ones).
+   On a viewer's page (form[data-readonly]) the document fields are disabled and say why; the
+   failure picker stays live: it sets the failures of a what-if run (never saved). */
+function initScenarioForm() {
   var form = document.getElementById('scenario-form');
   if (!form) return;
   var list = form.querySelector('[data-patterns]');
@@ -48,7 +49,19 @@
     for (var i = 1; ; i++) if (!used['p' + i]) return 'p' + i;
   }
 
+  // A viewer's page: the document fields sit in disabled fieldsets. Say why on every control
+  // (a disabled control gets no tooltip of its own otherwise), so none looks live and dead.
+  var readonlyReason = form.getAttribute('data-readonly');
+  if (readonlyReason) {
+    form.querySelectorAll('fieldset[disabled] button, fieldset[disabled] input, fieldset[disabled] select, fieldset[disabled] textarea, button:disabled').forEach(function (el) {
+      if (el.type === 'hidden') return;
+      if (!el.title) el.title = readonlyReason;
+      el.setAttribute('aria-disabled', 'true');
+    });
+  }
+
   form.addEventListener('click', function (e) {
+    if (readonlyReason && e.target.closest('fieldset[disabled]')) return;
     if (e.target.closest('[data-add-pattern]')) {
       var node = template.content.firstElementChild.cloneNode(true);
       list.appendChild(node);
@@ -127,4 +140,7 @@
       btn.textContent = btn.textContent + '…';
     }
   });
-})();
+}
+
+// A module: runs once the page is parsed; the function keeps the early return for other pages.
+initScenarioForm();

@@ -16,6 +16,7 @@ from designer.choices import JobState
 from designer.exceptions import EngineValidationError, IllegalTransition
 from designer.models import SimulationJob, SimulationResult, SweepChunk
 
+from tests import job_delay
 from tests.conftest import wait_for
 
 
@@ -48,7 +49,7 @@ def test_unreachable_queue_fails_the_job(scenario, user, monkeypatch,
     def refuse(*args, **kwargs):
         raise ConnectionRefusedError("no broker")
 
-    monkeypatch.setattr("designer.services._send", refuse)
+    monkeypatch.setattr("designer.services.queue._send", refuse)
     with django_capture_on_commit_callbacks(execute=True):
         job = services.job_submit_simulate(scenario=scenario, user=user)
     job.refresh_from_db()
@@ -95,8 +96,9 @@ def test_cancel_queued_job_is_immediate_and_final(scenario, user, published):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_cancel_running_job_stops_it_at_a_progress_point(scenario, user, published, settings):
-    settings.FABRICSCOPE_TEST_JOB_DELAY = 30.0
+def test_cancel_running_job_stops_it_at_a_progress_point(scenario, user, published, settings,
+                                                          monkeypatch):
+    job_delay.install(30.0, setattr=monkeypatch.setattr)
     settings.FABRICSCOPE_JOB_PROGRESS_INTERVAL = 0.05
     job = services.job_submit_simulate(scenario=scenario, user=user)
     runner = threading.Thread(target=_run_and_close, args=(job.pk,))
@@ -189,7 +191,8 @@ def test_reaper_requeues_once_then_fails(scenario, user, published, settings,
                       cancel_requested=True)
     with django_capture_on_commit_callbacks(execute=True):
         outcome = services.job_reap_stale()
-    assert outcome == {"requeued": 1, "failed": 1, "cancelled": 1}
+    assert outcome == {"requeued": 1, "failed": 1, "cancelled": 1, "settled": 0,
+                       "republished": 0}
     for job in (lost, alive, twice, cancelling):
         job.refresh_from_db()
     assert lost.state == JobState.QUEUED and "w1@host lost" in lost.message

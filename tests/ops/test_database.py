@@ -51,7 +51,7 @@ def test_twenty_concurrent_saves_on_one_base_one_winner_nineteen_409(small_topol
 def test_delete_topology_cancels_live_jobs_first(scenario, user, published, monkeypatch,
                                                  django_capture_on_commit_callbacks):
     revoked = []
-    monkeypatch.setattr("designer.services._revoke", revoked.extend)
+    monkeypatch.setattr("designer.services.jobs._revoke", revoked.extend)
     queued = services.job_submit_simulate(scenario=scenario, user=user)
     running = services.job_submit_simulate(scenario=scenario, user=user)
     done = services.job_submit_simulate(scenario=scenario, user=user)
@@ -64,7 +64,7 @@ def test_delete_topology_cancels_live_jobs_first(scenario, user, published, monk
         original(topology)
         seen.extend(SimulationJob.objects.filter(topology=topology)
                     .values_list("pk", "state", "cancel_requested").order_by("pk"))
-    monkeypatch.setattr(services, "_jobs_cancel_for_delete", spy)
+    monkeypatch.setattr("designer.services.topologies._jobs_cancel_for_delete", spy)
     with django_capture_on_commit_callbacks(execute=True):
         services.topology_delete(topology=scenario.topology)
     assert seen == [(queued.pk, "cancelled", True), (running.pk, "cancelled", True),

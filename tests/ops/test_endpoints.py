@@ -204,7 +204,7 @@ def test_publish_failing_after_commit_is_recorded_and_reported(api_for, user, sc
     def broken(*args, **kwargs):
         raise ConnectionError("connection reset by peer")
 
-    monkeypatch.setattr("designer.services._send", broken)
+    monkeypatch.setattr("designer.services.queue._send", broken)
     response = api_for(user).post("/api/v1/jobs/", {"scenario": scenario.pk, "kind": "simulate"},
                                   format="json")
     assert response.status_code == 503, response.content

@@ -1,188 +1,269 @@
 /* Fabricscope editor — automatic layout.
  *
  * Used only for nodes the user has not placed by hand (those live in doc.layout.positions).
- * - Inside a host: a block diagram. NVSwitches on top, GPUs in a row, PCIe switches under them,
- *   then NICs, NVMe drives, and CPUs with their memory at the bottom. Rows below the GPUs are
- *   ordered by the barycentre of what they connect to above, which keeps PCIe trees untangled.
+ * - Inside a host: the PCIe tree (hostTree, the rule of designer/figures/hostlayout.py): NICs on
+ *   top where their uplinks leave for the fabric, NVSwitches, devices, PCIe switch levels, root
+ *   complexes, sockets, memory; each switch over its devices, each root over its switches.
  * - Hosts (and racks, as units holding their hosts) sit in rows that wrap, so a 128-host cluster
  *   is a block rather than a 90,000-pixel ribbon; group boxes never overlap.
  * - Fabric switches sit in tiers above: core, spine, leaf, ToR.
+ *
+ * Pure: no DOM (it reads the Model only), so it is unit-tested under Node.
  */
-(function (NS) {
-  'use strict';
+import { naturalCompare } from './model.js';
 
-  const DX = 66;          // px between nodes of one row in a host
-  const DY = 72;          // px between rows in a host
-  const HOST_GAP = 70;    // px between host boxes
-  const ROW_GAP = 120;    // px between rows of hosts
-  const TIER_DY = 170;    // px between fabric tiers
-  const HOST_ROWS = {
-    nvswitch: 0, gpu: 1, pcie_switch: 2, nic: 3, nvme: 4, storage: 4, cpu: 5, memory: 5,
+export const DX = 66;          // px between nodes of one row in a host
+export const DY = 72;          // px between rows in a host
+const HOST_GAP = 70;    // px between host boxes
+const ROW_GAP = 120;    // px between rows of hosts
+const TIER_DY = 170;    // px between fabric tiers
+const TIER = { core: 0, spine: 1, leaf: 2, tor: 3 };
+const cmp = (a, b) => naturalCompare(a, b);
+
+// The host drawing follows the PCIe tree, the same rule as designer/figures/hostlayout.py (the
+// result views), so a host looks the same in the editor and in its results. Rows, top (the fabric
+// side, where NIC uplinks leave) to bottom: NIC, NVSwitch, devices (GPU, NVMe, other endpoints),
+// PCIe switch levels (deepest first), root complexes, CPU sockets (attrs.role "socket"), memory.
+// Columns are a tidy tree walked from every root in natural order: each leaf takes the next
+// column, a switch or root sits over the mean of its children; rows keep nodes a column apart.
+const CHILD_ORDER = { cpu: 0, pcie_switch: 1, gpu: 2, nvme: 3, nic: 5 }; // everything else: 4
+const NOT_TREE = new Set(['cpu', 'memory', 'nvswitch']);
+const childRank = (k) => (CHILD_ORDER[k] != null ? CHILD_ORDER[k] : 4);
+
+function pcieTree(kinds, adj, sockets) {
+  const cpus = [...kinds.keys()].filter((n) => kinds.get(n) === 'cpu').sort(cmp);
+  const roots = cpus.filter((n) => sockets.has(n));
+  if (!roots.length) roots.push(...cpus);
+  const depth = new Map(roots.map((r) => [r, 0]));
+  const children = new Map();
+  const grow = (start) => {
+    let frontier = start;
+    while (frontier.length) {
+      const next = [];
+      for (const n of frontier) {
+        if (depth.get(n) > 0 && kinds.get(n) !== 'pcie_switch' && kinds.get(n) !== 'cpu') continue;
+        for (const m of [...adj.get(n)].sort(cmp)) {
+          const ok = !NOT_TREE.has(kinds.get(m)) || (kinds.get(m) === 'cpu' && sockets.has(n) && !sockets.has(m));
+          if (!depth.has(m) && ok) {
+            depth.set(m, depth.get(n) + 1);
+            if (!children.has(n)) children.set(n, []);
+            children.get(n).push(m);
+            next.push(m);
+          }
+        }
+      }
+      frontier = next;
+    }
   };
-  const TIER = { core: 0, spine: 1, leaf: 2, tor: 3 };
-  const cmp = (a, b) => NS.naturalCompare(a, b);
-
-  /** Block-diagram positions of `nodeIds` (one host), relative to the host's top-centre. */
-  function hostBlock(model, nodeIds) {
-    const rows = [];
-    for (const id of nodeIds) {
-      const n = model.node(id);
-      const r = HOST_ROWS[n.kind] != null ? HOST_ROWS[n.kind] : 6;
-      (rows[r] = rows[r] || []).push(id);
-    }
-    const inHost = new Set(nodeIds);
-    const pos = new Map();
-    let width = 0;
-    let y = 0;
-    for (let r = 0; r < rows.length; r += 1) {
-      const row = rows[r];
-      if (!row) continue;
-      row.sort(cmp);
-      if (r >= 2) {
-        // Barycentre of already placed neighbours; nodes with none keep their natural order.
-        const key = new Map();
-        row.forEach((id, i) => {
-          let sum = 0; let cnt = 0;
-          for (const lid of model.linksOf(id)) {
-            const l = model.link(lid);
-            const other = l.a === id ? l.b : l.a;
-            const p = inHost.has(other) && pos.get(other);
-            if (p) { sum += p[0]; cnt += 1; }
-          }
-          key.set(id, cnt ? sum / cnt : null);
-        });
-        // Memory sits right after the CPU socket it hangs off (same row, so no key of its own).
-        for (const id of row) {
-          if (key.get(id) != null) continue;
-          for (const lid of model.linksOf(id)) {
-            const l = model.link(lid);
-            const other = l.a === id ? l.b : l.a;
-            if (key.get(other) != null) { key.set(id, key.get(other) + 0.01); break; }
-          }
-        }
-        const withKey = row.filter((id) => key.get(id) != null);
-        if (withKey.length === row.length) {
-          row.sort((a, b) => (key.get(a) - key.get(b)) || cmp(a, b));
-        }
-      }
-      // CPUs and memory share the last row: interleave each socket's memory right after its CPU.
-      const w = (row.length - 1) * DX;
-      width = Math.max(width, w);
-      row.forEach((id, i) => pos.set(id, [i * DX - w / 2, y]));
-      y += DY;
-    }
-    return { pos, width: width + DX, height: Math.max(y - DY, 0) };
+  grow(roots);
+  const switches = [...kinds.keys()].filter((n) => kinds.get(n) === 'pcie_switch').sort(cmp);
+  // Root complexes no socket links to, switches no CPU reaches: trees of their own.
+  for (const n of cpus.concat(switches)) if (!depth.has(n)) { roots.push(n); depth.set(n, 0); grow([n]); }
+  for (const kids of children.values()) {
+    kids.sort((a, b) => (childRank(kinds.get(a)) - childRank(kinds.get(b))) || cmp(a, b));
   }
+  return { roots, children, depth };
+}
 
-  /** Positions for every node of the document (hand-placed ones are ignored here). */
-  function autoLayout(model) {
-    const out = new Map();
-    const groups = model.doc.groups;
-    const topUnits = groups.filter((g) => !g.parent || !model.group(g.parent)).map((g) => g.id).sort(cmp);
-    const hostIds = groups.filter((g) => g.kind === 'host').map((g) => g.id);
-    const hostSet = new Set(hostIds);
-
-    // 1. Host blocks, in local coordinates.
-    const blocks = new Map();
-    for (const h of hostIds) blocks.set(h, hostBlock(model, directHostNodes(model, h, hostSet)));
-
-    // 2. Units: a top-level group with the hosts inside it (a host alone is its own unit).
-    const units = topUnits.map((gid) => unitOf(model, gid, hostSet, blocks));
-    const nHosts = Math.max(1, hostIds.length);
-    const typicalW = hostIds.length ? Math.max(...[...blocks.values()].map((b) => b.width)) : 300;
-    const perRow = Math.max(4, Math.ceil(Math.sqrt(nHosts * 2)));
-    const maxRowW = Math.max(typicalW * perRow + HOST_GAP * (perRow - 1), ...units.map((u) => u.width));
-
-    let x = 0; let y = 0; let rowH = 0; let totalW = 0;
-    for (const u of units) {
-      if (x > 0 && x + u.width > maxRowW) { x = 0; y += rowH + ROW_GAP; rowH = 0; }
-      placeUnit(model, u, x, y, blocks, out);
-      x += u.width + HOST_GAP;
-      totalW = Math.max(totalW, x - HOST_GAP);
-      rowH = Math.max(rowH, u.height);
+function treeColumns(roots, children, kinds) {
+  const col = new Map();
+  let next = 0;
+  const place = (n) => {
+    const kids = children.get(n) || [];
+    if (!kids.length) { col.set(n, next); next += 1; } else {
+      const xs = kids.map(place);
+      col.set(n, xs.reduce((a, b) => a + b, 0) / xs.length);
     }
-    const bottom = units.length ? y + rowH : 0;
+    return col.get(n);
+  };
+  for (const r of roots) if ((children.get(r) || []).length) place(r);
+  const rest = [...kinds.keys()].filter((n) => !col.has(n) && !['cpu', 'memory', 'nvswitch'].includes(kinds.get(n)));
+  for (const n of rest.sort(cmp)) place(n); // devices no root complex reaches
+  return col;
+}
 
-    // 3. Fabric: ungrouped nodes. Switches in tiers above (bottom tier first, so each tier can be
-    //    ordered by the barycentre of what it connects to below); other ungrouped nodes below.
-    const free = model.doc.nodes.filter((n) => !n.group || !model.group(n.group));
-    const tiers = [[], [], [], []];
-    const others = [];
-    for (const n of free) {
-      if (n.kind === 'switch') {
-        const role = n.attrs && n.attrs.role;
-        tiers[TIER[role] != null ? TIER[role] : 2].push(n.id);
-      } else others.push(n.id);
+function rowOf(kind, switchRow, levels, isSocket) {
+  if (kind === 'nic') return 0;
+  if (kind === 'nvswitch') return 1;
+  if (kind === 'pcie_switch') return 3 + switchRow;
+  if (kind === 'cpu') return 3 + levels + (isSocket ? 1 : 0);
+  if (kind === 'memory') return 5 + levels;
+  return 2;
+}
+
+/**
+ * PCIe-tree positions of one host: `{pos: Map id -> [column centre (0.5, 1.5, ...), row]}`,
+ * `width` (columns), `rows`. Same rule and numbers as designer/figures/hostlayout.py
+ * host_tree_layout. `kinds`: Map id -> kind; `links`: [[a, b]]; `roles`: Map id -> attrs.role.
+ */
+export function hostTree(kinds, links, roles = new Map()) {
+  const adj = new Map([...kinds.keys()].map((n) => [n, new Set()]));
+  for (const [a, b] of links) {
+    if (kinds.has(a) && kinds.has(b) && a !== b) { adj.get(a).add(b); adj.get(b).add(a); }
+  }
+  const sockets = new Set([...kinds.keys()].filter((n) => kinds.get(n) === 'cpu' && roles.get(n) === 'socket'));
+  const { roots, children, depth } = pcieTree(kinds, adj, sockets);
+  const col = treeColumns(roots, children, kinds);
+  const maxCol = () => Math.max(-1, ...col.values());
+  const under = (ids, parents) => ids.forEach((n) => {
+    const xs = [...adj.get(n)].filter((m) => parents.has(m) && col.has(m)).map((m) => col.get(m));
+    col.set(n, xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : maxCol() + 1);
+  });
+  under(roots.filter((r) => !col.has(r)), new Set([...kinds.keys()].filter((n) => kinds.get(n) === 'cpu' && col.has(n))));
+  for (const n of [...kinds.keys()].filter((k) => kinds.get(k) === 'memory').sort(cmp)) {
+    const cpu = [...adj.get(n)].sort(cmp).find((m) => kinds.get(m) === 'cpu');
+    col.set(n, cpu !== undefined ? col.get(cpu) : maxCol() + 1);
+  }
+  let width = Math.max(Math.floor(maxCol()) + 1, 1);
+  const nvs = [...kinds.keys()].filter((n) => kinds.get(n) === 'nvswitch').sort(cmp);
+  nvs.forEach((n, j) => col.set(n, ((j + 0.5) * width) / nvs.length - 0.5));
+  const levels = [...new Set([...depth].filter(([n]) => kinds.get(n) === 'pcie_switch').map(([, d]) => d))]
+    .sort((a, b) => b - a);
+  const levelRow = new Map(levels.map((d, i) => [d, i]));
+  const row = new Map([...kinds].map(([n, k]) => [n, rowOf(k, levelRow.get(depth.get(n)) || 0, levels.length || 1, sockets.has(n))]));
+  spreadRows(col, row);
+  const used = [...new Set(row.values())].sort((a, b) => a - b);
+  const renumber = new Map(used.map((r, i) => [r, i]));
+  width = Math.max(width, Math.floor(maxCol()) + 1);
+  const pos = new Map([...kinds.keys()].map((n) => [n, [col.get(n) + 0.5, renumber.get(row.get(n))]]));
+  return { pos, width, rows: used.length };
+}
+
+function spreadRows(col, row) {
+  const byRow = new Map();
+  for (const [n, r] of row) { if (!byRow.has(r)) byRow.set(r, []); byRow.get(r).push(n); }
+  for (const ids of byRow.values()) {
+    ids.sort((a, b) => (col.get(a) - col.get(b)) || cmp(a, b));
+    for (let i = 1; i < ids.length; i += 1) {
+      if (col.get(ids[i]) < col.get(ids[i - 1]) + 1) col.set(ids[i], col.get(ids[i - 1]) + 1);
     }
-    const usedTiers = tiers.map((t, i) => (t.length ? i : -1)).filter((i) => i >= 0);
-    const centre = totalW / 2;
-    const width = Math.max(totalW, 400);
-    // Tiers spread with the size of the host area, so fabric links stay readable at any scale.
-    const tierDy = Math.max(TIER_DY, Math.min(bottom * 0.12, 900));
-    usedTiers.slice().reverse().forEach((t, k) => {
-      const ty = -tierDy * (k + 1) - (units.length ? 40 : 0);
-      spreadRow(model, tiers[t], ty, centre, width, out);
-    });
-    if (others.length) spreadRow(model, others, bottom + ROW_GAP + 40, centre, width, out);
-    return out;
   }
+}
 
-  function directHostNodes(model, hostId, hostSet) {
-    // Nodes in the host or in a non-host subgroup of it.
-    const out = [...(model.childNodes.get(hostId) || [])];
-    const stack = [...(model.childGroups.get(hostId) || [])];
-    while (stack.length) {
-      const g = stack.pop();
-      if (hostSet.has(g)) continue;
-      out.push(...(model.childNodes.get(g) || []));
-      stack.push(...(model.childGroups.get(g) || []));
+/** PCIe-tree positions of `nodeIds` (one host) in px, relative to the host's top-centre. */
+export function hostBlock(model, nodeIds) {
+  if (!nodeIds.length) return { pos: new Map(), width: DX, height: 0 };
+  const inHost = new Set(nodeIds);
+  const kinds = new Map(nodeIds.map((id) => [id, model.node(id).kind]));
+  const roles = new Map(nodeIds.map((id) => [id, (model.node(id).attrs || {}).role]));
+  const links = [];
+  for (const id of nodeIds) {
+    for (const lid of model.linksOf(id)) {
+      const l = model.link(lid);
+      if (l.a === id && inHost.has(l.b)) links.push([l.a, l.b]);
     }
-    return out;
   }
+  const tree = hostTree(kinds, links, roles);
+  const pos = new Map([...tree.pos].map(([id, [c, r]]) => [id, [(c - tree.width / 2) * DX, r * DY]]));
+  return { pos, width: tree.width * DX, height: (tree.rows - 1) * DY };
+}
 
-  function unitOf(model, gid, hostSet, blocks) {
-    const hosts = hostSet.has(gid) ? [gid] : model.descendantGroups(gid).filter((g) => hostSet.has(g)).sort(cmp);
-    const hostInside = new Set();
-    for (const h of hosts) for (const n of model.descendantNodes(h)) hostInside.add(n);
-    const extra = hostSet.has(gid) ? [] : model.descendantNodes(gid).filter((n) => !hostInside.has(n)).sort(cmp);
-    let width = 0; let height = 0;
-    for (const h of hosts) { width += blocks.get(h).width; height = Math.max(height, blocks.get(h).height); }
-    width += HOST_GAP * Math.max(0, hosts.length - 1);
-    width = Math.max(width, extra.length * DX, DX);
-    if (extra.length) height += DY * 1.6;
-    return { id: gid, hosts, extra, width, height };
+/** Positions for every node of the document (hand-placed ones are ignored here). */
+export function autoLayout(model) {
+  const out = new Map();
+  const groups = model.doc.groups;
+  const topUnits = groups.filter((g) => !g.parent || !model.group(g.parent)).map((g) => g.id).sort(cmp);
+  const hostIds = groups.filter((g) => g.kind === 'host').map((g) => g.id);
+  const hostSet = new Set(hostIds);
+
+  // 1. Host blocks, in local coordinates.
+  const blocks = new Map();
+  for (const h of hostIds) blocks.set(h, hostBlock(model, directHostNodes(model, h, hostSet)));
+
+  // 2. Units: a top-level group with the hosts inside it (a host alone is its own unit).
+  const units = topUnits.map((gid) => unitOf(model, gid, hostSet, blocks));
+  const nHosts = Math.max(1, hostIds.length);
+  const typicalW = hostIds.length ? Math.max(...[...blocks.values()].map((b) => b.width)) : 300;
+  const perRow = Math.max(4, Math.ceil(Math.sqrt(nHosts * 2)));
+  const maxRowW = Math.max(typicalW * perRow + HOST_GAP * (perRow - 1), ...units.map((u) => u.width));
+
+  let x = 0; let y = 0; let rowH = 0; let totalW = 0;
+  for (const u of units) {
+    if (x > 0 && x + u.width > maxRowW) { x = 0; y += rowH + ROW_GAP; rowH = 0; }
+    placeUnit(model, u, x, y, blocks, out);
+    x += u.width + HOST_GAP;
+    totalW = Math.max(totalW, x - HOST_GAP);
+    rowH = Math.max(rowH, u.height);
   }
+  const bottom = units.length ? y + rowH : 0;
 
-  function placeUnit(model, u, x0, y0, blocks, out) {
-    let x = x0;
-    const hostTop = u.extra.length ? y0 + DY * 1.6 : y0;
-    for (const h of u.hosts) {
-      const b = blocks.get(h);
-      const cx = x + b.width / 2;
-      for (const [id, p] of b.pos) out.set(id, [Math.round(cx + p[0]), Math.round(hostTop + p[1])]);
-      x += b.width + HOST_GAP;
+  // 3. Fabric: ungrouped nodes. Switches in tiers above (bottom tier first, so each tier can be
+  //    ordered by the barycentre of what it connects to below); other ungrouped nodes below.
+  const free = model.doc.nodes.filter((n) => !n.group || !model.group(n.group));
+  const tiers = [[], [], [], []];
+  const others = [];
+  for (const n of free) {
+    if (n.kind === 'switch') {
+      const role = n.attrs && n.attrs.role;
+      tiers[TIER[role] != null ? TIER[role] : 2].push(n.id);
+    } else others.push(n.id);
+  }
+  const usedTiers = tiers.map((t, i) => (t.length ? i : -1)).filter((i) => i >= 0);
+  const centre = totalW / 2;
+  const width = Math.max(totalW, 400);
+  // Tiers spread with the size of the host area, so fabric links stay readable at any scale.
+  const tierDy = Math.max(TIER_DY, Math.min(bottom * 0.12, 900));
+  usedTiers.slice().reverse().forEach((t, k) => {
+    const ty = -tierDy * (k + 1) - (units.length ? 40 : 0);
+    spreadRow(model, tiers[t], ty, centre, width, out);
+  });
+  if (others.length) spreadRow(model, others, bottom + ROW_GAP + 40, centre, width, out);
+  return out;
+}
+
+function directHostNodes(model, hostId, hostSet) {
+  // Nodes in the host or in a non-host subgroup of it.
+  const out = [...(model.childNodes.get(hostId) || [])];
+  const stack = [...(model.childGroups.get(hostId) || [])];
+  while (stack.length) {
+    const g = stack.pop();
+    if (hostSet.has(g)) continue;
+    out.push(...(model.childNodes.get(g) || []));
+    stack.push(...(model.childGroups.get(g) || []));
+  }
+  return out;
+}
+
+function unitOf(model, gid, hostSet, blocks) {
+  const hosts = hostSet.has(gid) ? [gid] : model.descendantGroups(gid).filter((g) => hostSet.has(g)).sort(cmp);
+  const hostInside = new Set();
+  for (const h of hosts) for (const n of model.descendantNodes(h)) hostInside.add(n);
+  const extra = hostSet.has(gid) ? [] : model.descendantNodes(gid).filter((n) => !hostInside.has(n)).sort(cmp);
+  let width = 0; let height = 0;
+  for (const h of hosts) { width += blocks.get(h).width; height = Math.max(height, blocks.get(h).height); }
+  width += HOST_GAP * Math.max(0, hosts.length - 1);
+  width = Math.max(width, extra.length * DX, DX);
+  if (extra.length) height += DY * 1.6;
+  return { id: gid, hosts, extra, width, height };
+}
+
+function placeUnit(model, u, x0, y0, blocks, out) {
+  let x = x0;
+  const hostTop = u.extra.length ? y0 + DY * 1.6 : y0;
+  for (const h of u.hosts) {
+    const b = blocks.get(h);
+    const cx = x + b.width / 2;
+    for (const [id, p] of b.pos) out.set(id, [Math.round(cx + p[0]), Math.round(hostTop + p[1])]);
+    x += b.width + HOST_GAP;
+  }
+  const w = (u.extra.length - 1) * DX;
+  const cx = x0 + u.width / 2;
+  u.extra.forEach((id, i) => out.set(id, [Math.round(cx - w / 2 + i * DX), y0]));
+}
+
+function spreadRow(model, ids, y, centre, width, out) {
+  const key = new Map();
+  for (const id of ids) {
+    let sum = 0; let cnt = 0;
+    for (const lid of model.linksOf(id)) {
+      const l = model.link(lid);
+      const p = out.get(l.a === id ? l.b : l.a);
+      if (p) { sum += p[0]; cnt += 1; }
     }
-    const w = (u.extra.length - 1) * DX;
-    const cx = x0 + u.width / 2;
-    u.extra.forEach((id, i) => out.set(id, [Math.round(cx - w / 2 + i * DX), y0]));
+    key.set(id, cnt ? Math.round(sum / cnt / 20) : Infinity);
   }
-
-  function spreadRow(model, ids, y, centre, width, out) {
-    const key = new Map();
-    for (const id of ids) {
-      let sum = 0; let cnt = 0;
-      for (const lid of model.linksOf(id)) {
-        const l = model.link(lid);
-        const p = out.get(l.a === id ? l.b : l.a);
-        if (p) { sum += p[0]; cnt += 1; }
-      }
-      key.set(id, cnt ? Math.round(sum / cnt / 20) : Infinity);
-    }
-    ids.sort((a, b) => (key.get(a) - key.get(b)) || cmp(a, b));
-    const step = Math.max(90, Math.min(width / Math.max(ids.length, 1), 400));
-    const w = step * (ids.length - 1);
-    ids.forEach((id, i) => out.set(id, [Math.round(centre - w / 2 + i * step), Math.round(y)]));
-  }
-
-  NS.layout = { autoLayout, hostBlock, DX, DY };
-})(window.FabricscopeEditorNS = window.FabricscopeEditorNS || {});
+  ids.sort((a, b) => (key.get(a) - key.get(b)) || cmp(a, b));
+  const step = Math.max(90, Math.min(width / Math.max(ids.length, 1), 400));
+  const w = step * (ids.length - 1);
+  ids.forEach((id, i) => out.set(id, [Math.round(centre - w / 2 + i * step), Math.round(y)]));
+}

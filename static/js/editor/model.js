@@ -7,324 +7,298 @@
  * Every edit is a transaction: a list of primitive ops, each carrying its `before` and `after`
  * value, so undo is "apply the ops backwards with `before`" and never needs a document snapshot
  * (snapshots of a 1 MB document per keystroke would not scale).
+ *
+ * What the user is looking at (collapsed groups, zoom, selection, search) is view state and
+ * lives in viewstate.js, not here: only transactions are edits, dirty the document or undo.
+ *
+ * Pure: no DOM, so it runs (and is unit-tested) under Node as well as in the browser.
  */
-(function (NS) {
-  'use strict';
+export const KINDS = ['gpu', 'cpu', 'memory', 'pcie_switch', 'nvswitch', 'nic', 'nvme', 'switch', 'storage'];
+export const ID_PREFIX = {
+  gpu: 'gpu', cpu: 'cpu', memory: 'mem', pcie_switch: 'pcie', nvswitch: 'nvsw', nic: 'nic',
+  nvme: 'nvme', switch: 'sw', storage: 'storage',
+};
+const collator = new Intl.Collator(undefined, { numeric: true });
+export const naturalCompare = (a, b) => collator.compare(a, b);
+export const clone = (o) => (o == null ? o : JSON.parse(JSON.stringify(o)));
+const COLLECTION = { node: 'nodes', link: 'links', group: 'groups' };
 
-  const KINDS = ['gpu', 'cpu', 'memory', 'pcie_switch', 'nvswitch', 'nic', 'nvme', 'switch', 'storage'];
-  const ID_PREFIX = {
-    gpu: 'gpu', cpu: 'cpu', memory: 'mem', pcie_switch: 'pcie', nvswitch: 'nvsw', nic: 'nic',
-    nvme: 'nvme', switch: 'sw', storage: 'storage',
-  };
-  const collator = new Intl.Collator(undefined, { numeric: true });
-  const naturalCompare = (a, b) => collator.compare(a, b);
-  const clone = (o) => (o == null ? o : JSON.parse(JSON.stringify(o)));
-  const COLLECTION = { node: 'nodes', link: 'links', group: 'groups' };
+export function normalizeDocument(input) {
+  const doc = clone(input) || {};
+  doc.format = doc.format || 'fabricscope.topology/1';
+  if (doc.name == null) doc.name = 'untitled';
+  doc.groups = Array.isArray(doc.groups) ? doc.groups : [];
+  doc.nodes = Array.isArray(doc.nodes) ? doc.nodes : [];
+  doc.links = Array.isArray(doc.links) ? doc.links : [];
+  const layout = doc.layout && typeof doc.layout === 'object' ? doc.layout : {};
+  layout.positions = layout.positions && typeof layout.positions === 'object' ? layout.positions : {};
+  layout.collapsed = Array.isArray(layout.collapsed) ? layout.collapsed : [];
+  doc.layout = layout;
+  return doc;
+}
 
-  function normalizeDocument(input) {
-    const doc = clone(input) || {};
-    doc.format = doc.format || 'fabricscope.topology/1';
-    if (doc.name == null) doc.name = 'untitled';
-    doc.groups = Array.isArray(doc.groups) ? doc.groups : [];
-    doc.nodes = Array.isArray(doc.nodes) ? doc.nodes : [];
-    doc.links = Array.isArray(doc.links) ? doc.links : [];
-    const layout = doc.layout && typeof doc.layout === 'object' ? doc.layout : {};
-    layout.positions = layout.positions && typeof layout.positions === 'object' ? layout.positions : {};
-    layout.collapsed = Array.isArray(layout.collapsed) ? layout.collapsed : [];
-    doc.layout = layout;
+export class Model {
+  constructor(doc) {
+    this.listeners = new Set();
+    this.load(doc);
+  }
+
+  /* ---------------------------------------------------------------- loading, events */
+  load(doc) {
+    this.doc = normalizeDocument(doc);
+    this.undoStack = [];
+    this.redoStack = [];
+    this.savedTop = null;
+    this.reindex();
+    this.emit({ type: 'load' });
+  }
+
+  on(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  emit(evt) { for (const fn of this.listeners) fn(evt); }
+
+  reindex() {
+    const d = this.doc;
+    this.nodeById = new Map(d.nodes.map((n) => [n.id, n]));
+    this.linkById = new Map(d.links.map((l) => [l.id, l]));
+    this.groupById = new Map(d.groups.map((g) => [g.id, g]));
+    this.linksByNode = new Map();
+    for (const l of d.links) {
+      for (const end of [l.a, l.b]) {
+        let arr = this.linksByNode.get(end);
+        if (!arr) this.linksByNode.set(end, (arr = []));
+        arr.push(l.id);
+      }
+    }
+    this.childGroups = new Map();
+    this.childNodes = new Map();
+    for (const g of d.groups) if (g.parent) push(this.childGroups, g.parent, g.id);
+    for (const n of d.nodes) if (n.group) push(this.childNodes, n.group, n.id);
+  }
+
+  /* ---------------------------------------------------------------- queries */
+  node(id) { return this.nodeById.get(id); }
+  link(id) { return this.linkById.get(id); }
+  group(id) { return this.groupById.get(id); }
+  linksOf(nodeId) { return this.linksByNode.get(nodeId) || []; }
+  position(id) { return this.doc.layout.positions[id] || null; }
+
+  /** Group chain from the innermost group of `nodeId` outwards. */
+  ancestors(groupId) {
+    const out = [];
+    const seen = new Set();
+    let g = groupId ? this.groupById.get(groupId) : null;
+    while (g && !seen.has(g.id)) { out.push(g.id); seen.add(g.id); g = g.parent ? this.groupById.get(g.parent) : null; }
+    return out;
+  }
+
+  descendantGroups(groupId) {
+    const out = [];
+    const stack = [groupId];
+    while (stack.length) {
+      const id = stack.pop();
+      for (const c of this.childGroups.get(id) || []) { out.push(c); stack.push(c); }
+    }
+    return out;
+  }
+
+  descendantNodes(groupId) {
+    const out = [...(this.childNodes.get(groupId) || [])];
+    for (const g of this.descendantGroups(groupId)) out.push(...(this.childNodes.get(g) || []));
+    return out;
+  }
+
+  hostOf(nodeId) {
+    const n = this.nodeById.get(nodeId);
+    if (!n) return null;
+    for (const g of this.ancestors(n.group)) if (this.groupById.get(g).kind === 'host') return g;
+    return null;
+  }
+
+  idTaken(id) { return this.nodeById.has(id) || this.groupById.has(id); }
+
+  /** Next free id shaped like `base` ("h0/gpu3" -> "h0/gpu8"), among nodes and groups. */
+  uniqueId(base, taken) {
+    const isTaken = (id) => this.idTaken(id) || (taken && taken.has(id));
+    if (!isTaken(base)) return base;
+    const m = /^(.*?)(\d+)$/.exec(base);
+    const stem = m ? m[1] : base;
+    let i = m ? Number(m[2]) + 1 : 1;
+    while (isTaken(stem + i)) i += 1;
+    return stem + i;
+  }
+
+  uniqueLinkId(base, taken) {
+    const isTaken = (id) => this.linkById.has(id) || (taken && taken.has(id));
+    if (!isTaken(base)) return base;
+    let i = 2;
+    while (isTaken(`${base}~${i}`)) i += 1;
+    return `${base}~${i}`;
+  }
+
+  newNodeId(kind, groupId, role) {
+    const stem = kind === 'switch' && role ? role : ID_PREFIX[kind] || kind;
+    return this.uniqueId(`${groupId ? groupId + '/' : ''}${stem}0`);
+  }
+
+  newLinkId(a, b) {
+    const na = this.nodeById.get(a);
+    const nb = this.nodeById.get(b);
+    // "h0/gpu0-pcie0" as in DESIGN §2.1: drop b's group prefix when both sit in one group.
+    let bPart = b;
+    if (na && nb && na.group && na.group === nb.group && b.startsWith(na.group + '/')) bPart = b.slice(na.group.length + 1);
+    return this.uniqueLinkId(`${a}-${bPart}`);
+  }
+
+  /* ---------------------------------------------------------------- transactions */
+  /** Apply `ops` as one undoable step labelled `label`. */
+  apply(ops, label) {
+    ops = ops.filter(Boolean);
+    if (!ops.length) return false;
+    for (const op of ops) this.applyOp(op, false);
+    this.undoStack.push({ ops, label });
+    if (this.undoStack.length > 500) this.undoStack.shift();
+    this.redoStack = [];
+    this.reindex();
+    this.emit({ type: 'change', ops, label });
+    return true;
+  }
+
+  undo() {
+    const tx = this.undoStack.pop();
+    if (!tx) return null;
+    for (let i = tx.ops.length - 1; i >= 0; i -= 1) this.applyOp(tx.ops[i], true);
+    this.redoStack.push(tx);
+    this.reindex();
+    this.emit({ type: 'change', ops: tx.ops, label: tx.label, undo: true });
+    return tx.label;
+  }
+
+  redo() {
+    const tx = this.redoStack.pop();
+    if (!tx) return null;
+    for (const op of tx.ops) this.applyOp(op, false);
+    this.undoStack.push(tx);
+    this.reindex();
+    this.emit({ type: 'change', ops: tx.ops, label: tx.label, redo: true });
+    return tx.label;
+  }
+
+  canUndo() { return this.undoStack.length > 0; }
+  canRedo() { return this.redoStack.length > 0; }
+
+  applyOp(op, backwards) {
+    const value = backwards ? op.before : op.after;
+    const prev = backwards ? op.after : op.before;
+    if (op.t === 'pos') {
+      if (value) this.doc.layout.positions[op.id] = [value[0], value[1]];
+      else delete this.doc.layout.positions[op.id];
+      return;
+    }
+    if (op.t === 'doc') {
+      this.doc = normalizeDocument(value);
+      this.reindex();
+      return;
+    }
+    if (op.t === 'meta') {
+      if (value === undefined) delete this.doc[op.key]; else this.doc[op.key] = clone(value);
+      return;
+    }
+    const arr = this.doc[COLLECTION[op.t]];
+    if (prev == null) {
+      const at = op.index == null || op.index > arr.length ? arr.length : op.index;
+      arr.splice(at, 0, clone(value));
+      if (op.index == null) op.index = at;
+    } else {
+      const idx = arr.findIndex((x) => x.id === op.id);
+      if (idx < 0) throw new Error(`model: no ${op.t} ${op.id}`);
+      if (value == null) { arr.splice(idx, 1); op.index = idx; } else arr[idx] = clone(value);
+    }
+  }
+
+  /* ---------------------------------------------------------------- op builders */
+  opAdd(t, obj) { return { t, id: obj.id, before: null, after: clone(obj) }; }
+  opRemove(t, obj) { return { t, id: obj.id, before: clone(obj), after: null }; }
+  opUpdate(t, before, after) { return { t, id: before.id, before: clone(before), after: clone(after) }; }
+  opPos(id, after) {
+    const before = this.doc.layout.positions[id] || null;
+    if (before && after && before[0] === after[0] && before[1] === after[1]) return null;
+    if (!before && !after) return null;
+    return { t: 'pos', id, before: before && [...before], after: after && [Math.round(after[0]), Math.round(after[1])] };
+  }
+
+  /** Ops deleting nodes, groups (with everything inside) and links, plus their positions. */
+  opsDelete({ nodes = [], links = [], groups = [] }) {
+    const nodeSet = new Set(nodes);
+    const groupSet = new Set();
+    for (const g of groups) {
+      if (!this.groupById.has(g)) continue;
+      groupSet.add(g);
+      for (const d of this.descendantGroups(g)) groupSet.add(d);
+      for (const n of this.descendantNodes(g)) nodeSet.add(n);
+    }
+    const linkSet = new Set(links);
+    for (const n of nodeSet) for (const l of this.linksOf(n)) linkSet.add(l);
+    const ops = [];
+    for (const l of this.doc.links) if (linkSet.has(l.id)) ops.push(this.opRemove('link', l));
+    for (const n of this.doc.nodes) {
+      if (!nodeSet.has(n.id)) continue;
+      ops.push(this.opRemove('node', n));
+      ops.push(this.opPos(n.id, null));
+    }
+    // Children before parents, so an undo re-creates parents first.
+    const depth = (id) => this.ancestors(id).length;
+    [...groupSet].sort((a, b) => depth(b) - depth(a)).forEach((id) => {
+      ops.push(this.opRemove('group', this.groupById.get(id)));
+      ops.push(this.opPos(id, null));
+    });
+    return ops.filter(Boolean);
+  }
+
+  /** Ops renaming node `oldId` to `newId` (links and positions follow). */
+  opsRenameNode(oldId, newId) {
+    const n = this.nodeById.get(oldId);
+    const idx = this.doc.nodes.indexOf(n);
+    const ops = [];
+    ops.push({ t: 'node', id: oldId, before: clone(n), after: null });
+    ops.push({ t: 'node', id: newId, before: null, after: { ...clone(n), id: newId }, index: idx });
+    for (const lid of this.linksOf(oldId)) {
+      const l = this.linkById.get(lid);
+      const after = { ...clone(l) };
+      if (after.a === oldId) after.a = newId;
+      if (after.b === oldId) after.b = newId;
+      ops.push(this.opUpdate('link', l, after));
+    }
+    const p = this.position(oldId);
+    if (p) { ops.push(this.opPos(oldId, null)); ops.push(this.opPos(newId, p)); }
+    return ops;
+  }
+
+  /* ---------------------------------------------------------------- dirty tracking */
+  isDirty() {
+    const top = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
+    return top !== this.savedTop;
+  }
+
+  markSaved() {
+    this.savedTop = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
+    this.emit({ type: 'saved' });
+  }
+
+  /** The document as saved/exported: empty layout parts are dropped, and so is the legacy
+   * `layout.collapsed` hint (collapsing is view state, see viewstate.js). */
+  toJSON() {
+    const doc = clone(this.doc);
+    const pos = doc.layout.positions;
+    for (const id of Object.keys(pos)) if (!this.nodeById.has(id) && !this.groupById.has(id)) delete pos[id];
+    if (!Object.keys(pos).length) delete doc.layout.positions;
+    delete doc.layout.collapsed;
+    if (!Object.keys(doc.layout).length) delete doc.layout;
     return doc;
   }
+}
 
-  class Model {
-    constructor(doc) {
-      this.listeners = new Set();
-      this.load(doc);
-    }
-
-    /* ---------------------------------------------------------------- loading, events */
-    load(doc) {
-      this.doc = normalizeDocument(doc);
-      this.undoStack = [];
-      this.redoStack = [];
-      this.savedTop = null;
-      this.layoutDirty = false;
-      this.reindex();
-      this.emit({ type: 'load' });
-    }
-
-    on(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
-    emit(evt) { for (const fn of this.listeners) fn(evt); }
-
-    reindex() {
-      const d = this.doc;
-      this.nodeById = new Map(d.nodes.map((n) => [n.id, n]));
-      this.linkById = new Map(d.links.map((l) => [l.id, l]));
-      this.groupById = new Map(d.groups.map((g) => [g.id, g]));
-      this.linksByNode = new Map();
-      for (const l of d.links) {
-        for (const end of [l.a, l.b]) {
-          let arr = this.linksByNode.get(end);
-          if (!arr) this.linksByNode.set(end, (arr = []));
-          arr.push(l.id);
-        }
-      }
-      this.childGroups = new Map();
-      this.childNodes = new Map();
-      for (const g of d.groups) if (g.parent) push(this.childGroups, g.parent, g.id);
-      for (const n of d.nodes) if (n.group) push(this.childNodes, n.group, n.id);
-      this.collapsedSet = new Set(d.layout.collapsed.filter((id) => this.groupById.has(id)));
-    }
-
-    /* ---------------------------------------------------------------- queries */
-    node(id) { return this.nodeById.get(id); }
-    link(id) { return this.linkById.get(id); }
-    group(id) { return this.groupById.get(id); }
-    linksOf(nodeId) { return this.linksByNode.get(nodeId) || []; }
-    isCollapsed(groupId) { return this.collapsedSet.has(groupId); }
-    position(id) { return this.doc.layout.positions[id] || null; }
-
-    /** Group chain from the innermost group of `nodeId` outwards. */
-    ancestors(groupId) {
-      const out = [];
-      const seen = new Set();
-      let g = groupId ? this.groupById.get(groupId) : null;
-      while (g && !seen.has(g.id)) { out.push(g.id); seen.add(g.id); g = g.parent ? this.groupById.get(g.parent) : null; }
-      return out;
-    }
-
-    descendantGroups(groupId) {
-      const out = [];
-      const stack = [groupId];
-      while (stack.length) {
-        const id = stack.pop();
-        for (const c of this.childGroups.get(id) || []) { out.push(c); stack.push(c); }
-      }
-      return out;
-    }
-
-    descendantNodes(groupId) {
-      const out = [...(this.childNodes.get(groupId) || [])];
-      for (const g of this.descendantGroups(groupId)) out.push(...(this.childNodes.get(g) || []));
-      return out;
-    }
-
-    hostOf(nodeId) {
-      const n = this.nodeById.get(nodeId);
-      if (!n) return null;
-      for (const g of this.ancestors(n.group)) if (this.groupById.get(g).kind === 'host') return g;
-      return null;
-    }
-
-    idTaken(id) { return this.nodeById.has(id) || this.groupById.has(id); }
-
-    /** Next free id shaped like `base` ("h0/gpu3" -> "h0/gpu8"), among nodes and groups. */
-    uniqueId(base, taken) {
-      const isTaken = (id) => this.idTaken(id) || (taken && taken.has(id));
-      if (!isTaken(base)) return base;
-      const m = /^(.*?)(\d+)$/.exec(base);
-      const stem = m ? m[1] : base;
-      let i = m ? Number(m[2]) + 1 : 1;
-      while (isTaken(stem + i)) i += 1;
-      return stem + i;
-    }
-
-    uniqueLinkId(base, taken) {
-      const isTaken = (id) => this.linkById.has(id) || (taken && taken.has(id));
-      if (!isTaken(base)) return base;
-      let i = 2;
-      while (isTaken(`${base}~${i}`)) i += 1;
-      return `${base}~${i}`;
-    }
-
-    newNodeId(kind, groupId, role) {
-      const stem = kind === 'switch' && role ? role : ID_PREFIX[kind] || kind;
-      return this.uniqueId(`${groupId ? groupId + '/' : ''}${stem}0`);
-    }
-
-    newLinkId(a, b) {
-      const na = this.nodeById.get(a);
-      const nb = this.nodeById.get(b);
-      // "h0/gpu0-pcie0" as in DESIGN §2.1: drop b's group prefix when both sit in one group.
-      let bPart = b;
-      if (na && nb && na.group && na.group === nb.group && b.startsWith(na.group + '/')) bPart = b.slice(na.group.length + 1);
-      return this.uniqueLinkId(`${a}-${bPart}`);
-    }
-
-    /* ---------------------------------------------------------------- transactions */
-    /** Apply `ops` as one undoable step labelled `label`. */
-    apply(ops, label) {
-      ops = ops.filter(Boolean);
-      if (!ops.length) return false;
-      for (const op of ops) this.applyOp(op, false);
-      this.undoStack.push({ ops, label });
-      if (this.undoStack.length > 500) this.undoStack.shift();
-      this.redoStack = [];
-      this.reindex();
-      this.emit({ type: 'change', ops, label });
-      return true;
-    }
-
-    undo() {
-      const tx = this.undoStack.pop();
-      if (!tx) return null;
-      for (let i = tx.ops.length - 1; i >= 0; i -= 1) this.applyOp(tx.ops[i], true);
-      this.redoStack.push(tx);
-      this.reindex();
-      this.emit({ type: 'change', ops: tx.ops, label: tx.label, undo: true });
-      return tx.label;
-    }
-
-    redo() {
-      const tx = this.redoStack.pop();
-      if (!tx) return null;
-      for (const op of tx.ops) this.applyOp(op, false);
-      this.undoStack.push(tx);
-      this.reindex();
-      this.emit({ type: 'change', ops: tx.ops, label: tx.label, redo: true });
-      return tx.label;
-    }
-
-    canUndo() { return this.undoStack.length > 0; }
-    canRedo() { return this.redoStack.length > 0; }
-
-    applyOp(op, backwards) {
-      const value = backwards ? op.before : op.after;
-      const prev = backwards ? op.after : op.before;
-      if (op.t === 'pos') {
-        if (value) this.doc.layout.positions[op.id] = [value[0], value[1]];
-        else delete this.doc.layout.positions[op.id];
-        return;
-      }
-      if (op.t === 'doc') {
-        this.doc = normalizeDocument(value);
-        this.reindex();
-        return;
-      }
-      if (op.t === 'meta') {
-        if (value === undefined) delete this.doc[op.key]; else this.doc[op.key] = clone(value);
-        return;
-      }
-      const arr = this.doc[COLLECTION[op.t]];
-      if (prev == null) {
-        const at = op.index == null || op.index > arr.length ? arr.length : op.index;
-        arr.splice(at, 0, clone(value));
-        if (op.index == null) op.index = at;
-      } else {
-        const idx = arr.findIndex((x) => x.id === op.id);
-        if (idx < 0) throw new Error(`model: no ${op.t} ${op.id}`);
-        if (value == null) { arr.splice(idx, 1); op.index = idx; } else arr[idx] = clone(value);
-      }
-    }
-
-    /* ---------------------------------------------------------------- op builders */
-    opAdd(t, obj) { return { t, id: obj.id, before: null, after: clone(obj) }; }
-    opRemove(t, obj) { return { t, id: obj.id, before: clone(obj), after: null }; }
-    opUpdate(t, before, after) { return { t, id: before.id, before: clone(before), after: clone(after) }; }
-    opPos(id, after) {
-      const before = this.doc.layout.positions[id] || null;
-      if (before && after && before[0] === after[0] && before[1] === after[1]) return null;
-      if (!before && !after) return null;
-      return { t: 'pos', id, before: before && [...before], after: after && [Math.round(after[0]), Math.round(after[1])] };
-    }
-
-    /** Ops deleting nodes, groups (with everything inside) and links, plus their positions. */
-    opsDelete({ nodes = [], links = [], groups = [] }) {
-      const nodeSet = new Set(nodes);
-      const groupSet = new Set();
-      for (const g of groups) {
-        if (!this.groupById.has(g)) continue;
-        groupSet.add(g);
-        for (const d of this.descendantGroups(g)) groupSet.add(d);
-        for (const n of this.descendantNodes(g)) nodeSet.add(n);
-      }
-      const linkSet = new Set(links);
-      for (const n of nodeSet) for (const l of this.linksOf(n)) linkSet.add(l);
-      const ops = [];
-      for (const l of this.doc.links) if (linkSet.has(l.id)) ops.push(this.opRemove('link', l));
-      for (const n of this.doc.nodes) {
-        if (!nodeSet.has(n.id)) continue;
-        ops.push(this.opRemove('node', n));
-        ops.push(this.opPos(n.id, null));
-      }
-      // Children before parents, so an undo re-creates parents first.
-      const depth = (id) => this.ancestors(id).length;
-      [...groupSet].sort((a, b) => depth(b) - depth(a)).forEach((id) => {
-        ops.push(this.opRemove('group', this.groupById.get(id)));
-        ops.push(this.opPos(id, null));
-      });
-      return ops.filter(Boolean);
-    }
-
-    /** Ops renaming node `oldId` to `newId` (links and positions follow). */
-    opsRenameNode(oldId, newId) {
-      const n = this.nodeById.get(oldId);
-      const idx = this.doc.nodes.indexOf(n);
-      const ops = [];
-      ops.push({ t: 'node', id: oldId, before: clone(n), after: null });
-      ops.push({ t: 'node', id: newId, before: null, after: { ...clone(n), id: newId }, index: idx });
-      for (const lid of this.linksOf(oldId)) {
-        const l = this.linkById.get(lid);
-        const after = { ...clone(l) };
-        if (after.a === oldId) after.a = newId;
-        if (after.b === oldId) after.b = newId;
-        ops.push(this.opUpdate('link', l, after));
-      }
-      const p = this.position(oldId);
-      if (p) { ops.push(this.opPos(oldId, null)); ops.push(this.opPos(newId, p)); }
-      return ops;
-    }
-
-    /* ---------------------------------------------------------------- collapse (view state) */
-    setCollapsed(groupIds, collapsed) {
-      let changed = false;
-      for (const id of groupIds) {
-        if (!this.groupById.has(id) || this.collapsedSet.has(id) === collapsed) continue;
-        if (collapsed) this.collapsedSet.add(id); else this.collapsedSet.delete(id);
-        changed = true;
-      }
-      if (!changed) return false;
-      // Keep document order for a stable saved document.
-      this.doc.layout.collapsed = this.doc.groups.map((g) => g.id).filter((id) => this.collapsedSet.has(id));
-      this.layoutDirty = true;
-      this.emit({ type: 'collapse' });
-      return true;
-    }
-
-    /* ---------------------------------------------------------------- dirty tracking */
-    isDirty() {
-      const top = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
-      return top !== this.savedTop || this.layoutDirty;
-    }
-
-    markSaved() {
-      this.savedTop = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
-      this.layoutDirty = false;
-      this.emit({ type: 'saved' });
-    }
-
-    /** The document as saved/exported: empty layout parts are dropped. */
-    toJSON() {
-      const doc = clone(this.doc);
-      const pos = doc.layout.positions;
-      for (const id of Object.keys(pos)) if (!this.nodeById.has(id) && !this.groupById.has(id)) delete pos[id];
-      if (!Object.keys(pos).length) delete doc.layout.positions;
-      doc.layout.collapsed = doc.layout.collapsed.filter((id) => this.groupById.has(id));
-      if (!doc.layout.collapsed.length) delete doc.layout.collapsed;
-      if (!Object.keys(doc.layout).length) delete doc.layout;
-      return doc;
-    }
-  }
-
-  function push(map, key, value) {
-    let arr = map.get(key);
-    if (!arr) map.set(key, (arr = []));
-    arr.push(value);
-  }
-
-  NS.KINDS = KINDS;
-  NS.ID_PREFIX = ID_PREFIX;
-  NS.naturalCompare = naturalCompare;
-  NS.clone = clone;
-  NS.normalizeDocument = normalizeDocument;
-  NS.Model = Model;
-})(window.FabricscopeEditorNS = window.FabricscopeEditorNS || {});
+function push(map, key, value) {
+  let arr = map.get(key);
+  if (!arr) map.set(key, (arr = []));
+  arr.push(value);
+}

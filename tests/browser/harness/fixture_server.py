@@ -161,7 +161,8 @@ class MockState:
             "topology_id": 1, "revision": self.revision, "document": self.document, "catalog": catalog(),
             "templates": self.templates, "readonly": self.readonly,
             "urls": {"save": "/api/v1/topologies/1/revisions/", "build": "/api/v1/topologies/build-preview/",
-                     "validate": "/api/v1/validate/", "template_host": "/api/v1/templates/<name>/host/"},
+                     "validate": "/api/v1/validate/", "template_host": "/api/v1/templates/<name>/host/",
+                     "import_host": "/api/v1/topologies/import-preview/"},
             "csrf_token": "test-csrf-token",
         }
 
@@ -219,9 +220,24 @@ def _handler(state: MockState):
                 return self._send(200, {"document": cluster_document(**body)})
             if url.path == "/api/v1/validate/":
                 return self._send(200, {"valid": True, "problems": []})
+            if url.path == "/api/v1/topologies/import-preview/":
+                return self._send(*_import_preview(body))
             return self._send(404, {"error": {"code": "not_found", "message": url.path}})
 
     return Handler
+
+
+def _import_preview(body: dict) -> tuple[int, dict]:
+    """The API's import-preview answer, from the engine's real importers (no database needed)."""
+    from designer.engine.errors import EngineError
+    from designer.engine.io import import_text
+
+    try:
+        result = import_text(body.get("text") or "", host_id=body.get("host_id") or "h0")
+    except EngineError as exc:
+        return 400, {"error": {"code": "invalid_import", "message": str(exc)}}
+    return 200, {"document": result.document, "format": result.format, "warnings": result.warnings,
+                 "matrix": result.matrix}
 
 
 def serve(state: MockState) -> tuple[ThreadingHTTPServer, str]:

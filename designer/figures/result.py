@@ -1,0 +1,51 @@
+"""Every view of one ``fabricscope.result/1``, in display order."""
+from __future__ import annotations
+
+from designer.figures.charts import (
+    bottleneck_figure, latency_figure, pattern_figure, rate_figure, tier_figure, timeline_figure)
+from designer.figures.job import job_figure
+from designer.figures.paths import path_figure, path_index
+from designer.figures.topology import topology_figure
+from designer.figures.whatif import whatif_figures
+
+__all__ = ["figures_for_result"]
+
+
+def figures_for_result(result: dict, *, topology_doc: dict | None = None) -> dict[str, dict]:
+    """Every view of one ``fabricscope.result/1``.
+
+    Parameters
+    ----------
+    result : dict
+    topology_doc : dict, optional
+        The ``fabricscope.topology/1`` document simulated (the topology view needs it).
+
+    Returns
+    -------
+    dict of str to dict
+        Figure dicts in display order; keys present when the result has the data: ``topology``
+        (+ ``topology_collapsed`` when the default view is expanded), ``path`` (its
+        ``fabricscope.path_index`` feeds the flow picker), ``patterns``, ``rates``, ``tiers``,
+        ``bottlenecks``, ``timeline``, ``latency``, ``job`` (the step's Gantt), ``whatif_completion``,
+        ``whatif_changes``.
+    """
+    result = result or {}
+    figs = {"topology": topology_figure(result, topology_doc)}
+    meta = figs["topology"]["fabricscope"]
+    if topology_doc and not meta.get("collapsed") and not meta.get("empty"):
+        figs["topology_collapsed"] = topology_figure(result, topology_doc, collapsed=True)
+    index = path_index(result, topology_doc)
+    figs["path"] = path_figure(result, topology_doc=topology_doc, index=index)
+    figs["path"]["fabricscope"]["path_index"] = index
+    figs["patterns"] = pattern_figure(result)
+    figs["rates"] = rate_figure(result)
+    figs["tiers"] = tier_figure(result)
+    figs["bottlenecks"] = bottleneck_figure(result)
+    for key, fig in (("timeline", timeline_figure(result)), ("latency", latency_figure(result)),
+                     ("job", job_figure(result))):
+        if fig is not None:
+            figs[key] = fig
+    failures = (result.get("diff") or {}).get("failures") or []
+    figs.update(whatif_figures(result.get("diff"), label=", ".join(f.get("label") or str(f.get("target"))
+                                                                   for f in failures)))
+    return figs

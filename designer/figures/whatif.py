@@ -1,0 +1,360 @@
+"""What-if views: completion before → after, what changed, the failure-sweep ranking and the
+NIC-policy comparison, and the figure sets of a sweep or policy-comparison job.
+"""
+from __future__ import annotations
+
+from designer.figures.base import axis, empty_figure, figure
+from designer.figures.style import FAILED_COLOR, PALETTE, TIER_LABELS, fmt_gbps, fmt_time, num, pct
+
+__all__ = ["whatif_figures", "failure_label", "ranking_figure", "policy_results", "policy_figure",
+           "figures_for_sweep", "figures_for_policies"]
+
+_CHANGE_FILLS = {"disconnected": "rgba(215,38,61,0.18)", "rerouted": "rgba(230,159,0,0.16)",
+                 "new bottleneck": "rgba(93,143,216,0.16)"}
+
+
+# ================================================================================ one diff
+def _diff_summary(diff: dict) -> dict:
+    """The diff's summary (a full ``result.diff`` nests it; a sweep entry's ``diff_summary`` is it)."""
+    return diff.get("summary") if isinstance(diff.get("summary"), dict) else diff
+
+
+def _diff_patterns(diff: dict) -> dict:
+    """``{pattern: (before_s, after_s, complete, flows lost)}`` from a diff or a diff summary."""
+    out = {}
+    for p, v in (_diff_summary(diff).get("patterns") or {}).items():
+        c = v.get("completion_s") if isinstance(v, dict) else None
+        if isinstance(c, dict):
+            # A broken pattern has no completion; its bar shows when the surviving flows finish.
+            after = num(c.get("after")) if c.get("after") is not None else num(v.get("surviving_completion_s"))
+            out[p] = (num(c.get("before")), after, v.get("complete", True), v.get("disconnected", 0))
+    return out
+
+
+def whatif_figures(diff: dict | None, *, label: str = "") -> dict[str, dict]:
+    """Completion before/after per pattern, and the table of what changed.
+
+    Parameters
+    ----------
+    diff : dict or None
+        ``result["diff"]`` of :func:`designer.engine.whatif.simulate_with_diff`, or a sweep entry's
+        ``diff_summary`` (counts only: the table then lists the counts and top new bottlenecks).
+    label : str
+        Appended to titles (the failure's label on a sweep page).
+
+    Returns
+    -------
+    dict of str to dict
+        ``whatif_completion`` and ``whatif_changes``; empty without a diff.
+    """
+    if not diff:
+        return {}
+    suffix = f" · {label}" if label else ""
+    pats = _diff_patterns(diff)
+    title = "Completion time before → after" + suffix
+    if pats:
+        figs = {"whatif_completion": _completion_figure(title, pats)}
+    else:
+        figs = {"whatif_completion": empty_figure("whatif_completion", title, "No pattern to compare.")}
+    figs["whatif_changes"] = _changes_table(diff, suffix)
+    return figs
+
+
+def _change_text(before_ms, after_ms, pat: tuple) -> str:
+    if not pat[2]:
+        # The bar is the surviving flows' time; the pattern itself cannot finish.
+        lost = pat[3]
+        return f"does not complete · {lost:,} flow{'s' if lost != 1 else ''} lost"
+    if after_ms is not None and before_ms:
+        return f"{(after_ms / before_ms - 1):+.0%}"
+    return "no flow left" if after_ms is None else "—"
+
+
+def _completion_figure(title: str, pats: dict) -> dict:
+    ids = list(pats)
+    before = [pats[p][0] * 1e3 if pats[p][0] is not None else None for p in ids]
+    after = [pats[p][1] * 1e3 if pats[p][1] is not None else None for p in ids]
+    change = [_change_text(b, a, pats[p]) for p, b, a in zip(ids, before, after)]
+    data = [{"type": "bar", "name": "baseline", "x": ids, "y": before, "marker": {"color": "#9aa0a8"},
+             "hovertemplate": "%{x} baseline: %{y:.4g} ms<extra></extra>"},
+            {"type": "bar", "name": "with failures", "x": ids, "y": after, "marker": {"color": "#d7263d"},
+             "text": change, "textposition": "outside", "cliponaxis": False,
+             "hovertemplate": "%{x} with failures: %{y:.4g} ms<extra></extra>"}]
+    top = max([v for v in before + after if v is not None], default=1) or 1
+    layout = {"barmode": "group", "yaxis": axis("completion time (ms)", range=[0, top * 1.25]),
+              # Legend under the axis: above the plot it collided with long titles.
+              "xaxis": axis("pattern"), "legend": {"orientation": "h", "y": -0.28, "x": 0.5,
+                                                    "xanchor": "center", "yanchor": "top"}}
+    return figure("whatif_completion", title, data, layout, table={
+        "columns": ["pattern", "before_s", "after_s", "complete", "flows_lost"],
+        "rows": [[p, *pats[p]] for p in ids]})
+
+
+def _changes_rows(diff: dict) -> list[list]:
+    rows = []
+    for d in diff.get("disconnected") or []:
+        rows.append(["disconnected", d.get("flow"), f"{d.get('src')} → {d.get('dst')}: {d.get('reason') or 'no path left'}"])
+    for d in diff.get("rerouted") or []:
+        text = d.get("change") or f"{d.get('old_class')} → {d.get('new_class')}"
+        rate = d.get("rate_gbps") or {}
+        if rate.get("before") is not None and rate.get("after") is not None:
+            text += f" · {fmt_gbps(rate['before'])} → {fmt_gbps(rate['after'])}"
+        rows.append(["rerouted", d.get("flow"), text])
+    rows += [_new_bottleneck_row(b) for b in diff.get("new_bottlenecks") or []]
+    for u in diff.get("utilization_shifts") or []:
+        rows.append(["utilization shift", u.get("id"), f"{pct(u.get('before'))} → {pct(u.get('after'))}"])
+    return rows
+
+
+def _new_bottleneck_row(b) -> list:
+    if not isinstance(b, dict):
+        return ["new bottleneck", str(b), ""]
+    return ["new bottleneck", b.get("id"), f"{TIER_LABELS.get(b.get('tier'), b.get('tier') or '')}, "
+                                           f"limits {b.get('flows', 0):,} flows, {pct(b.get('utilization'))}"]
+
+
+def _summary_rows(s: dict) -> list[list]:
+    """Rows of a sweep entry's summary: counts and the top new bottlenecks only."""
+    rows = [[k, f"{s.get(key, 0):,} flows", ""] for k, key in (("disconnected", "disconnected"),
+            ("rerouted", "rerouted"), ("slower", "slower_flows"), ("faster", "faster_flows")) if s.get(key)]
+    return rows + [["new bottleneck", r, ""] for r in s.get("new_bottlenecks") or []]
+
+
+def _changes_counts(s: dict, diff: dict) -> str:
+    mx = s.get("max_utilization") or {}
+    counts = (f"{s.get('disconnected', 0):,} disconnected, {s.get('rerouted', 0):,} rerouted, "
+              f"{s.get('new_bottleneck_count', len(s.get('new_bottlenecks') or [])):,} new bottlenecks")
+    if isinstance(mx, dict) and mx.get("before") is not None:
+        counts += f", max utilization {pct(mx.get('before'))} → {pct(mx.get('after'))}"
+    truncated = diff.get("truncated") or {}
+    return counts + "".join(f" (+{n:,} more {k})" for k, n in truncated.items() if n)
+
+
+def _changes_table(diff: dict, suffix: str = "") -> dict:
+    s = _diff_summary(diff)
+    title = "What changed" + suffix
+    rows = _summary_rows(s) if s is diff else _changes_rows(diff)
+    if not rows:
+        return empty_figure("whatif_changes", title, "No flow was disconnected, rerouted or slowed, and no new "
+                                                     "bottleneck.", height=200)
+    counts = _changes_counts(s, diff)
+    shown = rows[:200]
+    trace = {"type": "table", "columnwidth": [1.1, 1.5, 4.2],
+             "header": {"values": ["<b>change</b>", "<b>flow / resource</b>", "<b>detail</b>"], "align": "left",
+                        "fill": {"color": "rgba(127,138,154,0.25)"}, "height": 26},
+             "cells": {"values": [list(c) for c in zip(*shown)], "align": "left", "height": 24,
+                       "fill": {"color": [[_CHANGE_FILLS.get(r[0], "rgba(0,0,0,0)") for r in shown]]}}}
+    return figure("whatif_changes", f"{title}<br><span style='font-size:12px'>{counts}</span>", [trace],
+                  {"margin": {"l": 10, "r": 10, "t": 64, "b": 10}},
+                  table={"columns": ["change", "id", "detail"], "rows": rows}, height=min(110 + 25 * len(shown), 560))
+
+
+# ================================================================================ failure sweep
+def failure_label(entry: dict) -> str:
+    """Label of a sweep ranking entry: its own, else ``"<target> down"`` / ``"<target> ×factor"``."""
+    if entry.get("label"):
+        return str(entry["label"])
+    f = entry.get("failure") or {}
+    label = str(f.get("target", "?"))
+    return label + (f" ×{f.get('factor')}" if f.get("mode") == "degrade" else " down")
+
+
+def _ranking_hover(entry: dict, m: dict) -> str:
+    job = m.get("job_completion_s") or {}
+    head = f"<b>{failure_label(entry)}</b><br>"
+    if m.get("broken"):
+        verdict = f"<b>does not complete</b>: {', '.join(m['broken'])} broken<br>"
+    else:
+        slow = num(m.get("slowdown"), 1.0)
+        verdict = (f"slowdown ×{slow:.3g}{' (' + str(m.get('worst_pattern')) + ')' if m.get('worst_pattern') else ''}<br>")
+    return (head + verdict + f"disconnected flows {int(m.get('disconnected_flows') or 0):,}<br>"
+            f"job completion {fmt_time(job.get('before'))} → {fmt_time(job.get('after'))}<br>"
+            f"throughput lost {fmt_gbps(m.get('throughput_lost_gbps'))}<br><i>click for what changed</i>")
+
+
+def _ranking_panels(imps: list[dict]) -> list[tuple]:
+    """``(x axis, values, bar texts, colour)`` of the three panels: disconnected flows, completion
+    increase (ms; "does not complete" drawn at the panel's end), throughput lost (Gb/s)."""
+    lost = [int(m.get("disconnected_flows") or 0) for m in imps]
+    inc = [num(m.get("completion_increase_s")) for m in imps]
+    finite = [v * 1e3 for v in inc if v is not None]
+    end = max(finite + [0.0]) * 1.15 or 1.0
+    inc_ms = [end if m.get("completion_unbounded") else (v or 0.0) * 1e3 for m, v in zip(imps, inc)]
+    thr = [num(m.get("throughput_lost_gbps"), 0.0) for m in imps]
+    inc_text = ["does not complete" if m.get("completion_unbounded") else (f"{v:+.3g} ms" if v else "")
+                for m, v in zip(imps, inc_ms)]
+    return [("x", lost, [f"{v:,}" if v else "" for v in lost], FAILED_COLOR),
+            ("x2", inc_ms, inc_text, "#f0822e"),
+            ("x3", thr, [fmt_gbps(v) if v else "" for v in thr], "#5d8fd8")]
+
+
+def _ranking_axis(domain, text, values) -> dict:
+    return {"domain": domain, "title": {"text": text, "font": {"size": 12}}, "rangemode": "tozero",
+            "range": [min(0.0, min(values, default=0.0)) * 1.1, (max(values, default=0.0) or 1.0) * 1.3]}
+
+
+def _ranking_rows(ranking: list[dict]) -> list[list]:
+    rows = []
+    for i, e in enumerate(ranking):
+        m = e.get("impact") or {}
+        job = m.get("job_completion_s") or {}
+        rows.append([i + 1, failure_label(e), (e.get("failure") or {}).get("target"),
+                     ", ".join(m.get("broken") or []), m.get("disconnected_flows"),
+                     job.get("before"), job.get("after"), m.get("completion_increase_s"), m.get("completion_unbounded"),
+                     m.get("throughput_lost_gbps"), m.get("slowdown"), m.get("worst_pattern")])
+    return rows
+
+
+def _baseline_text(base: dict) -> str:
+    if base.get("complete") is False:
+        return "does not complete (" + ", ".join(base.get("broken") or []) + ")"
+    return fmt_time(base.get("job_completion_s"))
+
+
+def _skipped_text(sweep: dict) -> str:
+    skipped = sweep.get("skipped") or {}
+    parts = []
+    if skipped.get("already_failed"):
+        parts.append(f"{len(skipped['already_failed']):,} already failed")
+    if skipped.get("unwired"):
+        parts.append(f"{len(skipped['unwired']):,} unwired")
+    return f" · not ranked: {', '.join(parts)}" if parts else ""
+
+
+def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
+    """Failures ranked by impact, most harmful on top; a bar click opens ``?failure=<position>``.
+
+    Three panels share the failure axis, in the ranking's own order of keys: disconnected flows,
+    job completion increase (ms; "does not complete" drawn at the panel's end) and throughput lost
+    (Gb/s). ``top`` failures are drawn; the table lists them all.
+    """
+    ranking = sweep.get("ranking") or []
+    title = "Failure sweep · most harmful first"
+    if not ranking:
+        return empty_figure("ranking", title, "The sweep evaluated no failure.")
+    shown = ranking[:top]
+    imps = [e.get("impact") or {} for e in shown]
+    labels = [f"{i + 1}. {failure_label(e)}" for i, e in enumerate(shown)]
+    hover = [_ranking_hover(e, m) for e, m in zip(shown, imps)]
+    panels = _ranking_panels(imps)
+    data = [{"type": "bar", "orientation": "h", "y": labels, "x": xs, "xaxis": ax, "yaxis": "y", "text": text,
+             "textposition": "outside", "cliponaxis": False, "customdata": list(range(len(shown))),
+             "marker": {"color": color}, "hovertext": hover, "hoverinfo": "text", "showlegend": False,
+             "textfont": {"size": 10}} for ax, xs, text, color in panels]
+    base = sweep.get("baseline") or {}
+    sub = (f"{sweep.get('evaluated', len(ranking)):,} failures of {', '.join(sweep.get('over') or []) or 'the given list'}"
+           f" · baseline job {_baseline_text(base)}{_skipped_text(sweep)} · click a bar for what changed")
+    more = f" (top {top} of {len(ranking)})" if len(ranking) > top else ""
+    (_, lost, _, _), (_, inc_ms, _, _), (_, thr, _, _) = panels
+    layout = {"yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 11}},
+              "xaxis": _ranking_axis([0, 0.28], "disconnected flows", lost),
+              "xaxis2": {**_ranking_axis([0.36, 0.64], "job completion increase (ms)", inc_ms), "anchor": "y"},
+              "xaxis3": {**_ranking_axis([0.72, 1], "throughput lost (Gb/s)", thr), "anchor": "y"},
+              "title": {"text": f"{title}{more}<br><span style='font-size:12px'>{sub}</span>"},
+              "margin": {"l": 40, "r": 40, "t": 80, "b": 60}, "bargap": 0.25}
+    cols = ["rank", "failure", "target", "broken", "disconnected_flows", "job_before_s", "job_after_s", "completion_increase_s",
+            "completion_unbounded", "throughput_lost_gbps", "slowdown", "worst_pattern"]
+    return figure("ranking", title, data, layout, height=max(320, 130 + 24 * len(shown)),
+                  table={"columns": cols, "rows": _ranking_rows(ranking)}, link="?failure={index}")
+
+
+# ================================================================================ NIC policies
+def policy_results(comparison: dict) -> dict[str, dict]:
+    """``{policy: {"baseline": patterns, "with_failures": patterns or None}}`` of a ``fabricscope.compare/1``."""
+    out = {}
+    for policy, v in (comparison.get("policies") or {}).items():
+        if isinstance(v, dict) and isinstance(v.get("baseline"), dict):
+            out[policy] = {"baseline": v["baseline"].get("patterns") or {},
+                           "with_failures": (v.get("with_failures") or {}).get("patterns")}
+    return out
+
+
+def _policy_trace(i: int, policy: str, r: dict, cases: list[str], patterns: list[str], xs: list) -> tuple[dict, list]:
+    """Bars of one policy over (case, pattern) and its table rows."""
+    ys, text, lost_text, rows = [], [], [], []
+    for c in cases:
+        for p in patterns:
+            entry = (r[c] or {}).get(p) or {}
+            t = num(entry.get("completion_s"))
+            lost = entry.get("unroutable") or 0
+            ys.append(t * 1e3 if t is not None else None)
+            # The bar label is the time alone (a "(1,024 lost)" suffix ran into the next bar's label);
+            # the lost-flow count is in the hover.
+            text.append(fmt_time(t))
+            lost_text.append(f"<br>{lost:,} flows lost" if lost else "")
+            rows.append([policy, c, p, t, lost])
+    trace = {"type": "bar", "name": policy, "x": xs, "y": ys, "text": text, "textposition": "outside",
+             "textangle": 0, "constraintext": "both", "customdata": lost_text,
+             "cliponaxis": False, "marker": {"color": PALETTE[i % len(PALETTE)]}, "textfont": {"size": 10},
+             "hovertemplate": f"<b>{policy}</b> · %{{x}}<br>%{{y:.4g}} ms%{{customdata}}<extra></extra>"}
+    return trace, rows
+
+
+def policy_figure(comparison: dict) -> dict:
+    """Completion per pattern (ms) under each NIC policy, grouped bars (baseline and with failures)."""
+    results = policy_results(comparison)
+    title = "NIC policy comparison · completion per pattern"
+    if not results:
+        return empty_figure("policies", title, "No policy result to compare.")
+    cases = ["baseline"] + (["with_failures"] if any(r["with_failures"] for r in results.values()) else [])
+    patterns = []
+    for r in results.values():
+        patterns += [p for p in r["baseline"] if p not in patterns]
+    xs = [[c.replace("_", " ") for c in cases for _ in patterns], [p for _ in cases for p in patterns]]
+    data, rows, tops = [], [], [0.0]
+    for i, (policy, r) in enumerate(results.items()):
+        trace, trace_rows = _policy_trace(i, policy, r, cases, patterns, xs)
+        data.append(trace)
+        rows += trace_rows
+        tops += [y for y in trace["y"] if y is not None]
+    best = comparison.get("best") or {}
+    sub = " · ".join(f"best {k.replace('_', ' ')}: {v}" for k, v in best.items() if v)
+    # Labels shrink to their bar's width (constraintext) and hide below 8 px rather than overlap.
+    layout = {"barmode": "group", "yaxis": axis("completion time (ms)", range=[0, max(tops) * 1.22 or 1]),
+              "uniformtext": {"minsize": 8, "mode": "hide"},
+              "xaxis": {"automargin": True},
+              "title": {"text": f"{title}<br><span style='font-size:12px'>{sub}</span>" if sub else title},
+              "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+              "margin": {"l": 70, "r": 30, "t": 80, "b": 60}}
+    return figure("policies", title, data, layout, height=460, headline=comparison.get("headline"),
+                  table={"columns": ["policy", "case", "pattern", "completion_s", "unroutable"], "rows": rows})
+
+
+# ================================================================================ figure sets
+def figures_for_policies(comparison: dict) -> dict[str, dict]:
+    """Figures of a NIC-policy comparison (affinity vs pxn vs any): ``{"policies": figure}``."""
+    return {"policies": policy_figure(comparison)}
+
+
+def figures_for_sweep(sweep: dict, *, selected: int | None = None) -> dict[str, dict]:
+    """Figures of a ``fabricscope.sweep/1`` or a ``fabricscope.compare/1`` (policy comparison).
+
+    Parameters
+    ----------
+    sweep : dict
+    selected : int, optional
+        Position in ``ranking`` to detail (the page's ``?failure=<position>``): its
+        ``diff_summary`` becomes ``whatif_completion`` / ``whatif_changes``.
+
+    Returns
+    -------
+    dict of str to dict
+        ``ranking`` (most harmful first; bars link to ``?failure=<index>``), ``policies`` for a
+        policy comparison, and ``whatif_*`` of the selected failure.
+    """
+    sweep = sweep or {}
+    figs = {}
+    if "ranking" in sweep:
+        figs["ranking"] = ranking_figure(sweep)
+    if policy_results(sweep):
+        figs["policies"] = policy_figure(sweep)
+    if not figs:
+        figs["ranking"] = ranking_figure(sweep)
+    ranking = sweep.get("ranking") or []
+    if selected is not None and 0 <= selected < len(ranking):
+        entry = ranking[selected]
+        diff = entry.get("diff") or entry.get("diff_summary")
+        for key, fig in whatif_figures(diff, label=failure_label(entry)).items():
+            fig["fabricscope"]["failure"] = entry.get("failure")
+            figs[key] = fig
+    return figs

@@ -1,0 +1,73 @@
+"""The job runner: run one queued job to a terminal state (DESIGN.md §3).
+
+:func:`job_run` (called by a task with the job id) locks the row, returns unless it is still
+queued (so a redelivered message is harmless), marks it running, calls the engine through
+``designer.bridge`` with a progress callback, and always ends in a terminal state with a
+message. A side thread writes a heartbeat (``runs._Heartbeat``); the reaper re-queues or fails
+jobs whose heartbeat stopped. A sweep job's run only prepares its chunks (``sweeps``).
+"""
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from designer import bridge
+from designer.choices import JobKind, JobState
+from designer.exceptions import JobCancelled
+from designer.models import SimulationJob
+from designer.services.runs import _done_message, _error_text, _Heartbeat, _job_finish, _Run
+from designer.services.sweeps import _sweep_prepare
+
+__all__ = ["job_run"]
+
+logger = logging.getLogger(__name__)
+
+
+def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
+    """Run a queued job to a terminal state (called by ``tasks.job_run``; redelivery-safe).
+
+    Parameters
+    ----------
+    job_id : int
+        Primary key of the ``SimulationJob``.
+    hostname, task_id : str
+        The Celery worker's name and the message id, stored on the job.
+    """
+    job = _job_start(job_id, hostname, task_id)
+    if job is None:
+        return
+    run = _Run(SimulationJob, job.pk, job.attempts, job_id=job.pk)
+    with _Heartbeat(run):
+        try:
+            if job.kind == JobKind.SWEEP:
+                _sweep_prepare(job, run)
+                return
+            runner = bridge.run_compare if job.kind == JobKind.COMPARE else bridge.run_simulation
+            data = runner(job, run.progress)
+        except JobCancelled as exc:
+            _job_finish(job.pk, job.attempts, JobState.CANCELLED, message=str(exc))
+        except Exception as exc:  # any error ends the job as failed, with its text
+            logger.warning("job %s failed", job.pk, exc_info=not isinstance(exc, ValidationError))
+            _job_finish(job.pk, job.attempts, JobState.FAILED, error=_error_text(exc))
+        else:
+            _job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
+                        message=_done_message(job, data))
+
+
+def _job_start(job_id: int, hostname: str, task_id: str) -> SimulationJob | None:
+    with transaction.atomic():
+        job = SimulationJob.objects.select_for_update().filter(pk=job_id).first()
+        if job is None or job.state != JobState.QUEUED:
+            logger.info("job %s is %s: nothing to run (redelivered or cancelled)", job_id,
+                        job.state if job else "gone")
+            return None
+        fields = job.transition(JobState.RUNNING, message="running")
+        job.attempts += 1
+        job.progress, job.error = 0, ""
+        job.worker_hostname = hostname[:255]
+        job.celery_task_id = task_id or job.celery_task_id
+        job.save(update_fields=[*fields, "attempts", "progress", "error", "worker_hostname",
+                                "celery_task_id"])
+    return job

@@ -1,0 +1,63 @@
+"""Scenarios: a workload, routing and failures on one revision of a topology.
+
+Every write is checked by the engine (through ``designer.bridge``) and by the flow-count limit
+(``designer.ops.limits``) before it is saved.
+"""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+
+from designer import bridge
+from designer.models import Scenario, Topology, TopologyRevision
+from designer.ops import limits as ops_limits
+from designer.params import check_printable
+
+__all__ = ["scenario_create", "scenario_update", "scenario_delete"]
+
+_SCENARIO_FIELDS = ("name", "description", "workload", "routing", "failures", "mode", "revision")
+
+
+def scenario_create(*, topology: Topology, user: AbstractBaseUser, name: str,
+                    workload: list, routing: dict | None = None, failures: list | None = None,
+                    mode: str = "steady", revision: TopologyRevision | None = None,
+                    description: str = "") -> Scenario:
+    """Create a scenario on ``revision`` (default: the topology's current one), engine-validated."""
+    revision = revision or topology.current_revision
+    if revision is None:
+        raise ValidationError({"revision": "the topology has no revision yet"})
+    scenario = Scenario(topology=topology, revision=revision, name=name, description=description,
+                        workload=workload, routing=routing or {}, failures=failures or [],
+                        mode=mode, created_by=user)
+    _scenario_check(scenario)
+    scenario.save()
+    return scenario
+
+
+def scenario_update(*, scenario: Scenario, user: AbstractBaseUser, **changes) -> Scenario:
+    """Change any of name, description, workload, routing, failures, mode, revision."""
+    unknown = set(changes) - set(_SCENARIO_FIELDS)
+    if unknown:
+        raise ValidationError({field: "cannot be changed" for field in sorted(unknown)})
+    for field, value in changes.items():
+        setattr(scenario, field, value)
+    _scenario_check(scenario)
+    scenario.save(update_fields=[*changes, "updated_at"])
+    return scenario
+
+
+def scenario_delete(*, scenario: Scenario) -> None:
+    """Delete a scenario; its jobs and results stay (their inputs are a snapshot)."""
+    scenario.delete()
+
+
+def _scenario_check(scenario: Scenario) -> None:
+    scenario.full_clean()
+    check_printable(scenario.name)  # no control or bidi-override characters
+    ops_limits.validate_scenario(_scenario_dict(scenario))  # engine checks + flow-count limit
+
+
+def _scenario_dict(scenario: Scenario) -> dict:
+    return bridge.scenario_document(revision=scenario.revision, workload=scenario.workload,
+                                    routing=scenario.routing, failures=scenario.failures,
+                                    mode=scenario.mode)

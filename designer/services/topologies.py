@@ -1,0 +1,216 @@
+"""Topologies and their append-only revisions.
+
+A topology's content changes only through :func:`revision_save`, which appends revision
+head + 1 under the topology's row lock (optimistic concurrency against the editor's base).
+"""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from designer import bridge
+from designer.exceptions import RevisionConflict
+from designer.models import Scenario, SimulationJob, Topology, TopologyRevision
+from designer.ops import limits
+from designer.params import check_printable
+from designer.services.audit import audit_record
+from designer.services.jobs import _jobs_cancel_for_delete
+
+__all__ = ["topology_create", "topology_build", "topology_build_preview", "topology_update",
+           "topology_delete", "revision_save"]
+
+
+def topology_create(*, owner: AbstractBaseUser, name: str, description: str = "",
+                    document: dict | None = None, message: str = "") -> Topology:
+    """Create a topology, with a first revision when ``document`` is given.
+
+    Raises
+    ------
+    ValidationError
+        Bad name (or one the owner already uses); EngineValidationError for a bad document.
+    QuotaExceeded
+        The owner has the most topologies allowed, or no room for the document (403).
+    """
+    check_printable(name)
+    normalized = bridge.normalize_document(document) if document is not None else None
+    with transaction.atomic():
+        limits.check_topology_quota(user=owner)  # locks the owner's row: counts cannot race
+        topology = Topology(owner=owner, name=name, description=description)
+        topology.full_clean()
+        if normalized is not None:
+            limits.check_storage_quota(user=owner, adding_bytes=limits.document_bytes(normalized))
+        topology.save()
+        if normalized is not None:
+            _revision_append(topology, owner, normalized, message or "first revision")
+    return topology
+
+
+def topology_build(*, owner: AbstractBaseUser, name: str, template: str, hosts: int,
+                   fabric: str = "rail-optimized", options: dict | None = None,
+                   description: str = "") -> Topology:
+    """Generate a cluster (``hosts`` × ``template`` wired by ``fabric``) as a new topology.
+
+    Raises
+    ------
+    BuildTooLarge, BuildRateExceeded
+        Too many nodes + links for one request (400), or for this user this minute (429);
+        checked from the one-host spec before building.
+    QuotaExceeded
+        As :func:`topology_create` (403).
+    """
+    if not isinstance(hosts, int) or hosts < 1:
+        raise ValidationError({"hosts": "a positive number of hosts is required"})
+    # Cheap refusals first: the build itself is the expensive part (6 s for 2,048 DGX-H100 hosts).
+    check_printable(name)
+    with transaction.atomic():  # checked again, under the lock, when the topology is created
+        limits.check_topology_quota(user=owner)
+    limits.check_build(user=owner, template=template, hosts=hosts, options=options)
+    document = bridge.build_cluster_document(name=name, template=template, hosts=hosts,
+                                             fabric=fabric, options=options)
+    message = f"generated: {hosts} x {template}, {fabric} fabric"
+    return topology_create(owner=owner, name=name, description=description, document=document,
+                           message=message)
+
+
+def topology_build_preview(*, user: AbstractBaseUser, name: str, template: str, hosts: int,
+                           fabric: str = "rail-optimized", options: dict | None = None) -> dict:
+    """The document :func:`topology_build` would save and its summary, saving nothing; it
+    costs the same CPU, so it spends the same build budget (``limits.check_build``)."""
+    limits.check_build(user=user, template=template, hosts=hosts, options=options)
+    return bridge.build_preview(name=name, template=template, hosts=hosts, fabric=fabric,
+                                options=options or {})
+
+
+def topology_update(*, topology: Topology, name: str | None = None,
+                    description: str | None = None) -> Topology:
+    """Rename or re-describe a topology (its content changes only through revisions)."""
+    fields = []
+    if name is not None:
+        check_printable(name)
+        topology.name, fields = name, fields + ["name"]
+    if description is not None:
+        topology.description, fields = description, fields + ["description"]
+    if fields:
+        topology.full_clean()
+        topology.save(update_fields=fields + ["updated_at"])
+    return topology
+
+
+def topology_delete(*, topology: Topology, actor: AbstractBaseUser | None = None) -> None:
+    """Delete a topology with its revisions, scenarios, jobs and results.
+
+    Its queued and running jobs are cancelled first (rows locked, workers told to drop their
+    messages), so no worker goes on computing for a topology that no longer exists.
+    """
+    with transaction.atomic():
+        audit_record(topology=topology, actor=actor, action="topology.delete",  # issue 9
+                     summary=f"deleted {topology.name!r}")
+        _jobs_cancel_for_delete(topology)
+        # Scenarios and jobs PROTECT their revision: remove them first, then the rest cascades.
+        SimulationJob.objects.filter(topology=topology).delete()
+        Scenario.objects.filter(topology=topology).delete()
+        Topology.objects.filter(pk=topology.pk).update(current_revision=None)
+        topology.delete()
+
+
+def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict | None = None,
+                  base_revision: TopologyRevision | int | None, message: str = "",
+                  patch: dict | None = None) -> TopologyRevision:
+    """Append a revision edited from ``base_revision`` (a row, its number, or None for none).
+
+    The new content is ``document``, or ``patch`` applied to the base revision's document
+    (``designer.engine.document_patch``; issue 18: a small edit of a 40 MB design posts only
+    what changed); either way it is validated and stored whole.
+
+    The topology row is locked (``select_for_update``) and its head number compared with the
+    base: a stale base raises :class:`RevisionConflict` carrying the current number. The unique
+    (topology, number) constraint backs this up, so of N concurrent saves on one base exactly one
+    wins.
+
+    Raises
+    ------
+    RevisionConflict
+        ``base_revision`` is not the current revision.
+    EngineValidationError
+        The document is invalid, or the patch does not fit the base (``details`` locate each
+        problem).
+    ValidationError
+        Neither or both of ``document`` and ``patch``; a patch with no base revision.
+    QuotaExceeded
+        The document does not fit in the owner's storage quota (403).
+    """
+    base_number = _revision_number(base_revision)
+    if (document is None) == (patch is None):
+        raise ValidationError({"document": "give either a document or a patch"})
+    normalized = (bridge.normalize_document(document) if patch is None
+                  else _patched_document(topology, base_number, patch))
+    try:
+        with transaction.atomic():
+            locked = Topology.objects.select_for_update().get(pk=topology.pk)
+            if locked.revision_number != base_number:
+                raise RevisionConflict(current_number=locked.revision_number,
+                                       base_number=base_number)
+            # the owner's storage, whoever saves (an editor cannot fill someone else's quota
+            # unnoticed, and the owner can free it by deleting)
+            limits.check_storage_quota(user=locked.owner, adding_bytes=limits.document_bytes(normalized))
+            revision = _revision_append(locked, user, normalized, message)
+    except IntegrityError:
+        current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
+        if current == base_number:
+            raise
+        raise RevisionConflict(current_number=current, base_number=base_number) from None
+    _copy_head(revision.topology, topology)
+    return revision
+
+
+def _patched_document(topology: Topology, base_number: int, patch: dict) -> dict:
+    """The base revision's document with ``patch`` applied and normalized.
+
+    Done before taking the row lock, as a full document's validation is: revisions are
+    immutable, so if the base is still the head under the lock, this is the head's document.
+    A stale base is refused first, though, so a conflict costs no 40 MB patch-and-validate.
+    """
+    current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
+    if current != base_number:
+        raise RevisionConflict(current_number=current, base_number=base_number)
+    base = (TopologyRevision.objects.filter(topology_id=topology.pk, number=base_number)
+            .values_list("document", flat=True).first())
+    if base is None:
+        raise ValidationError({"patch": "a patch needs a base revision: save a whole document "
+                                        "first"})
+    return bridge.patch_document(base, patch)
+
+
+def _revision_number(base: TopologyRevision | int | None) -> int:
+    if base is None:
+        return 0
+    if isinstance(base, TopologyRevision):
+        return base.number
+    if isinstance(base, int) and base >= 0:
+        return base
+    raise ValidationError({"base_revision": "must be a revision number (0 for none)"})
+
+
+def _revision_append(topology: Topology, user, document: dict, message: str) -> TopologyRevision:
+    """Write revision head + 1 and move the head; the caller holds the topology's row lock."""
+    revision = TopologyRevision.objects.create(
+        topology=topology, number=topology.revision_number + 1, document=document,
+        checksum=bridge.document_checksum(document), author=user, message=message[:500])
+    topology.current_revision = revision
+    topology.revision_number = revision.number
+    for field, value in bridge.document_figures(document).items():
+        setattr(topology, field, value)
+    topology.save(update_fields=["current_revision", "revision_number", "host_count",
+                                 "gpu_count", "node_count", "link_count", "updated_at"])
+    audit_record(topology=topology, actor=user, action="revision.save",  # issue 9: audit trail
+                 summary=f"r{revision.number}: {message or '(no message)'}"[:500],
+                 details={"revision": revision.number})
+    return revision
+
+
+def _copy_head(source: Topology, target: Topology) -> None:
+    """Refresh the caller's instance so it does not keep a stale head number."""
+    for field in ("current_revision", "revision_number", "host_count", "gpu_count",
+                  "node_count", "link_count", "updated_at"):
+        setattr(target, field, getattr(source, field))

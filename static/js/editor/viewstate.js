@@ -1,0 +1,114 @@
+/* Fabricscope editor — view state: what the user is looking at, kept apart from the document.
+ *
+ * Expanded/collapsed groups, zoom and pan, the selection and the search query change how the
+ * topology is *shown*, never what it *is*: they are not undoable, never mark the editor
+ * "unsaved" and never trigger the leave-page prompt. Only the model's transactions (model.js)
+ * are edits.
+ *
+ * The state may persist in sessionStorage under one key per topology, so reloading a tab or
+ * coming back from a result page shows the same view. Storage is injected (any object with
+ * getItem/setItem), which keeps this module pure: it runs under Node for the unit tests.
+ */
+
+export const AUTO_COLLAPSE_NODES = 400; // devices above which a document opens with hosts collapsed
+
+/** sessionStorage key of a topology's view state, or null when the page has no topology id. */
+export function viewStateKey(topologyId) {
+  return topologyId == null || topologyId === '' ? null : `fabricscope:view:${topologyId}`;
+}
+
+export class ViewState {
+  /**
+   * @param {object} [opts]
+   * @param {{getItem: Function, setItem: Function}|null} [opts.storage] where to persist (none: memory only)
+   * @param {string|null} [opts.key] storage key (see viewStateKey)
+   */
+  constructor({ storage = null, key = null } = {}) {
+    this.storage = key ? storage : null;
+    this.key = key;
+    this.listeners = new Set();
+    this.collapsed = new Set();
+    this.viewport = null;   // {zoom, pan: {x, y}} or null (fit on open)
+    this.selection = [];    // Cytoscape element ids ("n:h0/gpu0", "g:h0", "l:…")
+    this.search = '';
+  }
+
+  on(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  emit(evt) { for (const fn of this.listeners) fn(evt); }
+
+  isCollapsed(groupId) { return this.collapsed.has(groupId); }
+
+  /**
+   * Collapse or expand `groupIds` (those `known` accepts). Emits one `collapse` event if
+   * anything changed.
+   * @returns {boolean} whether anything changed
+   */
+  setCollapsed(groupIds, collapsed, known = () => true) {
+    let changed = false;
+    for (const id of groupIds) {
+      if (!known(id) || this.collapsed.has(id) === collapsed) continue;
+      if (collapsed) this.collapsed.add(id); else this.collapsed.delete(id);
+      changed = true;
+    }
+    if (!changed) return false;
+    this.persist();
+    this.emit({ type: 'collapse' });
+    return true;
+  }
+
+  /**
+   * The collapsed set a document opens with: the stored view if there is one, else the
+   * document's legacy `layout.collapsed` hint, else every host when the document is large.
+   * Ids of groups the document does not have are dropped.
+   * @param {object} doc normalized fabricscope.topology/1 document
+   * @returns {'stored'|'document'|'auto'|'none'} where the set came from
+   */
+  initFor(doc, { useStored = true } = {}) {
+    const groups = new Set(doc.groups.map((g) => g.id));
+    const stored = useStored ? this.read() : null;
+    let source = 'none';
+    let ids = [];
+    if (stored && Array.isArray(stored.collapsed)) {
+      source = 'stored'; ids = stored.collapsed;
+      this.viewport = validViewport(stored.viewport);
+      this.selection = Array.isArray(stored.selection) ? stored.selection.filter((s) => typeof s === 'string') : [];
+      this.search = typeof stored.search === 'string' ? stored.search : '';
+    } else if (doc.layout && Array.isArray(doc.layout.collapsed) && doc.layout.collapsed.length) {
+      source = 'document'; ids = doc.layout.collapsed;
+    } else if (doc.nodes.length > AUTO_COLLAPSE_NODES) {
+      source = 'auto'; ids = doc.groups.filter((g) => g.kind === 'host').map((g) => g.id);
+    }
+    this.collapsed = new Set(ids.filter((id) => groups.has(id)));
+    return source;
+  }
+
+  setViewport(zoom, pan) {
+    if (!isFinite(zoom) || !pan || !isFinite(pan.x) || !isFinite(pan.y)) return;
+    this.viewport = { zoom, pan: { x: pan.x, y: pan.y } };
+    this.persist();
+  }
+
+  setSelection(ids) { this.selection = [...ids]; this.persist(); }
+
+  setSearch(q) { this.search = String(q || ''); this.persist(); }
+
+  toJSON() {
+    return { collapsed: [...this.collapsed], viewport: this.viewport, selection: this.selection, search: this.search };
+  }
+
+  read() {
+    if (!this.storage) return null;
+    try { return JSON.parse(this.storage.getItem(this.key) || 'null'); } catch { return null; }
+  }
+
+  persist() {
+    if (!this.storage) return;
+    // A full or disabled storage (private mode, quota) only costs the restore on reload.
+    try { this.storage.setItem(this.key, JSON.stringify(this.toJSON())); } catch { /* see above */ }
+  }
+}
+
+function validViewport(v) {
+  if (!v || !isFinite(v.zoom) || !v.pan || !isFinite(v.pan.x) || !isFinite(v.pan.y)) return null;
+  return { zoom: v.zoom, pan: { x: v.pan.x, y: v.pan.y } };
+}

@@ -1,0 +1,179 @@
+// Unit tests of static/js/editor/layout.js (automatic positions): deterministic, every node placed,
+// no two devices of a host on top of each other, host boxes disjoint, fabric tiers above the hosts.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { autoLayout, DX, DY, hostBlock, hostTree } from '../../static/js/editor/layout.js';
+import { Model } from '../../static/js/editor/model.js';
+import { cluster, host, tiny } from './fixtures.mjs';
+
+const ROW_OF_KIND = ['nic', 'nvswitch', 'gpu', 'pcie_switch', 'cpu', 'memory'];
+
+function boxOf(positions, ids) {
+  const xs = ids.map((id) => positions.get(id)[0]);
+  const ys = ids.map((id) => positions.get(id)[1]);
+  return { x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys) };
+}
+
+/** No two positions closer than `min` px (Chebyshev distance: rows and columns are axis-aligned). */
+function assertSpread(positions, ids, min) {
+  for (let i = 0; i < ids.length; i += 1) {
+    for (let j = i + 1; j < ids.length; j += 1) {
+      const p = positions.get(ids[i]); const q = positions.get(ids[j]);
+      const d = Math.max(Math.abs(p[0] - q[0]), Math.abs(p[1] - q[1]));
+      assert.ok(d >= min, `${ids[i]} ${p} and ${ids[j]} ${q} are ${d} px apart (< ${min})`);
+    }
+  }
+}
+
+describe('hostBlock', () => {
+  it('draws a host as its PCIe tree: rows NIC, NVSwitch, GPU + NVMe, PCIe, CPU, memory, DY apart', () => {
+    const m = new Model(host('h0'));
+    const { pos, width, height } = hostBlock(m, m.doc.nodes.map((n) => n.id));
+    const rowY = (kind) => new Set(m.doc.nodes.filter((n) => n.kind === kind).map((n) => pos.get(n.id)[1]));
+    ROW_OF_KIND.forEach((kind, r) => assert.deepEqual([...rowY(kind)], [r * DY], kind));
+    assert.deepEqual([...rowY('nvme')], [2 * DY]);
+    assert.equal(height, 5 * DY);
+    // One column per leaf of the tree: each of the 4 switches serves 2 GPUs, 1 NVMe and 2 NICs.
+    assert.equal(width, 20 * DX);
+    assertSpread(pos, [...pos.keys()], Math.min(DX, DY));
+  });
+
+  it('centres the block on x = 0 and puts every switch over its devices, every CPU over its switches', () => {
+    const m = new Model(host('h0'));
+    const { pos } = hostBlock(m, m.doc.nodes.map((n) => n.id));
+    const x = (id) => pos.get(`h0/${id}`)[0];
+    const mean = (ids) => ids.reduce((a, id) => a + x(id), 0) / ids.length;
+    // leaves in tree order: gpu0 gpu1 nvme0 nic0 nic1 | gpu2 gpu3 nvme1 nic2 nic3 | ... (20 columns)
+    assert.deepEqual(['gpu0', 'gpu1', 'nvme0', 'nic0', 'nic1'].map(x), [-9.5, -8.5, -7.5, -6.5, -5.5].map((k) => k * DX));
+    for (let p = 0; p < 4; p += 1) {
+      assert.equal(x(`pcie${p}`), mean([`gpu${2 * p}`, `gpu${2 * p + 1}`, `nvme${p}`, `nic${2 * p}`, `nic${2 * p + 1}`]));
+    }
+    assert.equal(x('cpu0'), mean(['pcie0', 'pcie1']));
+    assert.equal(x('cpu1'), mean(['pcie2', 'pcie3']));
+    assert.equal(x('gpu0') + x('nic7'), 0); // symmetric about x = 0
+  });
+
+  it('draws each switch over the GPUs it serves, not in id order', () => {
+    /*  gpu0  gpu1  gpu2  gpu3
+     *    \  /        \  /
+     *   pcie9       pcie1        (no CPU: each switch is the root of its own tree) */
+    const m = new Model({
+      nodes: [0, 1, 2, 3].map((g) => ({ id: `gpu${g}`, kind: 'gpu' }))
+        .concat([{ id: 'pcie1', kind: 'pcie_switch' }, { id: 'pcie9', kind: 'pcie_switch' }]),
+      links: [['gpu0', 'pcie9'], ['gpu1', 'pcie9'], ['gpu2', 'pcie1'], ['gpu3', 'pcie1']].map(([a, b]) => ({ id: `${a}-${b}`, a, b })),
+    });
+    const { pos } = hostBlock(m, m.doc.nodes.map((n) => n.id));
+    const x = (id) => pos.get(id)[0];
+    assert.equal(x('pcie9'), (x('gpu0') + x('gpu1')) / 2);
+    assert.equal(x('pcie1'), (x('gpu2') + x('gpu3')) / 2);
+  });
+
+  it('puts each memory under the CPU socket it hangs off', () => {
+    const m = new Model(host('h0'));
+    const { pos } = hostBlock(m, m.doc.nodes.map((n) => n.id));
+    assert.equal(pos.get('h0/mem0')[0], pos.get('h0/cpu0')[0]);
+    assert.equal(pos.get('h0/mem1')[0], pos.get('h0/cpu1')[0]);
+  });
+
+  it('gives the same columns and rows as the result views (designer/figures/hostlayout.py)', () => {
+    // The host of tests/designer/test_hostlayout.py, with its hand-checked numbers.
+    const kinds = new Map(Object.entries({ cpu0: 'cpu', mem0: 'memory', sw0: 'pcie_switch', gpu0: 'gpu', gpu1: 'gpu',
+      nic0: 'nic', nic1: 'nic', nvme0: 'nvme' }));
+    const links = [['cpu0', 'mem0'], ['cpu0', 'sw0'], ['sw0', 'gpu0'], ['sw0', 'gpu1'], ['sw0', 'nic0'],
+      ['cpu0', 'nvme0'], ['cpu0', 'nic1']];
+    const { pos, width, rows } = hostTree(kinds, links);
+    assert.deepEqual(Object.fromEntries(pos), {
+      gpu0: [0.5, 1], gpu1: [1.5, 1], nic0: [2.5, 0], nvme0: [3.5, 1], nic1: [4.5, 0], sw0: [1.5, 2],
+      cpu0: [(1.5 + 3.5 + 4.5) / 3, 3], mem0: [(1.5 + 3.5 + 4.5) / 3, 4],
+    });
+    assert.equal(width, 5);
+    assert.equal(rows, 5);
+    // DGX style: a socket under the root complexes it links.
+    const dgx = hostTree(new Map(Object.entries({ cpu0: 'cpu', rc0: 'cpu', rc1: 'cpu', sw0: 'pcie_switch',
+      sw1: 'pcie_switch', gpu0: 'gpu', gpu1: 'gpu' })),
+    [['cpu0', 'rc0'], ['cpu0', 'rc1'], ['rc0', 'sw0'], ['rc1', 'sw1'], ['sw0', 'gpu0'], ['sw1', 'gpu1']],
+    new Map([['cpu0', 'socket'], ['rc0', 'root_complex'], ['rc1', 'root_complex']]));
+    assert.deepEqual([dgx.pos.get('gpu0'), dgx.pos.get('sw0'), dgx.pos.get('rc0'), dgx.pos.get('cpu0')],
+      [[0.5, 0], [0.5, 1], [0.5, 2], [1, 3]]);
+  });
+
+  it('gives an empty host a zero-size block', () => {
+    const m = new Model({});
+    assert.deepEqual(hostBlock(m, []), { pos: new Map(), width: DX, height: 0 });
+  });
+});
+
+describe('autoLayout', () => {
+  it('places every node, on whole pixels', () => {
+    const m = new Model(cluster(4));
+    const pos = autoLayout(m);
+    assert.equal(pos.size, m.doc.nodes.length);
+    for (const [id, [x, y]] of pos) assert.ok(Number.isInteger(x) && Number.isInteger(y), `${id}: ${x}, ${y}`);
+  });
+
+  it('is deterministic: the same document gives the same positions, run after run', () => {
+    const a = autoLayout(new Model(cluster(6)));
+    const b = autoLayout(new Model(cluster(6)));
+    assert.deepEqual([...a], [...b]);
+    const m = new Model(cluster(6));
+    assert.deepEqual([...autoLayout(m)], [...autoLayout(m)]);
+  });
+
+  it('ignores hand-placed positions (they are the view\'s business)', () => {
+    const doc = cluster(2);
+    const placed = { ...doc, layout: { positions: { 'h0/gpu0': [9999, -9999], leaf0: [1, 1] } } };
+    assert.deepEqual([...autoLayout(new Model(placed))], [...autoLayout(new Model(doc))]);
+  });
+
+  it('keeps the devices of a host apart and host boxes disjoint', () => {
+    const m = new Model(cluster(10));
+    const pos = autoLayout(m);
+    const boxes = [];
+    for (const g of m.doc.groups) {
+      const ids = m.descendantNodes(g.id);
+      assertSpread(pos, ids, Math.min(DX, DY));
+      boxes.push([g.id, boxOf(pos, ids)]);
+    }
+    for (let i = 0; i < boxes.length; i += 1) {
+      for (let j = i + 1; j < boxes.length; j += 1) {
+        const [ga, a] = boxes[i]; const [gb, b] = boxes[j];
+        const apart = a.x1 < b.x0 || b.x1 < a.x0 || a.y1 < b.y0 || b.y1 < a.y0;
+        assert.ok(apart, `host boxes ${ga} and ${gb} overlap`);
+      }
+    }
+  });
+
+  it('wraps many hosts into rows instead of one ribbon', () => {
+    const m = new Model(cluster(32));
+    const pos = autoLayout(m);
+    const hostTops = new Set(m.doc.groups.map((g) => boxOf(pos, m.descendantNodes(g.id)).y0));
+    // ceil(sqrt(2 * 32)) = 8 hosts per row -> 4 rows.
+    assert.equal(hostTops.size, 4);
+  });
+
+  it('puts spines above leaves above the hosts', () => {
+    const m = new Model(cluster(4, 3));
+    const pos = autoLayout(m);
+    const ys = (prefix) => new Set(m.doc.nodes.filter((n) => n.id.startsWith(prefix)).map((n) => pos.get(n.id)[1]));
+    const [spineY] = ys('spine'); const [leafY] = ys('leaf');
+    assert.equal(ys('spine').size, 1);
+    assert.equal(ys('leaf').size, 1);
+    const hostTop = Math.min(...m.doc.nodes.filter((n) => n.group).map((n) => pos.get(n.id)[1]));
+    assert.ok(spineY < leafY && leafY < hostTop, `spine ${spineY}, leaf ${leafY}, hosts from ${hostTop}`);
+    assertSpread(pos, m.doc.nodes.filter((n) => !n.group).map((n) => n.id), 90);
+  });
+
+  it('lays out a rack with its host, and a lone fabric switch above it', () => {
+    const m = new Model(tiny());
+    const pos = autoLayout(m);
+    assert.equal(pos.size, 3);
+    assert.ok(pos.get('leaf0')[1] < pos.get('h0/gpu0')[1]);
+    assert.equal(pos.get('h0/gpu0')[1], pos.get('h0/gpu1')[1]);
+    assert.equal(pos.get('h0/gpu1')[0] - pos.get('h0/gpu0')[0], DX);
+  });
+
+  it('lays out nothing for an empty document', () => {
+    assert.equal(autoLayout(new Model({})).size, 0);
+  });
+});
