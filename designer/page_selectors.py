@@ -3,21 +3,30 @@ matrices, the editor's config and the scenario builder's pick lists.
 
 Every function takes the requesting user (or objects already fetched through
 ``designer.selectors`` with that user), so the visibility rule stays in one place. The engine is
-imported inside functions, as in ``designer.bridge``: list pages never pay for numpy start-up.
+reached only through ``designer.bridge`` (which imports it lazily: list pages never pay for numpy
+start-up).
 """
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
+from django.http import Http404
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
-from designer import selectors
+from designer import bridge, selectors
 from designer.choices import TERMINAL_STATES
+from designer.exceptions import EngineValidationError
+from designer.figures import figures_for_compare, figures_for_result, figures_for_sweep
+from designer.figures.base import json_script_html
+from designer.figures.compare import delta_text
+from designer.figures.style import fmt_time, num, pct, style_json
 from designer.models import SimulationJob, Topology, TopologyRevision
 
 __all__ = [
     "TOPOLOGY_SORTS", "topology_search", "document_diff", "revision_diff", "host_list",
     "host_matrix", "editor_config", "scenario_targets", "job_status", "template_choices",
     "recent_jobs", "shared_owners", "topology_access", "link_editor_config",
+    "result_context", "compare_context",
 ]
 
 # ?sort= value -> (label, ordering). Size = GPUs, then nodes (what users compare clusters by).
@@ -106,16 +115,10 @@ def host_matrix(revision: TopologyRevision, host: str) -> dict:
 
     Raises ``Http404`` when the revision has no such host.
     """
-    from django.http import Http404
-
-    from designer.engine.errors import EngineError
-    from designer.engine.pathclass import topo_matrix
-    from designer.engine.topology import Topology as EngineTopology
-
     try:
-        matrix = topo_matrix(EngineTopology.from_document(revision.document), host)
-    except EngineError as exc:
-        raise Http404(str(exc)) from exc
+        matrix = bridge.topo_matrix(revision.document, host)
+    except EngineValidationError as exc:
+        raise Http404(exc.engine_message) from exc
     rows = [{"label": label, "id": matrix["ids"][label], "numa": numa,
              "cells": [{"code": code, "css": _class_css(code)} for code in cells]}
             for label, numa, cells in zip(matrix["rows"], matrix["numa"], matrix["matrix"])]
@@ -136,15 +139,11 @@ def _class_css(code: str) -> str:
 
 def template_choices() -> list[tuple[str, str]]:
     """(name, one-line description) of every host template the engine offers."""
-    from designer.engine.templates import TEMPLATES
-
-    return [(name, TEMPLATES[name]["description"]) for name in sorted(TEMPLATES)]
+    return bridge.template_choices()
 
 
 def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
     """The JSON config ``templates/designer/editor.html`` reads (``editor-config``)."""
-    from designer.engine.catalog import catalog_as_dict
-
     revision = topology.current_revision
     document = (revision.document if revision is not None else
                 {"format": "fabricscope.topology/1", "name": topology.name,
@@ -154,7 +153,7 @@ def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
         "topology_id": topology.pk,
         "revision": revision.number if revision is not None else None,
         "document": document,
-        "catalog": catalog_as_dict(),
+        "catalog": bridge.catalog(),
         "templates": [{"name": n, "label": f"{n} — {d}"} for n, d in template_choices()],
         "readonly": not selectors.topology_can(user, topology, "edit"),
         "urls": {"save": f"{api}topologies/{topology.pk}/revisions/",
@@ -164,6 +163,8 @@ def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
                  "import_host": f"{api}topologies/import-preview/",
                  "topology": reverse("topology_detail", args=[topology.pk])},
         "csrf_token": csrf_token,
+        # Kind colours and shapes shared with the result views (editor.html prints it as #fs-style).
+        "style": style_json(),
     }
 
 
@@ -223,3 +224,137 @@ def link_editor_config(*, topology: Topology, link_url: str) -> dict:
     config.update({"readonly": True, "csrf_token": "",
                    "urls": {"topology": link_url}})
     return config
+
+
+# --- Result and compare pages ---------------------------------------------------------------------
+# Figures come from designer.figures (plain Python: no engine, no numpy at import time).
+
+def _topology_of(job) -> dict | None:
+    revision = getattr(job, "revision", None)
+    doc = getattr(revision, "document", None)
+    return doc if isinstance(doc, dict) else None
+
+
+def _verdict(summary: dict, pats: dict) -> dict:
+    """Does the job complete, which patterns broke, the slowest one, and the job time as text."""
+    complete = summary.get("complete", all(p.get("complete", True) for p in pats.values()))
+    slowest = summary.get("slowest_pattern") or max(
+        pats, key=lambda k: num(pats[k].get("completion_s"), -1.0), default=None)
+    return {"complete": complete, "text": summary.get("headline"),
+            "broken": summary.get("broken") or [p for p, v in pats.items() if v.get("complete") is False],
+            "slowest_pattern": slowest,
+            "job_completion": fmt_time(summary.get("job_completion_s")) if complete else "does not complete",
+            "slowest_completion": fmt_time((pats.get(slowest) or {}).get("completion_s")) if slowest else "—"}
+
+
+def _collectives(pats: dict) -> list[dict]:
+    """The algorithm each collective pattern runs (chosen by ``auto`` as NCCL's tuner would), with
+    nccl-tests' bus bandwidth and the predicted time of the alternatives."""
+    out = []
+    for pid, p in pats.items():
+        if not p.get("algorithm"):
+            continue
+        others = [f"{a} {fmt_time(v.get('time_s') if isinstance(v, dict) else v)}"
+                  for a, v in (p.get("alternatives") or {}).items()
+                  if a != p["algorithm"] and (v.get("time_s") if isinstance(v, dict) else v) is not None]
+        out.append({"pattern": pid, "algorithm": p["algorithm"], "protocol": p.get("protocol"),
+                    "busbw": f"{num(p.get('busbw_gbs'), 0.0):.1f} GB/s", "latency": fmt_time(p.get("latency_s")),
+                    "alternatives": ", ".join(others)})
+    return out
+
+
+def _bottleneck_facts(summary: dict) -> dict:
+    critical = summary.get("critical_bottleneck") or {}
+    return {"critical_bottleneck": critical.get("id"), "critical_pattern": critical.get("pattern"),
+            "top_bottleneck": critical.get("id") or (summary.get("bottlenecks") or [None])[0],
+            "saturated_not_critical": (summary.get("saturated_not_critical") or {}).get("count", 0)}
+
+
+def _headline(result: dict) -> dict:
+    """What the result page prints above the figures: whether the job completes (the engine's
+    ``summary.headline``, DESIGN.md §2.3b), its time, the critical bottleneck, utilization, flows.
+
+    A job with a lost flow does not complete: the page leads with that, never with the time of
+    the flows that survived.
+    """
+    summary = result.get("summary") or {}
+    pats = summary.get("patterns") or {}
+    scenario = result.get("scenario") or {}
+    flows = len(result.get("flows") or [])
+    return {**_verdict(summary, pats), **_bottleneck_facts(summary), "collectives": _collectives(pats),
+            "max_utilization": pct(summary.get("max_utilization")),
+            "flows_total": summary.get("flows_total", flows),
+            "flows_listed": summary.get("flows_listed", flows),
+            "unroutable": sum(int(p.get("unroutable") or 0) for p in pats.values()),
+            "classes": summary.get("classes") or {}, "note": summary.get("note"),
+            "failures": scenario.get("failures") or [],
+            "routing": scenario.get("routing") or {},
+            "mode": scenario.get("mode")}
+
+
+def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
+                   selected: int | None = None) -> dict:
+    """Template context of ``designer/result.html`` for any job kind (simulate, sweep, compare).
+
+    Parameters
+    ----------
+    job : SimulationJob, optional
+        Its revision's document is the topology when ``topology_doc`` is not given.
+    result : dict
+        ``fabricscope.result/1``, ``fabricscope.sweep/1`` or a policy comparison.
+    topology_doc : dict, optional
+    selected : int, optional
+        Sweep ranking entry to detail (the page's ``?failure=<index>``).
+
+    Returns
+    -------
+    dict
+        ``figures`` (key → figure dict, for ``json_script``), ``view`` (``"result"``, ``"sweep"``
+        or ``"policies"``), ``headline`` (numbers printed as text), ``result_data``,
+        ``failure_index``, ``has_topology``, ``figure_style`` (:func:`designer.figures.style_json`,
+        for ``json_script``). The view adds ``job`` (optional).
+    """
+    result = result or {}
+    doc = topology_doc if topology_doc is not None else _topology_of(job)
+    fmt = str(result.get("format") or "")
+    if fmt.startswith(("fabricscope.sweep", "fabricscope.compare")) or "ranking" in result:
+        view = "policies" if fmt.startswith("fabricscope.compare") else "sweep"
+        figs = figures_for_sweep(result, selected=selected)
+        headline = {"text": result.get("headline"), "baseline": result.get("baseline") or {},
+                    "evaluated": result.get("evaluated"), "over": result.get("over") or []}
+    else:
+        view = "result"
+        figs = figures_for_result(result, topology_doc=doc)
+        headline = _headline(result)
+    # figures_script: #fs-figures pre-serialized (compact, fast escaping; json_script took 0.4 s at 1,024 GPUs).
+    return {"figures": figs, "view": view, "headline": headline, "result_data": result,
+            "failure_index": selected, "has_topology": bool(doc), "figure_style": style_json(),
+            "figures_script": mark_safe(json_script_html(figs, "fs-figures"))}
+
+
+def _compare_row(p: str, pa: dict, pb: dict) -> dict:
+    x, y = num((pa.get(p) or {}).get("completion_s")), num((pb.get(p) or {}).get("completion_s"))
+    broken_a, broken_b = (pa.get(p) or {}).get("complete") is False, (pb.get(p) or {}).get("complete") is False
+    both = x is not None and y is not None
+    return {"pattern": p, "a": "does not complete" if broken_a else fmt_time(x),
+            "b": "does not complete" if broken_b else fmt_time(y),
+            "change": delta_text(x, y, broken_a=broken_a, broken_b=broken_b, present_a=p in pa, present_b=p in pb),
+            "worse": broken_b and not broken_a or both and y > x * 1.001,
+            "better": broken_a and not broken_b or both and y < x * 0.999}
+
+
+def compare_context(*, a: dict, b: dict) -> dict:
+    """Template context of ``designer/compare.html``.
+
+    Returns
+    -------
+    dict
+        ``figures``, ``headline_a``, ``headline_b``, ``rows`` (per pattern: A, B and the change,
+        printed as a table), ``figure_style``. The view adds ``job_a`` / ``job_b``.
+    """
+    a, b = a or {}, b or {}
+    pa = (a.get("summary") or {}).get("patterns") or {}
+    pb = (b.get("summary") or {}).get("patterns") or {}
+    rows = [_compare_row(p, pa, pb) for p in list(pa) + [p for p in pb if p not in pa]]
+    return {"figures": figures_for_compare(a, b), "headline_a": _headline(a), "headline_b": _headline(b),
+            "rows": rows, "figure_style": style_json()}

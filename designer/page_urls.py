@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from designer import views, views_sharing
+from designer import views, views_figures, views_nccl, views_sharing
 from designer.accounts import SignInForm
 
 urlpatterns = [
@@ -14,12 +14,15 @@ urlpatterns = [
     path("topologies/<int:pk>/editor/", views.editor, name="editor"),
     path("topologies/<int:pk>/hosts/", views.host_matrix, name="host_matrix"),
     path("topologies/<int:pk>/scenarios/new/", views.scenario_new, name="scenario_new"),
+    path("topologies/<int:pk>/nccl-tests/", views_nccl.nccl_tests, name="nccl_tests"),
     path("scenarios/<int:pk>/", views.scenario_edit, name="scenario_edit"),
     path("jobs/<int:pk>/", views.job_detail, name="job_detail"),
     path("jobs/<int:pk>/status/", views.job_status, name="job_status"),
     path("jobs/<int:pk>/cancel/", views.job_cancel, name="job_cancel"),
     path("jobs/<int:job_id>/result/", views.result_view, name="job_result"),
     path("compare/", views.compare_view, name="compare"),
+    # Result page interactions: the figure of a picked flow / clicked host, built from posted data.
+    path("figures/<str:kind>/", views_figures.figure_render, name="figure_render"),
     path("profile/", views.profile, name="profile"),
     path("profile/token/", views.token_create, name="token_create"),
     path("profile/token/revoke/", views.token_revoke, name="token_revoke"),

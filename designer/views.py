@@ -12,10 +12,12 @@ from django.http import FileResponse, Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import cache_control
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
-from designer import page_selectors, page_services, selectors, services
+from designer import bridge, page_selectors, page_services, selectors, services
 from designer.exceptions import IllegalTransition
+from designer.params import id_param, int_param
 from designer.forms import (
     PatternForm, PatternFormSet, ScenarioForm, ScenarioRunForm, TopologyNewForm, attach_errors)
 
@@ -68,14 +70,15 @@ def topology_detail(request, pk: int):
         "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
         "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
         "jobs": page_selectors.recent_jobs(user=request.user, topology_pk=pk),
-        "hosts": page_selectors.host_list(topology.current_revision)[:1]})
+        "hosts": page_selectors.host_list(topology.current_revision)[:1],
+        "bom": bridge.revision_bom(topology.current_revision)})
 
 
 @login_required
 def revision_diff(request, pk: int):
     topology = selectors.topology_get(user=request.user, pk=pk)
-    b = _int(request.GET.get("b"), topology.revision_number)
-    a = _int(request.GET.get("a"), max(1, b - 1))
+    b = int_param(request, "b", default=topology.revision_number)
+    a = int_param(request, "a", default=max(1, b - 1))
     context = page_selectors.revision_diff(user=request.user, topology_pk=pk, a=a, b=b)
     revisions = selectors.revision_list(user=request.user, topology_pk=pk)
     return render(request, "designer/revision_diff.html",
@@ -124,7 +127,7 @@ def _scenario_page(request, topology, scenario):
     targets = page_selectors.scenario_targets(revision)
     readonly = not selectors.topology_can(request.user, topology, "edit")
     if readonly and request.method == "POST":
-        return _scenario_run(request, topology, scenario)
+        return _scenario_run(request, topology, scenario, targets)
     form, formset = _scenario_forms(request, scenario, targets)
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         try:
@@ -143,15 +146,21 @@ def _scenario_page(request, topology, scenario):
         status=_status(form, formset))
 
 
-def _scenario_run(request, topology, scenario):
-    """A viewer's POST: run the saved scenario as it is (its fields cannot be changed)."""
+def _scenario_run(request, topology, scenario, targets):
+    """A viewer's POST: run the saved scenario, with this run's failures when the page's what-if
+    section sent them (a job of the viewer's; the scenario is never saved)."""
     selectors.topology_require(request.user, topology, "run")
-    form = ScenarioRunForm(request.POST)
-    if not form.is_valid():
+    form = ScenarioRunForm(request.POST, targets=targets)
+    if not form.is_valid() and "action" in form.errors:
         raise PermissionDenied("viewers can only run this scenario, not save it")
+    if form.errors:
+        messages.error(request, "; ".join(f"{form.fields[f].label or f}: {e}"
+                                          for f, errs in form.errors.items() for e in errs))
+        return redirect("scenario_edit", pk=scenario.pk)
     try:
         job = page_services.scenario_run(user=request.user, scenario=scenario,
-                                         action=form.cleaned_data["action"], data=form.cleaned_data)
+                                         action=form.cleaned_data["action"], data=form.cleaned_data,
+                                         failures=form.what_if_failures(scenario.failures))
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
         return redirect("scenario_edit", pk=scenario.pk)
@@ -199,14 +208,15 @@ def job_cancel(request, pk: int):
     return redirect("job_detail", pk=pk)
 
 
+# Gzipped: a 1,024-GPU result page is ~1 MB of figure JSON (~6x smaller compressed). BREACH: the
+# page reflects no request input and holds no secret but Django's per-response masked CSRF token.
+@gzip_page
 @login_required
 def result_view(request, job_id: int):
     job = selectors.job_get(user=request.user, pk=job_id)
     result = selectors.result_get(user=request.user, job_pk=job_id)
-    from designer import figures  # plotly-free, but heavy: only result pages pay for it
-
-    context = figures.result_context(job=job, result=result.data,
-                                     selected=_int(request.GET.get("failure"), None))
+    context = page_selectors.result_context(job=job, result=result.data,
+                                            selected=int_param(request, "failure", default=None))
     return render(request, "designer/result.html", {
         "job": job, "result": result.data, **context,
         "can_share": selectors.topology_can(request.user, job.topology, "manage")})
@@ -214,11 +224,9 @@ def result_view(request, job_id: int):
 
 @login_required
 def compare_view(request):
-    a = selectors.result_get(user=request.user, job_pk=_int(request.GET.get("a"), 0))
-    b = selectors.result_get(user=request.user, job_pk=_int(request.GET.get("b"), 0))
-    from designer import figures
-
-    context = figures.compare_context(a=a.data, b=b.data)
+    a = selectors.result_get(user=request.user, job_pk=id_param(request, "a", default=0))
+    b = selectors.result_get(user=request.user, job_pk=id_param(request, "b", default=0))
+    context = page_selectors.compare_context(a=a.data, b=b.data)
     return render(request, "designer/compare.html", {
         "job_a": a.job, "job_b": b.job, "a": a.data, "b": b.data,
         "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
@@ -250,18 +258,11 @@ def token_revoke(request):
 
 @cache_control(max_age=86400, public=True)
 def plotly_js(request):
-    """plotly.min.js from the installed plotly package (no CDN, same version as figures.py)."""
+    """plotly.min.js from the installed plotly package (no CDN, same version as designer/figures/)."""
     import plotly
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     return FileResponse(path.open("rb"), content_type="text/javascript")
-
-
-def _int(value, default: int | None) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 def _status(*forms) -> int:

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from designer import page_selectors, selectors, services
 from designer.forms import ForkForm, ShareGrantForm, ShareLinkForm, TransferForm
+from designer.params import int_param
 from designer.selectors import ShareLinkVisitor
 
 __all__ = ["sharing", "share_grant", "share_role", "share_revoke", "link_create", "link_revoke",
@@ -122,12 +123,10 @@ def link_revoke(request, pk: int, link_id: int):
 @login_required
 @require_POST
 def transfer(request, pk: int):
-    from django.contrib.auth import get_user_model
-
     topology = _managed(request, pk)
     form = TransferForm(request.POST)
     username = form.cleaned_data["username"] if form.is_valid() else ""
-    new_owner = get_user_model().objects.filter(username=username, is_active=True).first()
+    new_owner = selectors.user_by_username(username=username)
     if new_owner is None:
         messages.error(request, f"No active user named {username!r}.")
         return redirect("sharing", pk=pk)
@@ -225,11 +224,8 @@ def link_result(request, token: str, job_id: int):
     visitor = _visitor(token)
     job = selectors.job_get(user=visitor, pk=job_id)
     result = selectors.result_get(user=visitor, job_pk=job_id)
-    from designer import figures
-
-    failure = request.GET.get("failure")
-    context = figures.result_context(job=job, result=result.data,
-                                     selected=int(failure) if (failure or "").isdigit() else None)
+    context = page_selectors.result_context(job=job, result=result.data,
+                                            selected=int_param(request, "failure", default=None))
     return _link_render(request, "designer/result.html", {
         "job": job, "result": result.data, **context, "token": token, "link": visitor.link,
         "topology": job.topology if visitor.link.job_id is None else None})

@@ -76,6 +76,8 @@ def describe(entry: dict) -> str:
                         "disconnected_flows", "worst_pattern") if impact.get(k) is not None] or [
         k for k, v in impact.items() if isinstance(v, (int, float, str))]
     figures = ", ".join(f"{k}={_short(impact[k])}" for k in keys)
+    if impact.get("broken"):   # a collective with a lost flow hangs: no slowdown to speak of
+        figures = f"does not complete ({', '.join(impact['broken'])}), " + figures
     return f"{failure.get('mode', 'down')} {failure.get('target')}: {figures}"
 
 
@@ -117,8 +119,11 @@ def run(api: Fabricscope, args) -> int:
         print(f"sweep {job['state']}: {job['message']}\n{job['error']}".rstrip(), file=sys.stderr)
         return 1
     print(f"sweep succeeded in {job['timings']['total_s']} s")
-    ranking = api.get(f"jobs/{job['id']}/result/")["ranking"]
-    print(f"Top 5 of {len(ranking)} NIC failures, most harmful first:")
+    sweep = api.get(f"jobs/{job['id']}/result/")
+    ranking, skipped = sweep["ranking"], sweep.get("skipped") or {}
+    unwired = len(skipped.get("unwired", []))
+    print(f"Top 5 of {len(ranking)} NIC failures, most harmful first"
+          + (f" ({unwired} unwired NICs not ranked)" if unwired else "") + ":")
     for rank, entry in enumerate(ranking[:5], 1):
         print(f"  {rank}. {describe(entry)}")
     return 0

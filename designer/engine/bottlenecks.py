@@ -16,10 +16,11 @@ directions run at 100 % while the job waits on one storage-leaf uplink. So:
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
+
+from designer.engine.numbers import json_float as _finite
 
 __all__ = ["RELIEF_FACTOR", "rank_bottlenecks"]
 
@@ -29,10 +30,6 @@ _MAX_ENTRIES = 4_000_000     # (flow, resource) entries above which relief is no
 _SATURATED = 1e-6
 _LISTED = 20
 
-
-def _finite(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _job_time(done: dict, completion: np.ndarray, members: dict) -> float | None:
@@ -72,42 +69,55 @@ def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callab
         ``critical`` (dict or None), ``relief`` (list, largest gain first), ``saturated_not_critical``
         (``{"count", "ids"}``), ``order`` (resource indices: relief order, then by flows limited).
     """
-    util, bneck = solved.utilization, solved.flow_bottleneck
-    per_pattern = {pid: int(bneck[c.slowest]) for pid, c in done.items()
-                   if c.slowest is not None and c.complete and bneck[c.slowest] >= 0}
-    counts = np.bincount(bneck[bneck >= 0], minlength=len(util)) if (bneck >= 0).any() else np.zeros(len(util), int)
-    saturated = (util >= 1 - _SATURATED) & (solved.load_gbps > 0)
-    by_count = [int(r) for r in np.argsort(-counts, kind="stable") if counts[r] > 0 and saturated[r]]
+    util = solved.utilization
+    per_pattern, counts, by_count = _limits(solved, done)
     limits: dict[int, list[str]] = {}
     for pid, r in per_pattern.items():
         limits.setdefault(r, []).append(pid)
     candidates = list(dict.fromkeys(list(limits) + by_count[:_EXTRA_CANDIDATES]))
     job0 = _job_time(done, solved.flow_completion_s, routed_members)
     can_resolve = resolve is not None and job0 is not None and job0 > 0 and entries <= _MAX_ENTRIES
-    relief = []
-    for r in candidates:
-        entry = {"_r": r, "id": topo.resource_id(r), "tier": tiers[r], "utilization": _finite(util[r]),
-                 "flows_limited": int(counts[r]), "limits": limits.get(r, []), "gain_s": None, "gain_fraction": None}
-        if can_resolve:
-            cap = capacity.copy()
-            cap[r] *= RELIEF_FACTOR
-            job1 = _job_time(done, resolve(cap), routed_members)
-            gain = max(0.0, job0 - job1) if job1 is not None else 0.0
-            entry.update({"gain_s": gain, "gain_fraction": gain / job0})
-        relief.append(entry)
+    relief = [_relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0,
+                            resolve if can_resolve else None) for r in candidates]
     relief.sort(key=lambda e: (-(e["gain_s"] or 0.0), -len(e["limits"]), -e["flows_limited"]))
     critical = _critical(topo, tiers, util, done, per_pattern, relief)
     if critical is not None and critical.get("id"):
         critical["equally_limiting"] = _equally_limiting(solved, done[critical["pattern"]])
     limiting = set(per_pattern.values())
+    saturated = (util >= 1 - _SATURATED) & (solved.load_gbps > 0)
     idle = [r for r in np.flatnonzero(saturated).tolist() if r not in limiting]
-    head = [e.pop("_r") for e in relief if (e["gain_s"] or 0) > 0 or e["limits"]]
+    head = [e["_r"] for e in relief if (e["gain_s"] or 0) > 0 or e["limits"]]
     for e in relief:
-        e.pop("_r", None)
-    order = list(dict.fromkeys(head + by_count))
+        e.pop("_r")
     return {"critical": critical, "relief": relief, "relief_computed": can_resolve,
             "saturated_not_critical": {"count": len(idle), "ids": [topo.resource_id(r) for r in idle[:_LISTED]]},
-            "order": order}
+            "order": list(dict.fromkeys(head + by_count))}
+
+
+def _limits(solved, done: dict) -> tuple[dict, np.ndarray, list[int]]:
+    """Each completing pattern's bottleneck (resource of its slowest flow), flows limited per
+    resource, and saturated resources by flows limited (most first)."""
+    util, bneck = solved.utilization, solved.flow_bottleneck
+    per_pattern = {pid: int(bneck[c.slowest]) for pid, c in done.items()
+                   if c.slowest is not None and c.complete and bneck[c.slowest] >= 0}
+    limited = bneck[bneck >= 0]
+    counts = np.bincount(limited, minlength=len(util)) if len(limited) else np.zeros(len(util), dtype=np.int64)
+    saturated = (util >= 1 - _SATURATED) & (solved.load_gbps > 0)
+    by_count = [int(r) for r in np.argsort(-counts, kind="stable") if counts[r] > 0 and saturated[r]]
+    return per_pattern, counts, by_count
+
+
+def _relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0, resolve) -> dict:
+    """One candidate's relief: job time gained (s) with its capacity × :data:`RELIEF_FACTOR`."""
+    entry = {"_r": r, "id": topo.resource_id(r), "tier": tiers[r], "utilization": _finite(util[r]),
+             "flows_limited": int(counts[r]), "limits": limits.get(r, []), "gain_s": None, "gain_fraction": None}
+    if resolve is not None:
+        cap = capacity.copy()
+        cap[r] *= RELIEF_FACTOR
+        job1 = _job_time(done, resolve(cap), routed_members)
+        gain = max(0.0, job0 - job1) if job1 is not None else 0.0
+        entry.update({"gain_s": gain, "gain_fraction": gain / job0})
+    return entry
 
 
 def _equally_limiting(solved, c) -> int:

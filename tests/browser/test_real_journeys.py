@@ -20,6 +20,8 @@ import re
 
 import pytest
 
+from tests.browser.conftest import wait_until_at_rest
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "alice-password-1"
@@ -163,7 +165,7 @@ def test_build_by_hand_save_and_reload(app_page, live_server, user, sign_in, sho
     assert per_host > 30 and len(d["nodes"]) == 2 * per_host
     page.keyboard.press("Escape")
     page.click('button[data-action="fit"]')
-    page.wait_for_timeout(300)
+    wait_until_at_rest(page)
     shot(page, "real-03-two-hosts", full_page=False)
 
     # Two leaves and a spine above the hosts, dragged from the palette.
@@ -183,7 +185,7 @@ def test_build_by_hand_save_and_reload(app_page, live_server, user, sign_in, sho
     spine = next(n for n in doc(page)["nodes"] if n["id"] == "spine0")
     assert spine["attrs"] == {"role": "spine"}
     page.click('button[data-action="fit"]')
-    page.wait_for_timeout(300)
+    wait_until_at_rest(page)
     shot(page, "real-04-switches-placed", full_page=False)
 
     # Connect mode: uplinks and one NIC of each host to each leaf.
@@ -201,14 +203,15 @@ def test_build_by_hand_save_and_reload(app_page, live_server, user, sign_in, sho
     # A link property: override leaf0 – spine0's capacity in the properties panel.
     uplink = next(lk for lk in doc(page)["links"] if {lk["a"], lk["b"]} == {"leaf0", "spine0"})
     page.evaluate("id => fabricscopeEditor.editor.focusElement('link', id)", uplink["id"])
-    page.wait_for_timeout(350)
+    page.wait_for_function("id => fabricscopeEditor.stats().selected.join() === 'l:' + id", arg=uplink["id"])
+    wait_until_at_rest(page)
     page.fill(".fs-props input[name=capacity_gbps]", "200")
     page.press(".fs-props input[name=capacity_gbps]", "Tab")
     uplink = next(lk for lk in doc(page)["links"] if lk["id"] == uplink["id"])
     assert uplink["capacity_gbps"] == 200 and uplink["tech"] == "ib-ndr"
     assert "overridden" in page.locator(".fs-props").inner_text()
     page.click('button[data-action="fit"]')
-    page.wait_for_timeout(300)
+    wait_until_at_rest(page)
     shot(page, "real-05-connected", full_page=False)
 
     # Save through the real API: 201, revision 1, message stored.
@@ -245,13 +248,13 @@ def test_build_by_hand_save_and_reload(app_page, live_server, user, sign_in, sho
         pos = page.evaluate(f"fabricscopeEditor.editor.view.elementFor('node', '{nid}').position()")
         assert [round(pos["x"], 3), round(pos["y"], 3)] == [round(v, 3) for v in positions[nid]]
     page.click('button[data-action="fit"]')
-    page.wait_for_timeout(300)
+    wait_until_at_rest(page)
     shot(page, "real-07-reloaded", full_page=False)
     # For the README: the reloaded editor with the overridden uplink selected.
     page.evaluate("id => fabricscopeEditor.editor.selectIds('link', [id])", uplink["id"])
     page.evaluate("document.activeElement.blur()")
     page.mouse.move(*node_xy(page, "node", "h0/gpu0"))  # no hover highlight left on a button
-    page.wait_for_timeout(200)
+    wait_until_at_rest(page)
     assert "overridden" in page.locator(".fs-props").inner_text()
     shot(page, "real-08-editor-readme", full_page=False)
 
@@ -318,7 +321,7 @@ def test_save_conflict_between_two_pages(chromium_browser, app_page, live_server
         assert not stats(second)["dirty"]
         assert semantic(doc(second)) == semantic(doc(first))
         second.evaluate("fabricscopeEditor.editor.focusElement('node', 'storage0')")
-        second.wait_for_timeout(400)
+        wait_until_at_rest(second)
         shot(second, "real-12-conflict-reloaded", full_page=False)
 
         # No revision was overwritten: r1 (generated) and r2 (the first page's), nothing else.
@@ -379,7 +382,7 @@ def run_to_result(page, shot, prefix: str) -> int:
     seen = [int(p.rstrip("%")) for p in page.evaluate("window.__pcts")]
     assert seen == sorted(seen) and seen[-1] == 100, seen  # progress only moves forward
     assert page.locator("#job-result").is_visible()  # "Open result" shows before the redirect
-    page.wait_for_timeout(450)  # the bar's width transition (the page moves on after 1.2 s)
+    wait_until_at_rest(page)  # the bar's width transition (the page moves on after 1.2 s)
     shot(page, f"{prefix}-job-done")
     page.wait_for_url(re.compile(rf"/jobs/{job_id}/result/$"), timeout=20_000)
     page.wait_for_function("document.documentElement.getAttribute('data-figures-ready') === '1'",
@@ -483,8 +486,14 @@ def test_nic_failure_what_if(app_page, live_server, user, sign_in, shot, celery_
     patterns = summary["patterns"]
     assert by_name["baseline"]["x"] == list(patterns)
     for name, key in (("baseline", "before"), ("with failures", "after")):
-        expected = [patterns[p]["completion_s"][key] * 1e3 for p in patterns]
+        # A pattern that does not complete is drawn where its surviving flows finish.
+        expected = [(patterns[p]["completion_s"][key] or patterns[p]["surviving_completion_s"]) * 1e3
+                    for p in patterns]
         assert by_name[name]["y"] == pytest.approx(expected), name
+    # The headline says what happens: the ring loses gpu0's flows, so the job does not complete.
+    verdict = page.locator("#result-verdict").inner_text()
+    assert verdict.startswith("Does not complete — ") and "h0/nic0 is down" in verdict, verdict
+    assert result["summary"]["complete"] is False and result["summary"]["job_completion_s"] is None
     lost = [p for p in patterns if not patterns[p].get("complete", True)]
     for p, text in zip(patterns, by_name["with failures"]["text"]):
         if p in lost:

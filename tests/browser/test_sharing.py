@@ -65,7 +65,7 @@ def test_share_view_fork_revoke_and_result_link(chromium_browser, app_page, live
 
     # topology page: read-only view, no new-scenario, fork offered
     row.locator("a.row-link").click()
-    assert bob.locator("#my-role").inner_text().strip() == "viewer"
+    assert bob.locator("#my-role").text_content().strip() == "viewer"   # DOM text; CSS capitalizes it
     assert bob.locator("text=Open editor").count() == 0
     assert bob.locator("text=New scenario").count() == 0
     shot(bob, "sharing-03-viewer-topology")

@@ -19,6 +19,7 @@ import json
 import pytest
 
 from designer import figures as F
+from designer import page_selectors
 from tests.scenarios import dgx_h100_scenario
 
 go = pytest.importorskip("plotly.graph_objects")
@@ -78,13 +79,49 @@ def test_topology_edges_are_coloured_by_max_utilization_of_both_directions(small
     for r in result["resources"]:
         if r["link"]:
             util[r["link"]] = max(util.get(r["link"], 0.0), r["utilization"])
-    by_hover = dict(zip((h.split("</b>")[0][3:] for h in links["hovertext"]), links["marker"]["color"]))
+    # hover text is built by Plotly from customdata (link id first) through one template per trace
+    assert "%{customdata[0]}" in links["hovertemplate"] and "hovertext" not in links
+    by_hover = dict(zip((cd[0] for cd in links["customdata"]), links["marker"]["color"]))
     for lid, u in util.items():
         assert by_hover[lid] == pytest.approx(u, abs=1e-3)
     idle = [l["id"] for l in topo["links"] if l["id"] not in util]
     assert idle and all(by_hover[l] == 0 for l in idle)
     kinds = {t["name"] for t in fig["data"] if t.get("mode", "").startswith("markers") and t["name"] != "links"}
     assert {"GPU", "NVSwitch", "PCIe switch", "NIC", "Switch", "Storage"} <= kinds
+
+
+def test_link_hover_customdata_holds_both_directions(small):
+    """Each link point's customdata: id, tech, ends, then load/capacity/utilization of a>b and b>a."""
+    topo, result = small
+    links = next(t for t in F.topology_figure(result, topo)["data"] if t["name"] == "links")
+    res = {(r["link"], r["dir"]): r for r in result["resources"] if r["link"]}
+    by_id = {l["id"]: l for l in topo["links"]}
+    for cd in links["customdata"]:
+        lid, _, a, b, load_ab, _, u_ab, load_ba, _, _, u_ba = cd
+        assert (a, b) == (by_id[lid]["a"], by_id[lid]["b"])
+        for d, load, u in (("a>b", load_ab, u_ab), ("b>a", load_ba, u_ba)):
+            r = res.get((lid, d), {"load_gbps": 0.0, "utilization": 0.0})
+            assert load == pytest.approx(r["load_gbps"], abs=0.01) and u == pytest.approx(r["utilization"], abs=1e-3)
+
+
+def test_host_labels_fit_their_box_or_shorten():
+    """6.5 px per character + 8 px padding: 'h0 · hottest 100%' (17 chars) needs 118.5 px, 'h0' 21 px."""
+    from designer.figures.topology import fit_label
+    assert fit_label(119, "h0 · hottest 100%", "h0") == "h0 · hottest 100%"
+    assert fit_label(118, "h0 · hottest 100%", "h0") == "h0"
+    assert fit_label(21, "h0 · hottest 100%", "h0") == "h0"
+    assert fit_label(20, "h0 · hottest 100%", "h0") == ""
+
+
+def test_node_labels_show_only_where_they_fit_their_row():
+    """Row y=0: a at x 0, b at 1, c at 5 (gaps 1, 1, 4 units); at 10 px per unit a 4-character label
+    needs 4 × 5.5 + 4 = 26 px: only c's fits (40 px); at 30 px per unit all do."""
+    from designer.figures.topology import label_fits, label_gaps
+    nodes = [{"id": i, "x": x, "y": 0} for i, x in (("a", 0), ("b", 1), ("c", 5))] + [{"id": "d", "x": 2, "y": -1}]
+    gaps = label_gaps(nodes)
+    assert gaps == {"a": 1, "b": 1, "c": 4, "d": 6}  # d is alone in its row: the drawing's width (5 + 1)
+    assert [label_fits("gpu0", gaps[n], 10) for n in "abc"] == [False, False, True]
+    assert all(label_fits("gpu0", gaps[n], 30) for n in "abc") and not label_fits("", 99, 99)
 
 
 def test_collapsed_topology_has_host_super_nodes_and_drill_down(small):
@@ -186,7 +223,9 @@ def test_failure_diff_figures(failed):
     before, after = figs["whatif_completion"]["data"]
     pats = diff["summary"]["patterns"]
     assert before["y"] == [pytest.approx(p["completion_s"]["before"] * 1e3) for p in pats.values()]
-    assert after["y"] == [pytest.approx(p["completion_s"]["after"] * 1e3) for p in pats.values()]
+    # A pattern that does not complete draws when its surviving flows finish.
+    assert after["y"] == [pytest.approx((p["completion_s"]["after"] or p["surviving_completion_s"]) * 1e3)
+                          for p in pats.values()]
     rows = figs["whatif_changes"]["fabricscope"]["table"]["rows"]
     rerouted = [r for r in rows if r[0] == "rerouted"]
     assert [r[1] for r in rerouted] == [d["flow"] for d in diff["rerouted"]]
@@ -210,7 +249,7 @@ def test_sweep_ranking_order_preserved_and_click_through():
     assert rank["fabricscope"]["link"] == "?failure={index}"
     assert sw["ranking"][3]["label"] in figs["whatif_completion"]["layout"]["title"]["text"]
     assert_valid(figs["whatif_changes"])
-    ctx = F.result_context(result=sw, selected=3)
+    ctx = page_selectors.result_context(result=sw, selected=3)
     assert ctx["view"] == "sweep" and ctx["failure_index"] == 3
 
 
@@ -219,7 +258,7 @@ def test_policy_comparison_grouped_bars():
 
     _, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}])
     cmp_ = jsonable(compare_policies(sc))
-    ctx = F.result_context(result=cmp_)
+    ctx = page_selectors.result_context(result=cmp_)
     assert ctx["view"] == "policies"
     fig = ctx["figures"]["policies"]
     assert_valid(fig)
@@ -231,13 +270,16 @@ def test_policy_comparison_grouped_bars():
 def test_compare_two_results(small, failed):
     _, a = small
     _, b = failed
-    ctx = F.compare_context(a=a, b=b)
+    ctx = page_selectors.compare_context(a=a, b=b)
     for fig in ctx["figures"].values():
         assert_valid(fig)
     rows = ctx["figures"]["compare_completion"]["fabricscope"]["table"]["rows"]
     for p, x, y, change in rows:
         assert x == a["summary"]["patterns"][p]["completion_s"] and y == b["summary"]["patterns"][p]["completion_s"]
-        assert change == f"{y / x - 1:+.1%}"
+        if b["summary"]["patterns"][p]["complete"]:
+            assert change == f"{y / x - 1:+.1%}"
+        else:   # a pattern with a lost flow has no completion to compare
+            assert y is None and change == "does not complete in B"
     changes = ctx["figures"]["compare_bottlenecks"]["fabricscope"]["table"]["rows"]
     new = {r for c, r in changes if c.startswith("only in B")}
     assert new == set(b["summary"]["bottlenecks"]) - set(a["summary"]["bottlenecks"])
@@ -272,7 +314,7 @@ def test_unroutable_flows():
     assert "UNROUTABLE" in fig["layout"]["title"]["text"] and fig["fabricscope"]["hops"] == []
     assert bad[0]["reason"] in fig["layout"]["annotations"][0]["text"]
     bars = F.pattern_figure(result)["data"][0]
-    assert any("unroutable" in t for t in bars["text"])
+    assert any(t.startswith("does not complete") for t in bars["text"])
     rows = figs["whatif_changes"]["fabricscope"]["table"]["rows"]
     assert {r[1] for r in rows if r[0] == "disconnected"} == {d["flow"] for d in result["diff"]["disconnected"]}
 
