@@ -56,17 +56,37 @@ class TopologyNewForm(forms.Form):
     rails = forms.IntegerField(min_value=1, max_value=64, required=False,
                                help_text="Default: one rail per compute NIC.")
     spines = forms.IntegerField(min_value=0, max_value=1024, required=False,
-                                help_text="Default: enough for full bisection (at most 64).")
+                                help_text="Default: the fewest (≥ 2) whose ports hold every leaf's uplinks.")
     storage = forms.IntegerField(min_value=0, max_value=256, required=False, initial=0,
                                  help_text="Storage servers attached to the fabric.")
+    # Generator parameters of issue 16 (engine.fabrics.build_cluster); blank = the engine's default.
+    switch = forms.ChoiceField(choices=[], required=False, label="Switch model",
+                               help_text="Default: 51.2 T Ethernet (NDR/XDR for InfiniBand NICs).")
+    oversubscription = forms.FloatField(min_value=1.0, max_value=64.0, required=False, initial=1.0,
+                                        help_text="Host ports : uplink ports of a leaf (whole ports).")
+    nic_link_tech = forms.ChoiceField(choices=[], required=False, label="NIC speed",
+                                      help_text="Default: the template's NIC port rate.")
+    leaves_per_rail = forms.IntegerField(min_value=1, max_value=1024, required=False,
+                                         help_text="Default: the fewest the switch radix allows.")
+    planes = forms.IntegerField(min_value=1, max_value=64, required=False, initial=1,
+                                help_text="Independent spine planes (rail-optimized).")
 
     def __init__(self, *args, templates: list[tuple[str, str]] = (), **kwargs):
+        from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH
+
         super().__init__(*args, **kwargs)
         self.fields["template"].choices = [(n, f"{n} — {d}") for n, d in templates]
+        self.fields["switch"].choices = [("", "default")] + [(m.id, f"{m.id} — {m.name}")
+                                                             for m in SWITCH_MODELS.values()]
+        self.fields["nic_link_tech"].choices = [("", "template default")] + [
+            (t, f"{t} ({g:g} Gb/s {f})") for (f, g), t in SWITCH_PORT_TECH.items()]
+
+    _OPTIONS = ("rails", "spines", "storage", "switch", "oversubscription", "nic_link_tech",
+                "leaves_per_rail", "planes")
 
     def cluster_options(self) -> dict:
         data = self.cleaned_data
-        return {k: data[k] for k in ("rails", "spines", "storage") if data.get(k) not in (None, "")
+        return {k: data[k] for k in self._OPTIONS if data.get(k) not in (None, "")
                 and not (k == "storage" and data[k] == 0)}
 
 
@@ -91,10 +111,7 @@ class ScenarioForm(forms.Form):
 
     def __init__(self, *args, targets: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        targets = targets or {}
-        self.fields["failures_down"].choices = [
-            ("Groups", targets.get("groups", [])), ("Nodes", targets.get("nodes", [])),
-            ("Links", targets.get("links", []))]
+        self.fields["failures_down"].choices = _target_choices(targets)
 
     def clean_failures_degrade(self) -> list[dict]:
         out = []
@@ -132,6 +149,12 @@ class ScenarioForm(forms.Form):
                                               if f.get("mode") == "degrade")}
 
 
+def _target_choices(targets: dict | None) -> list:
+    targets = targets or {}
+    return [("Groups", targets.get("groups", [])), ("Nodes", targets.get("nodes", [])),
+            ("Links", targets.get("links", []))]
+
+
 SELECT_CHOICES = [("gpu", "All GPUs"), ("group", "GPUs of a group"), ("ids", "Listed devices")]
 
 
@@ -148,7 +171,9 @@ class PatternForm(forms.Form):
         attrs={"placeholder": "h0/gpu0, h1/gpu0"}))
     bytes_value = forms.FloatField(min_value=0, initial=1, label="Message size")
     bytes_unit = forms.ChoiceField(choices=[(u, u) for u in BYTE_UNITS], initial="GB", label="Unit")
-    algorithm = forms.ChoiceField(choices=[("ring", "ring"), ("tree", "tree")], initial="ring")
+    # All-reduce algorithms (designer.engine.collectives); "auto" picks as NCCL's tuner does.
+    algorithm = forms.ChoiceField(choices=[(a, a) for a in ("auto", "ring", "tree", "nvls", "nvlstree", "collnet")],
+                                  initial="auto")
     src = forms.CharField(required=False, label="Source", help_text="ids, or group:NAME")
     dst = forms.CharField(required=False, label="Destination", help_text="ids, or group:NAME")
     demand_gbps = forms.FloatField(required=False, min_value=0.001, label="Demand cap (Gb/s)")
@@ -191,7 +216,7 @@ class PatternForm(forms.Form):
         return {"pid": pattern.get("id", ""), "kind": pattern.get("kind", "allreduce"),
                 "select": select, "group": part.get("group", ""),
                 "ids": ", ".join(part.get("ids", [])), "bytes_value": size, "bytes_unit": unit,
-                "algorithm": pattern.get("algorithm", "ring"), "src": _selector_str(src),
+                "algorithm": pattern.get("algorithm", "auto"), "src": _selector_str(src),
                 "dst": _selector_str(dst), "demand_gbps": pattern.get("demand_gbps")}
 
 
@@ -277,12 +302,30 @@ def _add(form: forms.Form, field: str | None, message: str) -> None:
 # --- Sharing (issue 9) -----------------------------------------------------------------------------
 
 class ScenarioRunForm(forms.Form):
-    """A viewer's run of a saved scenario: which job, and the sweep/compare options only."""
+    """A viewer's run of a saved scenario: which job, the sweep/compare options, and, when the
+    page's what-if section sent them (``what_if``), the failures of this run only (not saved)."""
 
     action = forms.ChoiceField(choices=[("simulate", "simulate"), ("sweep", "sweep"),
                                         ("compare", "compare")])
     sweep_over = ScenarioForm.base_fields["sweep_over"]
     policies = ScenarioForm.base_fields["policies"]
+    what_if = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    failures_down = ScenarioForm.base_fields["failures_down"]
+    failures_degrade = ScenarioForm.base_fields["failures_degrade"]
+
+    def __init__(self, *args, targets: dict | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["failures_down"].choices = _target_choices(targets)
+
+    clean_failures_degrade = ScenarioForm.clean_failures_degrade
+    failures = ScenarioForm.failures
+
+    def what_if_failures(self, saved: list[dict]) -> list[dict] | None:
+        """This run's failures, or None to run the ``saved`` ones (not sent, or unchanged)."""
+        if not self.cleaned_data.get("what_if"):
+            return None
+        failures = self.failures()
+        return None if failures == list(saved or []) else failures
 
 
 class ShareGrantForm(forms.Form):

@@ -13,14 +13,27 @@ Names
 - Inter-socket: ``upi-skylake``, ``upi-spr``, ``upi-emr``, ``xgmi-zen2``, ``xgmi-zen3``,
   ``xgmi-zen4``, ``xgmi-zen5``; ``upi`` and ``xgmi`` are the Sapphire Rapids / Zen 4 figures.
 - Memory: ``ddr4``/``ddr5`` (one channel) and ``ddr4x{n}``/``ddr5x{n}``, n 1..16 channels.
-- Network: ``eth100 eth200 eth400 eth800``, ``ib-edr ib-hdr ib-ndr ib-xdr``.
+- Network: ``eth100 eth200 eth400 eth800``, ``ib-edr ib-hdr ib-ndr ib-xdr``; per NIC model, with a
+  measured effective rate: ``cx6-ib-hdr cx6-roce-200 cx7-ib-ndr cx7-roce-400 efa-100``
+  (:data:`NIC_MODELS`).
+
+Measured, per direction
+-----------------------
+NCCL's planning figures (the ``effective`` basis) use one rate per technology for both directions.
+Measurements differ by direction and by who moves the data: :data:`PCIE_MEASURED_GBYTES` holds
+host→device / device→host copy rates and the shared budget when both run at once,
+:data:`NVLINK_MEASURED_GBYTES` GPU-pair copy rates. They are *not* applied to the templates by
+default (see :func:`gpu_direction_capacities` for why and how to opt in per link with
+``capacity_ab_gbps`` / ``capacity_ba_gbps``); docs/FIDELITY.md compares both with the engine.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
 __all__ = ["TechInfo", "TECHS", "NODE_KINDS", "GROUP_KINDS", "DEFAULT_BASIS", "tech_info",
-           "catalog_as_dict", "GBPS_PER_GBYTE"]
+           "catalog_as_dict", "GBPS_PER_GBYTE",
+           "PCIE_MEASURED_GBYTES", "NVLINK_MEASURED_GBYTES", "NIC_MODELS", "gpu_direction_capacities",
+           "NVSWITCH_GEN_BY_NVLINK", "NVLS_EFFICIENCY", "NVLS_CHANNELS", "SHARP_ATTR", "nvswitch_generation", "nvls_efficiency"]
 
 GBPS_PER_GBYTE = 8.0  # GB/s -> Gb/s
 DEFAULT_BASIS = "effective"
@@ -162,6 +175,88 @@ def _build_techs() -> dict[str, TechInfo]:
 
 TECHS: dict[str, TechInfo] = _build_techs()
 
+# ---------------------------------------------------------------------------- measured figures
+# PCIe x16 copies between host memory and a GPU, GB/s, by who measured what. "h2d"/"d2h": one
+# direction alone; "duplex_total": both directions at once (the sum — a shared budget, below the
+# 2 × one-way a full-duplex link would allow).
+PCIE_MEASURED_GBYTES = {
+    "pcie4x16": {
+        "h2d": (25.13, "NVIDIA/nvbandwidth#42: A100-SXM4-40GB host_to_device_memcpy_sm, 512 MiB-1 GiB"),
+        "d2h": (25.0, "NVIDIA/nvbandwidth#53: A100-SXM4-80GB, D2H ~25 GB/s (kept when both run)"),
+        "duplex_total": (36.0, "NVIDIA/nvbandwidth#53: bidirectional H2D ~11 + D2H ~25 GB/s"),
+    },
+    "pcie5x16": {
+        "h2d": (35.2, "NVIDIA/nvbandwidth#24: H100 host_to_device_memcpy_sm 35.0-35.4 GB/s"),
+        "d2h": (52.77, "NVIDIA/nvbandwidth#24: H100 device_to_host_memcpy_sm 52.76-52.78 GB/s"),
+    },
+}
+
+# GPU-pair copy rates over NVLink (one direction, and both at once), GB/s.
+NVLINK_MEASURED_GBYTES = {
+    3: {"one_way": (230.0, "NVIDIA/nccl-tests#149 (sjeaugey): A100 12 NVLinks reach ~230 GB/s from SMs")},
+    4: {"one_way": (380.0, "NVIDIA/nccl#1264: H100 SXM p2pBandwidthLatencyTest unidirectional ~380 GB/s"),
+        "duplex_total": (749.0, "NVIDIA/nccl#1264: bidirectional 742-749 GB/s")},
+}
+
+# NIC models: port speed and the rate NCCL / perftest reach through one port, Gb/s per direction.
+NIC_MODELS = {
+    "ConnectX-6": {"port_gbps": 200.0, "host": "pcie4x16", "effective_gbps": 192.0,
+                   "source": "NVIDIA/nccl-tests#119 (sjeaugey): 24 GB/s is the peak per 200G NIC "
+                             "(12 GB/s per 100G NIC)"},
+    "ConnectX-7": {"port_gbps": 400.0, "host": "pcie5x16", "effective_gbps": 388.0,
+                   "roce_effective_gbps": 392.0,
+                   "source": "NVIDIA/nccl-tests#267 (AddyLaddy): CX-7 at NDR should reach 48-49 GB/s per NIC; "
+                             "NVIDIA/nccl#2409: perftest 392 Gb/s on CX-7 400G RoCEv2"},
+    "EFA": {"port_gbps": 100.0, "host": "pcie4x8", "effective_gbps": 100.0,
+            "source": "AWS p4d (4 x 100 Gb/s EFA) and p5 (32 x 100 Gb/s EFA) instance pages; no per-NIC "
+                      "NCCL figure found, so effective = port speed"},
+}
+
+# Link techs of a NIC port by model (raw = port speed, effective = the measured figure above).
+_NIC_MODEL_TECHS = {
+    "cx6-ib-hdr": ("infiniband", "hdr", "ConnectX-6", "effective_gbps"),
+    "cx6-roce-200": ("ethernet", "200g", "ConnectX-6", "effective_gbps"),
+    "cx7-ib-ndr": ("infiniband", "ndr", "ConnectX-7", "effective_gbps"),
+    "cx7-roce-400": ("ethernet", "400g", "ConnectX-7", "roce_effective_gbps"),
+    "efa-100": ("ethernet", "100g", "EFA", "effective_gbps"),
+}
+
+
+def _nic_model_techs() -> dict[str, TechInfo]:
+    out = {}
+    for name, (family, gen, model, key) in _NIC_MODEL_TECHS.items():
+        m = NIC_MODELS[model]
+        out[name] = TechInfo(name, family, gen, 1, m["port_gbps"], m[key], _NETWORK_LATENCY_NS, m["source"])
+    return out
+
+
+TECHS.update(_nic_model_techs())
+
+
+def gpu_direction_capacities(tech: str, gpu_end: str) -> dict:
+    """Measured per-direction capacities (Gb/s) of a PCIe link with a GPU at ``gpu_end``.
+
+    Returns ``{"capacity_ab_gbps": .., "capacity_ba_gbps": ..}`` for a document link (toward the
+    GPU = host→device, ``h2d``; away from it = ``d2h``), or ``{}`` when nothing was measured for
+    ``tech``. Not applied by default: the measured H2D figure is an SM copy *reading* host memory,
+    while a NIC delivering into the GPU moves data by posted writes across the same link direction
+    at the NCCL planning rate (2-node nccl-tests reach ~48 GB/s per H100 NIC), so one rate per
+    link direction cannot serve both; opt in per link for host-memory copy studies.
+
+    Raises
+    ------
+    ValueError
+        ``gpu_end`` is not ``"a"`` or ``"b"``.
+    """
+    if gpu_end not in ("a", "b"):
+        raise ValueError('gpu_end must be "a" or "b"')
+    measured = PCIE_MEASURED_GBYTES.get(tech, {})
+    if "h2d" not in measured or "d2h" not in measured:
+        return {}
+    to_gpu, from_gpu = measured["h2d"][0] * GBPS_PER_GBYTE, measured["d2h"][0] * GBPS_PER_GBYTE
+    ab, ba = (from_gpu, to_gpu) if gpu_end == "a" else (to_gpu, from_gpu)
+    return {"capacity_ab_gbps": ab, "capacity_ba_gbps": ba}
+
 # Node kinds with what they model. ``default_capacity_gbps`` is None where a node is not a
 # resource by default; templates set a capacity where one matters (e.g. a root complex).
 NODE_KINDS: dict[str, dict] = {
@@ -212,4 +307,151 @@ def catalog_as_dict() -> dict:
     return {"basis_default": DEFAULT_BASIS, "units": {"capacity": "Gb/s per direction", "latency": "ns"},
             "techs": {name: t.as_dict() for name, t in TECHS.items()},
             "node_kinds": {k: dict(v) for k, v in NODE_KINDS.items()},
-            "group_kinds": dict(GROUP_KINDS)}
+            "group_kinds": dict(GROUP_KINDS),
+            "measured": {"pcie_gbytes": _measured_json(PCIE_MEASURED_GBYTES),
+                         "nvlink_gbytes": _measured_json(NVLINK_MEASURED_GBYTES)},
+            "nic_models": {k: dict(v) for k, v in NIC_MODELS.items()}}
+
+
+def _measured_json(table: dict) -> dict:
+    return {str(k): {what: {"value": v, "source": src} for what, (v, src) in row.items()} for k, row in table.items()}
+
+
+# ---- collectives (15a) ---------------------------------------------------------------------------
+# NVSwitch generation and in-switch reduction (NVLS) efficiency. Owned by the collectives work
+# (designer/engine/collectives/); the link-rate/NIC/latency parts above are calibrated separately.
+#
+# NVSwitch generation by the NVLink generation of its links: NVSwitch gen2 = NVLink 3 (A100 HGX),
+# gen3 = NVLink 4 (H100 HGX, the first with NVLink SHARP: in-switch reduction and multicast,
+# "NVLS"), gen4 = NVLink 5 (B200 HGX). Source: NVIDIA NVLink/NVSwitch product pages
+# (https://www.nvidia.com/en-us/data-center/nvlink/). A document can state it on the node:
+# ``attrs.generation`` of an ``nvswitch`` node wins over the link-derived figure.
+NVSWITCH_GEN_BY_NVLINK = {2: 1, 3: 2, 4: 3, 5: 4}
+# Fraction of the NVLink rate an NVLS collective sustains through the switch's reduction and
+# multicast engines: NCCL src/tuning/nvls.cc ``nvlsEfficiency`` (also in older
+# src/graph/tuning.cc): 0.85 on Hopper (NVSwitch gen3), 0.74 on Blackwell (gen4).
+NVLS_EFFICIENCY = {3: 0.85, 4: 0.74}
+# NCCL also keeps one of the NVLS channels for synchronization: src/tuning/nvls.cc scales the
+# NVLS bandwidth by (nChannels - 1) / nChannels. H100 systems run 16 NVLS channels by default
+# (NCCL INFO "NVLS multicast support is available on dev N (NVLS_NCHANNELS 16)"; NCCL_NVLS_NCHANNELS
+# is left to auto in NCCL's env docs); Blackwell assumed the same until a log says otherwise.
+NVLS_CHANNELS = {3: 16, 4: 16}
+# Switch attribute that declares in-network reduction (SHARP) for CollNet: ``attrs.sharp: true``.
+SHARP_ATTR = "sharp"
+
+
+def nvswitch_generation(topo, node: int) -> int | None:
+    """NVSwitch generation of ``node`` (``attrs.generation``, else from its NVLink links' tech
+    ``nvlink{g}x{n}``), or None when neither says."""
+    gen = topo.node_attrs[node].get("generation")
+    if isinstance(gen, int) and not isinstance(gen, bool):
+        return gen
+    nvlink = set()
+    for _, link in topo.adjacency[node]:
+        tech = (topo.link_tech[link] or "").lower()
+        if tech.startswith("nvlink") and tech[6:7].isdigit():
+            nvlink.add(int(tech[6]))
+    return NVSWITCH_GEN_BY_NVLINK.get(min(nvlink)) if nvlink else None
+
+
+def nvls_efficiency(generation: int | None) -> float:
+    """NVLS efficiency of an NVSwitch generation: :data:`NVLS_EFFICIENCY` × (channels − 1) /
+    channels (:data:`NVLS_CHANNELS`), NCCL's own NVLS bandwidth model; newer generations take
+    the newest known figures."""
+    if generation is None or generation < min(NVLS_EFFICIENCY):
+        raise ValueError(f"NVSwitch generation {generation} has no in-switch reduction (NVLS)")
+    newest = max(NVLS_EFFICIENCY)
+    channels = NVLS_CHANNELS.get(generation, NVLS_CHANNELS[newest])
+    return NVLS_EFFICIENCY.get(generation, NVLS_EFFICIENCY[newest]) * (channels - 1) / channels
+
+
+# ---- switch models (issue 16) ---------------------------------------------------------------------
+# Fabric switches the generators build from (fabrics.py) and the bill of materials counts (bom.py).
+# Owned by the fabrics work; the link rates above and the collectives section are not touched here.
+# A model has one native port mode and breakout modes (the same SerDes lanes regrouped into more,
+# slower ports: a 51.2 Tb/s chip is 64 x 800G, 128 x 400G or 256 x 200G). ``tech`` is the link
+# family ("ethernet" or "infiniband"). Ids are generic; the vendor class is only a note.
+# Power: typical system watts as the vendor states them, *without* optics. The figures below were
+# not found in the stored reference pages and are marked as such: treat them as order-of-magnitude
+# planning values until checked against the linked datasheet.
+@dataclass(frozen=True)
+class SwitchModel:
+    """One fabric switch model.
+
+    Attributes
+    ----------
+    id : str
+        Catalog id (``eth-51t2``).
+    name : str
+        Human name (``51.2 Tb/s Ethernet, 64 x 800G``).
+    tech : str
+        ``ethernet`` or ``infiniband``.
+    radix, port_gbps : int, float
+        Native ports and their rate, Gb/s.
+    breakouts : tuple of (int, float)
+        Other (ports, Gb/s) modes of the same switch, native first excluded.
+    power_w : float
+        Typical power of the switch without optics, W.
+    power_source : str
+        Where ``power_w`` comes from (URL, with a note when it is unverified).
+    vendor_class : str
+        Products of this class (a note, not a dependency).
+    """
+
+    id: str
+    name: str
+    tech: str
+    radix: int
+    port_gbps: float
+    breakouts: tuple
+    power_w: float
+    power_source: str
+    vendor_class: str
+
+    def modes(self) -> list[tuple[int, float]]:
+        """Every (ports, Gb/s) mode, native first."""
+        return [(self.radix, self.port_gbps), *self.breakouts]
+
+    def mode_for(self, gbps: float) -> tuple[int, float] | None:
+        """The (ports, Gb/s) mode whose port rate is ``gbps``, or None."""
+        return next((m for m in self.modes() if abs(m[1] - gbps) < 1e-9), None)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["breakouts"] = [{"ports": p, "port_gbps": g} for p, g in self.breakouts]
+        d["capacity_tbps"] = self.radix * self.port_gbps / 1000
+        return d
+
+
+_UNVERIFIED = " (typical figure; not found in the stored pages, check the datasheet)"
+SWITCH_MODELS: dict[str, SwitchModel] = {m.id: m for m in (
+    # Broadcom Tomahawk 5 / NVIDIA Spectrum-4 class: 51.2 Tb/s, 64 OSFP 800G ports (SN5600 breaks out to
+    # 256 x 100/200G: https://docs.nvidia.com/networking/display/sn5000/speed+and+switching+capabilities)
+    SwitchModel("eth-51t2", "51.2 Tb/s Ethernet, 64 x 800G", "ethernet", 64, 800.0,
+                ((128, 400.0), (256, 200.0), (512, 100.0)), 1100.0,
+                "https://www.nvidia.com/en-us/networking/ethernet-switching/spectrum-sn5000/" + _UNVERIFIED,
+                "Broadcom Tomahawk 5 / NVIDIA Spectrum-4 (SN5600) class"),
+    # Broadcom Tomahawk 4 / NVIDIA Spectrum-3 SN4700 class: 25.6 Tb/s, 64 x 400G in 2U (or 32 x 800G)
+    SwitchModel("eth-25t6", "25.6 Tb/s Ethernet, 64 x 400G", "ethernet", 64, 400.0,
+                ((128, 200.0), (256, 100.0)), 650.0,
+                "https://www.nvidia.com/en-us/networking/ethernet-switching/spectrum-sn4000/" + _UNVERIFIED,
+                "Broadcom Tomahawk 4 class"),
+    # NVIDIA Quantum-2 QM9700 class: 64 NDR 400G ports on 32 OSFP cages, each cage 2 logical ports, NDR200
+    # split gives 128 x 200G (https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces)
+    SwitchModel("ib-ndr-64", "InfiniBand NDR, 64 x 400G", "infiniband", 64, 400.0,
+                ((128, 200.0),), 750.0,
+                "https://docs.nvidia.com/networking/display/QM97X0PUB/Specifications" + _UNVERIFIED,
+                "NVIDIA Quantum-2 QM9700 / QM9790 class"),
+    # NVIDIA Quantum-X800 Q3400 class: 144 XDR 800G ports, 200G-per-lane SerDes
+    # (https://quantum-computing.news/what-is-nvidia-quantum-x800-how-it-works/); 400G split assumed
+    SwitchModel("ib-xdr-144", "InfiniBand XDR, 144 x 800G", "infiniband", 144, 800.0,
+                ((288, 400.0),), 3000.0,
+                "https://www.nvidia.com/en-us/networking/products/infiniband/quantum-x800/" + _UNVERIFIED,
+                "NVIDIA Quantum-X800 (Q3400) class"),
+)}
+# Catalog link tech of one port of a switch family at a rate (host links and switch links).
+SWITCH_PORT_TECH = {("ethernet", 100.0): "eth100", ("ethernet", 200.0): "eth200",
+                    ("ethernet", 400.0): "eth400", ("ethernet", 800.0): "eth800",
+                    ("infiniband", 100.0): "ib-edr", ("infiniband", 200.0): "ib-hdr",
+                    ("infiniband", 400.0): "ib-ndr", ("infiniband", 800.0): "ib-xdr"}
+__all__ += ["SwitchModel", "SWITCH_MODELS", "SWITCH_PORT_TECH"]

@@ -8,28 +8,29 @@ result summary, the what-if diff, sweeps, policy comparison, the API and the pag
   naming the lost flows and why; ``surviving_completion_s`` still says how the routed flows fare.
   A routed flow with rate 0 (it crosses a zero-capacity resource) never finishes either.
 - A complete pattern finishes with its slowest flow (steady state: bytes / rate; timeline mode:
-  the re-solved finishing time).
+  the re-solved finishing time) — its *data time* — plus its latency, at its efficiency:
+  ``completion = latency + data_time / efficiency``. A collective's latency (NCCL's per-step
+  model) and efficiency (protocol × NVLS) come from the algorithm and protocol chosen for it
+  (``Flows.pattern_latency_s``, ``Flows.pattern_efficiency``, see
+  :mod:`designer.engine.collectives`); other patterns have latency 0 and efficiency 1. The
+  max-min solve stays exact; this is the one place the latency term is added, so the result
+  summary, the what-if diff and sweeps all use the same time model.
 - A **job** (the scenario's whole workload) completes only if all its patterns do; its completion
   time is the slowest pattern's.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from designer.engine.numbers import json_float as _finite
 
 __all__ = ["PatternCompletion", "pattern_completions", "job_completion", "headline", "lost_phrase"]
 
 # A reason names at most this many flows (counts always cover them all).
 _NAMED_FLOWS = 3
 
-
-def _finite(x) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 @dataclass
@@ -87,6 +88,7 @@ def pattern_completions(flows, routes, completion_s: np.ndarray, members: list[n
     """
     ok = routes.status == 0
     out = {}
+    latency, efficiency = _time_model(flows)
     for k, pid in enumerate(flows.pattern_ids):
         mine = members[k]
         good = mine[ok[mine]]
@@ -98,12 +100,22 @@ def pattern_completions(flows, routes, completion_s: np.ndarray, members: list[n
         if len(good):
             worst = int(good[np.argmax(np.where(np.isnan(times), -1, times))])
             slowest, surviving = worst, _finite(completion_s[worst])
+            if surviving is not None:
+                surviving = float(latency[k]) + surviving / float(efficiency[k])
             if surviving is not None and surviving > 0:
                 throughput = float(flows.bytes[good].sum()) * 8 / 1e9 / surviving
         out[pid] = PatternCompletion(pid, flows.pattern_kinds[k], int(len(mine)), int(len(lost)),
                                      int(len(stalled)), float(flows.bytes[mine].sum()), slowest, surviving,
                                      throughput, _reason(flows, routes, mine, lost, stalled))
     return out
+
+
+def _time_model(flows) -> tuple[np.ndarray, np.ndarray]:
+    """Per pattern latency (s) and efficiency; 0 and 1 for flows built without them."""
+    k = len(flows.pattern_ids)
+    latency = getattr(flows, "pattern_latency_s", None)
+    efficiency = getattr(flows, "pattern_efficiency", None)
+    return (np.zeros(k) if latency is None else latency), (np.ones(k) if efficiency is None else efficiency)
 
 
 def _reason(flows, routes, mine, lost, stalled) -> str | None:

@@ -10,13 +10,13 @@ sweeps use it without depending on each other.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from designer.engine.completion import pattern_completions
 from designer.engine.routing import Routes
+from designer.engine.numbers import json_float as _num
 
 __all__ = ["Frame", "Outcome", "compare", "pattern_stats", "echo_failures"]
 
@@ -46,12 +46,6 @@ class Outcome:
     solved: object
     affected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-
-def _num(x) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def pattern_stats(w: Frame, st: Outcome) -> dict:

@@ -13,8 +13,21 @@
   hardware"): no proxy notice, the doorbell travels GPU → NIC. The initiator changes latency, not
   the data path's bandwidth.
 
-Every default below is a documented *assumption* (order-of-magnitude figures from vendor data
-sheets and published measurements), overridable per call with ``overrides={"NAME": ns}``.
+Collective steps and round trips (issue 15) build on the same pieces:
+
+- :func:`step_latency` / :func:`step_latency_s`: one step of a collective along a path — the time
+  from "the sender's data is ready" to "the receiver's GPU sees it": the sender's control path,
+  the NIC's DMA read of the payload, flight (propagation + forwarding), and the receiver's
+  *completion* (``cpu_proxy``: the NIC writes a CQE, the receiving proxy polls it and writes a
+  flag the GPU polls; ``gpu_initiated`` or a protocol whose data carries its own flag, NCCL's
+  LL/LL128: the receiving GPU polls the data). A path without a NIC is a kernel's own stores
+  over NVLink/PCIe whatever the initiator (NCCL's kernels move intra-node data themselves).
+- :func:`kernel_launch_s`: once per collective (the launch is not per step).
+- :func:`round_trip`: a ping-pong — a step there and a step back — the figure GPU-initiated
+  networking papers report (arXiv 2511.15076: ≈ 16.7 µs on H100 with GDAKI).
+
+Every default below carries its source or says it is an assumption; all are overridable per call
+with ``overrides={"NAME": ns}``.
 """
 from __future__ import annotations
 
@@ -22,32 +35,38 @@ from collections import deque
 
 import numpy as np
 
+from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.topology import Topology
 
-__all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "path_latency", "DEFAULTS"]
+__all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "COMPLETION_NS", "path_latency", "step_latency",
+           "step_latency_s", "kernel_launch_s", "round_trip", "DEFAULTS"]
 
 INITIATORS = ("cpu_proxy", "gpu_initiated")
 
-# Per-hop forwarding latency of an intermediate node, ns (assumptions).
+# Per-hop forwarding latency of an intermediate node, ns.
 FORWARDING_NS = {
-    # Cut-through datacenter switch port-to-port: InfiniBand NDR ~130 ns, Spectrum Ethernet
-    # ~300-600 ns; we take the Ethernet middle.
+    # Cut-through Ethernet datacenter switch port-to-port, ~300-600 ns (assumption: the middle of
+    # vendor figures for Spectrum-class switches). A switch with InfiniBand links uses "switch_ib".
     "switch": 450.0,
+    # InfiniBand switch port-to-port: NVIDIA Quantum-2 (QM9700) "under 150 nanoseconds"
+    # (https://www.router-switch.com/faq/nvidia-quantum-2-qm9700-vs-spectrum-4-sn5400.html);
+    # Quantum HDR is quoted at 130 ns. We take 130 ns.
+    "switch_ib": 130.0,
     # PCIe Gen5 switch (Broadcom PEX89000 class) cut-through: ~100-150 ns.
     "pcie_switch": 120.0,
     # NVSwitch hop: not published; taken like a PCIe switch plus NVLink flit processing.
     "nvswitch": 150.0,
     # Root complex / CPU mesh hop for peer-to-peer or DMA: ~200-300 ns.
     "cpu": 250.0,
-    # NIC traversal (host interface ⇄ wire pipeline, one direction): ConnectX adapters quote
-    # ~600 ns port-to-port end to end, about half per side.
+    # NIC traversal (host interface ⇄ wire pipeline, one direction): ConnectX-6/7 product briefs
+    # quote sub-600 ns end-to-end adapter latency, about half per side (assumption: even split).
     "nic": 300.0,
     # A GPU forwarding as PXN relay: an NVLink write into its memory then the NIC reading it.
     "gpu": 500.0,
 }
 
-# Control-path steps, ns (assumptions).
+# Control-path steps, ns (assumptions of the order of the cited measurements).
 CONTROL_NS = {
     # CPU proxy thread polling a host-mapped flag written by the kernel: half a polling period
     # plus the PCIe write of the flag; NCCL's proxy adds ~1-3 µs per operation in practice.
@@ -59,7 +78,8 @@ CONTROL_NS = {
     # Fixed cost of an MMIO doorbell write at the issuer (posted write leaving the core / SM),
     # before the path's own PCIe propagation and switch hops are added.
     "DOORBELL_ISSUE_NS": 100.0,
-    # The NIC fetching the WQE by DMA read: one PCIe round trip to where the WQE lives.
+    # The NIC fetching the WQE by DMA read: one PCIe round trip to where the WQE lives; pcie-bench
+    # (Neugebauer et al., SIGCOMM 2018) measures ~0.5-1 µs DMA read latency.
     "WQE_FETCH_NS": 900.0,
     # Intra-host copies without a NIC: the CPU launching a copy (cudaMemcpyAsync-like) versus a
     # kernel storing directly over NVLink/PCIe (no launch on the critical path).
@@ -67,7 +87,30 @@ CONTROL_NS = {
     "GPU_STORE_ISSUE_NS": 100.0,
 }
 
-DEFAULTS = {**{f"FORWARD_{k.upper()}_NS": v for k, v in FORWARDING_NS.items()}, **CONTROL_NS}
+# Launch and completion steps, ns (issue 15).
+COMPLETION_NS = {
+    # cudaLaunchKernel → kernel running, once per collective. NCCL's tuning model charges a fixed
+    # per-operation base latency of 3.6-6.6 µs for ring LL (src/graph/tuning.cc, baseLat; the
+    # figure grew across releases), which is mostly launch; 2 H100 GPUs all-reduce 128 B in ~6 µs
+    # end to end under NVLSTree with CUDA graphs (NVIDIA/nccl#1259). We take 4 µs.
+    "KERNEL_LAUNCH_NS": 4000.0,
+    # The NIC's DMA read of the payload's first bytes from the source GPU: a PCIe read round
+    # trip. pcie-bench (Neugebauer et al., SIGCOMM 2018, "Understanding PCIe performance for end
+    # host networking") measures ~0.5-1 µs DMA read latency; we take 900 ns like WQE_FETCH_NS.
+    "PAYLOAD_READ_NS": 900.0,
+    # The receiving NIC generating the CQE before its DMA write (the write's PCIe path is added
+    # from the topology): NIC pipeline, assumption of the same order as a NIC side traversal.
+    "CQE_WRITE_NS": 300.0,
+    # The receiving CPU proxy noticing the CQE: half a period of the proxy's progress loop, the
+    # same loop as PROXY_NOTICE_NS (NCCL's proxy adds ~1-3 µs per operation).
+    "CQ_POLL_NS": 1500.0,
+    # A GPU thread spinning on a flag (or LL data line) in its own memory sees a remote write
+    # after a few hundred ns: NCCL's per-step NVLink ring LL latency is 0.47-0.6 µs in total
+    # (tuning.cc hwLat, NVLINK Ring LL), which bounds store + flight + poll.
+    "GPU_FLAG_POLL_NS": 200.0,
+}
+
+DEFAULTS = {**{f"FORWARD_{k.upper()}_NS": v for k, v in FORWARDING_NS.items()}, **CONTROL_NS, **COMPLETION_NS}
 
 
 def path_latency(topo: Topology, path_nodes, message_bytes: float, *, initiator: str = "cpu_proxy",
@@ -106,10 +149,7 @@ def path_latency(topo: Topology, path_nodes, message_bytes: float, *, initiator:
     nodes = [int(n) for n in path_nodes]
     links = _links_along(topo, nodes)
     propagation = float(sum(topo.link_latency_ns[l] for l in links))
-    forwarding = float(sum(k[f"FORWARD_{topo.node_kind[n].upper()}_NS"] for n in nodes[1:-1]
-                           if f"FORWARD_{topo.node_kind[n].upper()}_NS" in k))
-    # The source and destination NICs are traversed too when the path leaves the host.
-    forwarding += float(sum(k["FORWARD_NIC_NS"] for n in (nodes[:1] + nodes[-1:]) if topo.node_kind[n] == "nic"))
+    forwarding = _forwarding_ns(topo, nodes, k)
     bottleneck = float(min((topo.link_capacity_gbps[l] for l in links), default=np.inf))
     rate = bottleneck if rate_gbps is None or not np.isfinite(rate_gbps) or rate_gbps <= 0 else min(rate_gbps, bottleneck)
     serialization = float(message_bytes) * 8.0 / rate if np.isfinite(rate) and rate > 0 else 0.0
@@ -120,6 +160,26 @@ def path_latency(topo: Topology, path_nodes, message_bytes: float, *, initiator:
             "propagation_ns": propagation, "forwarding_ns": forwarding, "serialization_ns": serialization,
             "hops": len(links), "bottleneck_gbps": bottleneck, "rate_gbps": rate,
             "message_bytes": float(message_bytes)}
+
+
+def _forwarding_ns(topo: Topology, nodes: list[int], k: dict) -> float:
+    """Per-hop forwarding of the intermediate nodes (plus end NICs: a path leaving the host
+    traverses its source and destination NICs too)."""
+    total = sum(k.get(_forward_key(topo, n), 0.0) for n in nodes[1:-1])
+    total += sum(k["FORWARD_NIC_NS"] for n in (nodes[:1] + nodes[-1:]) if topo.node_kind[n] == "nic")
+    return float(total)
+
+
+def _forward_key(topo: Topology, n: int) -> str:
+    kind = topo.node_kind[n]
+    if kind == "switch" and any(_family(topo.link_tech[l]) == "infiniband" for _, l in topo.adjacency[n]):
+        return "FORWARD_SWITCH_IB_NS"
+    return f"FORWARD_{kind.upper()}_NS"
+
+
+def _family(tech: str | None) -> str | None:
+    info = TECHS.get(tech) if tech else None
+    return info.family if info is not None else None
 
 
 def _constants(overrides) -> dict:
@@ -212,3 +272,107 @@ def _nearest_of_kind(topo: Topology, start: int, kind: str) -> int | None:
             if topo.node_kind[v] not in ("gpu", "memory", "nvme", "storage"):
                 queue.append(v)
     return None
+
+
+# ============================================================================ collective steps
+def kernel_launch_s(overrides: dict | None = None) -> float:
+    """Launch latency of one collective kernel, in seconds (``KERNEL_LAUNCH_NS``; once per
+    collective, not per step)."""
+    return _constants(overrides)["KERNEL_LAUNCH_NS"] * 1e-9
+
+
+def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,
+                 flag_in_data: bool = False, overrides: dict | None = None) -> dict:
+    """Latency breakdown of one collective step along a path (no bandwidth term).
+
+    Parameters
+    ----------
+    topo : Topology
+    path_nodes : sequence of int
+        Node indices of the step's path, sender first (``Routes.path_nodes(p)``).
+    initiator : {"cpu_proxy", "gpu_initiated"}
+        Who drives the NIC; ignored on a path without a NIC (the kernel's own stores).
+    message_bytes : float
+        Bytes serialized at the path's smallest link capacity (default 0: the caller adds its
+        own bytes ÷ rate bandwidth term).
+    flag_in_data : bool
+        True for protocols whose data carries its own flag (NCCL's LL, LL128): the receiving GPU
+        polls the data; no CQE, proxy poll or separate flag on the receive side.
+    overrides : dict, optional
+        Replacement values for :data:`DEFAULTS`.
+
+    Returns
+    -------
+    dict
+        ``total_ns`` and its parts ``control_ns`` (with ``control``: step → ns), ``payload_read_ns``,
+        ``propagation_ns``, ``forwarding_ns``, ``serialization_ns``, ``completion_ns`` (with
+        ``completion``: step → ns); ``initiator``, ``hops``, ``via_nic``.
+
+    Raises
+    ------
+    InvalidScenario
+        Unknown initiator or override, or consecutive nodes that are not linked.
+    """
+    base = path_latency(topo, path_nodes, message_bytes, initiator=_effective_initiator(topo, path_nodes, initiator),
+                        overrides=overrides)
+    k = _constants(overrides)
+    nodes = [int(n) for n in path_nodes]
+    via_nic = any(topo.node_kind[n] == "nic" for n in nodes)
+    payload = k["PAYLOAD_READ_NS"] if via_nic else 0.0
+    completion = _completion(topo, nodes, base["initiator"], via_nic, flag_in_data, k)
+    parts = (base["control_ns"], payload, base["propagation_ns"], base["forwarding_ns"],
+             base["serialization_ns"], sum(completion.values()))
+    return {"initiator": base["initiator"], "total_ns": float(sum(parts)), "control_ns": base["control_ns"],
+            "control": base["control"], "payload_read_ns": payload, "propagation_ns": base["propagation_ns"],
+            "forwarding_ns": base["forwarding_ns"], "serialization_ns": base["serialization_ns"],
+            "completion_ns": float(sum(completion.values())), "completion": completion,
+            "hops": base["hops"], "via_nic": via_nic, "message_bytes": float(message_bytes)}
+
+
+def step_latency_s(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,
+                   flag_in_data: bool = False, overrides: dict | None = None) -> float:
+    """Total of :func:`step_latency`, in seconds (the per-step latency term of a collective)."""
+    return step_latency(topo, path_nodes, initiator=initiator, message_bytes=message_bytes,
+                        flag_in_data=flag_in_data, overrides=overrides)["total_ns"] * 1e-9
+
+
+def round_trip(topo: Topology, path_nodes, message_bytes: float = 8.0, *, initiator: str = "gpu_initiated",
+               overrides: dict | None = None) -> dict:
+    """Ping-pong round trip: a put along ``path_nodes`` that the far GPU observes, then a put back.
+
+    This is how GPU-initiated networking latency is reported (arXiv 2511.15076, H100 + GDAKI:
+    ≈ 16.7 µs for small messages). The kernel is persistent in a ping-pong loop, so no launch.
+
+    Returns
+    -------
+    dict
+        ``total_ns``, ``total_s``, ``ping`` and ``pong`` (:func:`step_latency` breakdowns),
+        ``initiator``, ``message_bytes``.
+    """
+    nodes = [int(n) for n in path_nodes]
+    ping = step_latency(topo, nodes, initiator=initiator, message_bytes=message_bytes, overrides=overrides)
+    pong = step_latency(topo, nodes[::-1], initiator=initiator, message_bytes=message_bytes, overrides=overrides)
+    total = ping["total_ns"] + pong["total_ns"]
+    return {"initiator": ping["initiator"], "message_bytes": float(message_bytes), "total_ns": total,
+            "total_s": total * 1e-9, "ping": ping, "pong": pong}
+
+
+def _effective_initiator(topo: Topology, path_nodes, initiator: str) -> str:
+    if initiator not in INITIATORS:
+        return initiator  # path_latency reports it as a located problem
+    has_nic = any(topo.node_kind[int(n)] == "nic" for n in path_nodes)
+    return initiator if has_nic else "gpu_initiated"
+
+
+def _completion(topo: Topology, nodes: list[int], initiator: str, via_nic: bool, flag_in_data: bool,
+                k: dict) -> dict:
+    """Receive side: how the destination GPU learns that the data has landed."""
+    if not via_nic or flag_in_data or initiator == "gpu_initiated":
+        return {"gpu_poll": k["GPU_FLAG_POLL_NS"]}
+    nic = next(n for n in reversed(nodes) if topo.node_kind[n] == "nic")
+    cpu = _nearest_of_kind(topo, nic, "cpu")
+    gpu = nodes[-1] if topo.node_kind[nodes[-1]] == "gpu" else _nearest_of_kind(topo, nic, "gpu")
+    return {"cqe_write": k["CQE_WRITE_NS"] + _one_way_ns(topo, nic, cpu, k) if cpu is not None else k["CQE_WRITE_NS"],
+            "cq_poll": k["CQ_POLL_NS"],
+            "flag_write": k["DOORBELL_ISSUE_NS"] + (_one_way_ns(topo, cpu, gpu, k) if gpu is not None else 0.0),
+            "gpu_poll": k["GPU_FLAG_POLL_NS"]}

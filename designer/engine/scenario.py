@@ -11,7 +11,10 @@ Fields beyond the contract (added, nothing renamed):
   "fabric": "rail-optimized", ...}}`` (the arguments of ``fabrics.build_cluster``);
 - ``latency``: ``{"message_bytes": 65536, "initiators": ["cpu_proxy", "gpu_initiated"],
   "flows": ["ar#0", ...] (optional; default the slowest flow of each pattern)}``;
-- ``options``: ``{"max_flows_listed": 20000}``.
+- ``options``: ``{"max_flows_listed": 20000}``;
+- ``workload`` may be ``{"job": {"layout": {...}, "phases": [...]}}`` (DESIGN.md §2.3b): a step
+  as a DAG of phases (:mod:`designer.engine.jobs.spec`); ``patterns`` is then every phase's
+  patterns, in order, and ``job`` the :class:`~designer.engine.jobs.spec.JobSpec`.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.engine.collectives import COLLECTIVE_KINDS, check_algorithm
 from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload, LimitExceeded, Problem
 from designer.engine.failures import normalize_failures, resolve_failures
 from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
@@ -67,6 +71,7 @@ class Scenario:
     latency: dict | None = None
     max_flows_listed: int = DEFAULT_MAX_FLOWS_LISTED
     raw: dict = field(default_factory=dict)
+    job: object = None
 
 
 def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
@@ -113,11 +118,29 @@ def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
     if problems:
         raise InvalidScenario("invalid scenario", problems)
     topo = _topology(scenario.get("topology"), topology_loader)
-    patterns = _workload(topo, scenario.get("workload"))
+    patterns, job = _workload_or_job(topo, scenario.get("workload"))
     failures = _failures(topo, scenario.get("failures"))
     raw = {k: v for k, v in scenario.items() if k != "topology"}
     raw["topology"] = topo.doc.get("name", "")
-    return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw)
+    return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw, job)
+
+
+def _workload_or_job(topo: Topology, raw):
+    """(patterns, job): a list of patterns, or ``{"job": ...}`` (the job's phases' patterns)."""
+    if not isinstance(raw, dict):
+        return _workload(topo, raw), None
+    from designer.engine.jobs.spec import normalize_job  # local: jobs imports workloads
+
+    extra = set(raw) - {"job"}
+    if extra or "job" not in raw:
+        raise InvalidWorkload("bad workload", [Problem("workload", "must be a list of patterns or "
+                                                                   "{\"job\": {...}}" + (f" (unknown field(s) {sorted(extra)})" if extra else ""))])
+    patterns, job = normalize_job(topo, raw["job"])
+    total = sum(pattern_flow_count(p) for p in patterns)
+    if total > MAX_FLOWS:
+        raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
+                            [Problem("workload", f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
+    return patterns, job
 
 
 def _routing(raw, problems) -> dict:
@@ -219,6 +242,8 @@ def _workload(topo: Topology, raw) -> list[dict]:
     for k, item in enumerate(raw):
         try:
             pattern = normalize_pattern(topo, item, f"workload[{k}]", seen)
+            if pattern["kind"] in COLLECTIVE_KINDS:
+                check_algorithm(topo, pattern)   # an explicit algorithm must run on this topology
         except InvalidWorkload as exc:
             problems.extend(exc.problems)
             continue

@@ -35,7 +35,6 @@ In steady mode a pattern's completion is the largest completion of its flows; ``
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -43,6 +42,7 @@ import numpy as np
 
 from designer.engine import solver
 from designer.engine.bottlenecks import rank_bottlenecks
+from designer.engine.collectives import collective_fields, fallback_fields
 from designer.engine.completion import PatternCompletion, headline, job_completion, pattern_completions
 from designer.engine.diff import Frame, Outcome, compare, echo_failures
 from designer.engine.failures import failed_resources, resolve_failures
@@ -51,6 +51,7 @@ from designer.engine.scenario import Scenario, normalize_scenario
 from designer.engine.tiers import TIERS, resource_tier, resource_tiers
 from designer.engine.topology import Topology
 from designer.engine.workloads import Flows, generate
+from designer.engine.numbers import json_float as _num
 
 __all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "prepare_failures", "flows_crossing",
            "solve_prepared", "build_result", "simulate", "resource_tier", "resource_tiers"]
@@ -126,7 +127,7 @@ def prepare(scenario, *, progress=None, topology_loader=None, failures: list | N
     topo = sc.topology
     t1 = time.perf_counter()
     _progress(progress, 0.1, "generating flows")
-    flows = generate(topo, sc.patterns)
+    flows = generate(topo, sc.patterns, sc.routing)
     t2 = time.perf_counter()
     _progress(progress, 0.2, f"routing {len(flows):,} flows")
     entries = sc.failures if failures is None else failures
@@ -316,11 +317,6 @@ def _delivered(pattern_ids: list[str], t_s: list[float], rates: list[np.ndarray]
 
 
 # ======================================================================================== result
-def _num(x) -> float | None:
-    """JSON-safe float: inf/NaN become None."""
-    x = float(x)
-    return x if math.isfinite(x) else None
-
 
 def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, Solved] | None = None,
                  progress=None) -> dict:
@@ -339,6 +335,8 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     members = [np.flatnonzero(flows.pattern == k) for k in range(len(flows.pattern_ids))]
     done = pattern_completions(flows, routes, solved.flow_completion_s, members)
     patterns = _pattern_summary(topo, flows, routes, solved, done, members)
+    if prep.failures:
+        _fallbacks(prep, patterns)
     job, order = _job_summary(prep, solved, done, members, tiers)
     bottlenecks, by_tier = _bottlenecks(topo, solved, tiers, order)
     listed = _listed_flows(flows, routes, solved, sc.max_flows_listed)
@@ -375,6 +373,15 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
                                      "cover all flows")
     if solved.timeline is not None:
         result["summary"]["timeline"] = solved.timeline
+    if sc.job is not None:
+        from designer.engine.jobs.dag import run_job   # a step as a DAG of phases (DESIGN.md §2.3b)
+
+        _progress(progress, 0.95, "simulating the job's phases")
+        result["summary"]["job"] = run_job(prep, sc.job)
+        if result["diff"] is not None:
+            from designer.engine.jobs.dag import step_diff
+
+            result["diff"]["job"] = step_diff(run_job(baseline[0], sc.job), result["summary"]["job"])
     if sc.latency is not None:
         result["latency"] = _latency(prep, solved, patterns)
     return result
@@ -397,8 +404,21 @@ def _pattern_summary(topo: Topology, flows: Flows, routes: Routes, solved: Solve
             entry["min_rate_gbps"] = _num(np.nanmin(solved.flow_rate_gbps[good]))
             b = int(solved.flow_bottleneck[c.slowest])
             entry["bottleneck"] = topo.resource_id(b) if b >= 0 else None
+        plan = flows.pattern_plans[k] if flows.pattern_plans else None
+        if plan is not None:
+            entry.update(collective_fields(plan, c.kind, entry["completion_s"]))
         out[pid] = entry
     return out
+
+
+def _fallbacks(prep: Prepared, patterns: dict) -> None:
+    """``fallback`` of every collective pattern under failures (see
+    :func:`designer.engine.collectives.fallback_fields`)."""
+    flows, sc = prep.flows, prep.scenario
+    for k, pid in enumerate(flows.pattern_ids):
+        if flows.pattern_plans[k] is not None:
+            patterns[pid]["fallback"] = fallback_fields(prep.topology, sc.patterns[k], sc.routing, prep.failed,
+                                                        prep.capacity_gbps)
 
 
 def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.ndarray], tiers: list[str]):

@@ -12,6 +12,10 @@ the a→b direction and ``2*l + 1`` the b→a direction. Nodes that carry their 
 ``capacity_gbps`` (a root complex's peer-to-peer limit, memory bandwidth) are resources too,
 numbered after the links: ``2*L + k`` for the k-th such node. Resource ids as strings follow
 DESIGN.md: ``"<link id>:a>b"``, ``"<link id>:b>a"``, or the node id.
+
+A link's two directions may differ (a measured host→device rate below the device→host one): a
+document link's ``capacity_ab_gbps`` / ``capacity_ba_gbps`` override ``capacity_gbps`` for the
+a→b / b→a direction (:attr:`Topology.link_capacity_ab_gbps`, ``link_capacity_ba_gbps``).
 """
 from __future__ import annotations
 
@@ -49,7 +53,10 @@ class Topology:
     link_a, link_b : ndarray of int
         Endpoint node indices of each link.
     link_capacity_gbps : ndarray of float
-        Capacity per direction in Gb/s.
+        Nominal capacity per direction in Gb/s (the document's ``capacity_gbps``).
+    link_capacity_ab_gbps, link_capacity_ba_gbps : ndarray of float
+        Capacity of the a→b and b→a direction in Gb/s: ``capacity_ab_gbps`` / ``capacity_ba_gbps``
+        when the link gives one, else ``capacity_gbps``. The solver uses these.
     link_latency_ns : ndarray of float
         One-way latency of the link in ns.
     groups : dict
@@ -71,6 +78,8 @@ class Topology:
     link_capacity_gbps: np.ndarray
     link_latency_ns: np.ndarray
     groups: dict[str, dict]
+    link_capacity_ab_gbps: np.ndarray | None = None
+    link_capacity_ba_gbps: np.ndarray | None = None
     node_index: dict[str, int] = field(init=False)
     link_index: dict[str, int] = field(init=False)
     adjacency: list[list[tuple[int, int]]] = field(init=False)
@@ -78,6 +87,10 @@ class Topology:
     resource_node: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.link_capacity_ab_gbps is None:
+            self.link_capacity_ab_gbps = self.link_capacity_gbps.copy()
+        if self.link_capacity_ba_gbps is None:
+            self.link_capacity_ba_gbps = self.link_capacity_gbps.copy()
         self.node_index = {nid: i for i, nid in enumerate(self.node_ids)}
         self.link_index = {lid: i for i, lid in enumerate(self.link_ids)}
         self.adjacency = [[] for _ in self.node_ids]
@@ -127,6 +140,8 @@ class Topology:
             link_capacity_gbps=np.array([float(l["capacity_gbps"]) for l in links], dtype=np.float64),
             link_latency_ns=np.array([float(l.get("latency_ns") or 0.0) for l in links], dtype=np.float64),
             groups=groups,
+            link_capacity_ab_gbps=_direction_capacity(links, "capacity_ab_gbps"),
+            link_capacity_ba_gbps=_direction_capacity(links, "capacity_ba_gbps"),
         )
 
     # ------------------------------------------------------------------ sizes and lookups
@@ -144,7 +159,9 @@ class Topology:
 
     def resource_capacity_gbps(self) -> np.ndarray:
         """Capacity of every resource (link directions, then capacity-bearing nodes), Gb/s."""
-        per_direction = np.repeat(self.link_capacity_gbps, 2)
+        per_direction = np.empty(2 * self.num_links, dtype=np.float64)
+        per_direction[0::2] = self.link_capacity_ab_gbps
+        per_direction[1::2] = self.link_capacity_ba_gbps
         return np.concatenate([per_direction, self.node_capacity_gbps[self.resource_node]])
 
     def link_resource(self, link: int, src_node: int) -> int:
@@ -204,6 +221,12 @@ class Topology:
                            capacity_gbps=float(self.link_capacity_gbps[l]),
                            latency_ns=float(self.link_latency_ns[l]))
         return graph
+
+
+def _direction_capacity(links: list[dict], key: str) -> np.ndarray:
+    """Per link: ``link[key]`` when given (a per-direction override), else ``capacity_gbps``."""
+    return np.array([float(l[key]) if l.get(key) is not None else float(l["capacity_gbps"]) for l in links],
+                    dtype=np.float64)
 
 
 def _enclosing_host(group: str | None, groups: dict[str, dict]) -> str | None:

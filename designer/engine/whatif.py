@@ -68,11 +68,12 @@ from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.failures import failed_resources, normalize_failures, resolve_failures
 from designer.engine.routing import FailureSet, Routes, routing_context
 from designer.engine.scenario import Scenario, normalize_scenario
+from designer.engine.numbers import json_float as _num
 from designer.engine.simulate import (Prepared, Solved, flows_crossing, prepare, prepare_failures, resource_tiers,
                                       simulate, solve_prepared)
 
 __all__ = ["SWEEP_FORMAT", "COMPARE_FORMAT", "SWEEP_CLASSES", "simulate_with_diff", "diff_results",
-           "sweep_candidates", "sweep", "merge_sweeps", "compare_policies", "ranking_key"]
+           "sweep_candidates", "sweep_plan", "sweep", "merge_sweeps", "compare_policies", "ranking_key"]
 
 SWEEP_FORMAT = "fabricscope.sweep/1"
 COMPARE_FORMAT = "fabricscope.compare/1"
@@ -82,12 +83,6 @@ def _progress(progress, fraction: float, message: str) -> None:
     if progress is not None:
         progress(float(min(max(fraction, 0.0), 1.0)), message)
 
-
-def _num(x) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 # ======================================================================================== states
@@ -302,6 +297,32 @@ def _summary(w: _WhatIf, st: _State) -> dict:
                                                    minlength=len(st.routes.class_names)).tolist())}}
 
 
+def _plan(sc, topo, base_entries: list, over, failures, degrade) -> tuple[list[dict], dict]:
+    by_class = sweep_candidates(sc, over, degrade=degrade) if over else []
+    if not by_class and not failures:
+        raise InvalidScenario("nothing to sweep", [Problem("over", "give failure classes or explicit failures")])
+    return _split_candidates(topo, normalize_failures(topo, by_class + list(failures or [])),
+                             base_entries, explicit_from=len(by_class))
+
+
+def sweep_plan(scenario, over=None, *, failures: list | None = None, degrade: float | None = None,
+               topology_loader=None) -> dict:
+    """The failures :func:`sweep` will evaluate, in its order, and those it skips.
+
+    Returns
+    -------
+    dict
+        ``candidates`` (failure dicts ``{"target", "mode"[, "factor"]}``; block ``chunk=(i, n)``
+        of :func:`sweep` is ``candidates[i*N//n:(i+1)*N//n]``) and ``skipped``
+        (``already_failed`` labels, ``unwired`` targets with the reason).
+    """
+    sc, own = _split_scenario(scenario, topology_loader)
+    topo = sc.topology
+    candidates, skipped = _plan(sc, topo, normalize_failures(topo, own), over, failures, degrade)
+    return {"candidates": [{x: c[x] for x in ("target", "mode", "factor") if c[x] is not None} for c in candidates],
+            "skipped": skipped}
+
+
 def _unwired(topo, target: str) -> str | None:
     """Why failing ``target`` cannot matter because nothing is wired to it, or None."""
     node = topo.node_index.get(target)
@@ -381,11 +402,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     sc, own = _split_scenario(scenario, topology_loader)
     topo = sc.topology
     base_entries = normalize_failures(topo, own)
-    by_class = sweep_candidates(sc, over, degrade=degrade) if over else []
-    if not by_class and not failures:
-        raise InvalidScenario("nothing to sweep", [Problem("over", "give failure classes or explicit failures")])
-    candidates, skipped = _split_candidates(topo, normalize_failures(topo, by_class + list(failures or [])),
-                                            base_entries, explicit_from=len(by_class))
+    candidates, skipped = _plan(sc, topo, base_entries, over, failures, degrade)
     total = len(candidates)
     part = _parse_chunk(chunk, total)
     lo, hi = (part[2], part[3]) if part else (0, total)

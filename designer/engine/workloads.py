@@ -5,16 +5,21 @@ and its participants; :func:`generate` turns a list of normalized patterns into 
 (parallel numpy arrays: source node, destination node, bytes, demand cap, pattern). Large patterns
 (an all-to-all among 1,024 GPUs is ~1M flows) are built with array operations, never per-flow dicts.
 
-Byte counts follow the usual bus-bandwidth accounting (NCCL's ``PERFORMANCE.md``):
+A collective pattern's ``bytes`` is nccl-tests' *size* S: the per-rank buffer of an all-reduce
+and of an all-to-all (``S/n`` to every peer), the gathered (received) buffer of an all-gather,
+the sent buffer of a reduce-scatter. Its flows come from the algorithm modules of
+:mod:`designer.engine.collectives` (ring: ``2(n−1)/n × S`` per GPU for an all-reduce, ``(n−1)/n ×
+S`` for an all-gather/reduce-scatter; tree, NVLS, NVLSTree, CollNet, PAT and P2P as documented
+there); ``algorithm`` (default ``auto``) and ``protocol`` (default ``auto``) are chosen by
+:func:`designer.engine.collectives.plan_pattern`, which also sets the pattern's latency and
+bandwidth efficiency (``Flows.pattern_latency_s``, ``Flows.pattern_efficiency``) that
+:mod:`designer.engine.completion` applies.
 
-- ring all-reduce: every GPU sends ``2 (n−1)/n × size`` to its ring successor;
-- all-gather / reduce-scatter: ``(n−1)/n × size`` per GPU;
-- all-to-all: ``size / n`` to every other participant;
-- tree all-reduce (double binary tree): each tree edge carries ``size / 2`` up (reduce) and down
-  (broadcast) in each of the two trees.
-
-Rings are split into *channels* like NCCL's: with several hosts, each channel enters and leaves a
-host at rail-aligned GPUs so every NIC carries ring traffic (see :func:`ring_orders`).
+Communicator groups: a collective pattern with ``groups`` runs one collective per group, all at
+once, as *one* pattern (its flows are routed and solved together and it completes when every
+group does; see :mod:`designer.engine.jobs.groups`). The algorithm and protocol are planned once per
+group *shape* (ranks, hosts, ranks per host), like NCCL tunes each communicator; the pattern's
+latency is the largest and its efficiency the smallest over its groups.
 """
 from __future__ import annotations
 
@@ -23,7 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.engine.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound, plan_pattern,
+                                         ring_orders)
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
+from designer.engine.jobs.groups import resolve_groups
 from designer.engine.topology import Topology
 
 __all__ = [
@@ -57,6 +65,13 @@ class Flows:
         Position of the flow inside its pattern: the flow id is ``f"{pattern_id}#{index}"``. It is
         also the flow's identity for ECMP hashing, so routing a subset gives the same paths.
     pattern_ids, pattern_kinds : list of str
+    pattern_latency_s : ndarray of float64, optional
+        Per pattern: the latency term added to its data time (s; 0 for non-collectives).
+    pattern_efficiency : ndarray of float64, optional
+        Per pattern: the bandwidth efficiency its data time is divided by (1 for non-collectives).
+    pattern_plans : list, optional
+        Per pattern: its :class:`~designer.engine.collectives.Plan` (algorithm, protocol,
+        alternatives), None for non-collectives.
     """
 
     src: np.ndarray
@@ -67,6 +82,18 @@ class Flows:
     index: np.ndarray
     pattern_ids: list[str] = field(default_factory=list)
     pattern_kinds: list[str] = field(default_factory=list)
+    pattern_latency_s: np.ndarray | None = None
+    pattern_efficiency: np.ndarray | None = None
+    pattern_plans: list | None = None
+
+    def __post_init__(self) -> None:
+        k = len(self.pattern_ids)
+        if self.pattern_latency_s is None:
+            self.pattern_latency_s = np.zeros(k)
+        if self.pattern_efficiency is None:
+            self.pattern_efficiency = np.ones(k)
+        if self.pattern_plans is None:
+            self.pattern_plans = [None] * k
 
     def __len__(self) -> int:
         return len(self.src)
@@ -74,7 +101,8 @@ class Flows:
     def take(self, which) -> "Flows":
         """The subset of flows selected by an index array or boolean mask (ids are kept)."""
         return Flows(self.src[which], self.dst[which], self.bytes[which], self.demand_gbps[which],
-                     self.pattern[which], self.index[which], self.pattern_ids, self.pattern_kinds)
+                     self.pattern[which], self.index[which], self.pattern_ids, self.pattern_kinds,
+                     self.pattern_latency_s, self.pattern_efficiency, self.pattern_plans)
 
     def flow_id(self, i: int) -> str:
         return f"{self.pattern_ids[int(self.pattern[i])]}#{int(self.index[i])}"
@@ -148,11 +176,11 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
 # ---------------------------------------------------------------------------------------- validation
 _COMMON = {"id", "kind", "bytes", "demand_gbps"}
 _FIELDS = {
-    "allreduce": {"participants", "algorithm", "channels"},
-    "allgather": {"participants", "channels"},
-    "reducescatter": {"participants", "channels"},
-    "alltoall": {"participants"},
-    "p2p": {"src", "dst"},
+    "allreduce": {"participants", "algorithm", "protocol", "channels", "groups"},
+    "allgather": {"participants", "algorithm", "protocol", "channels", "groups"},
+    "reducescatter": {"participants", "algorithm", "protocol", "channels", "groups"},
+    "alltoall": {"participants", "algorithm", "protocol", "groups"},
+    "p2p": {"src", "dst", "groups", "reverse"},
     "storage_read": {"source", "participants", "via"},
     "storage_write": {"source", "participants", "via"},
     "kv_transfer": {"prefill", "decode"},
@@ -160,11 +188,18 @@ _FIELDS = {
 }
 
 
-def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set) -> dict:
+def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layout=None) -> dict:
     """Check one workload pattern and resolve its selectors to node-index arrays.
 
     Returns a dict with ``id``, ``kind``, ``bytes``, ``demand_gbps`` and resolved node arrays
-    (``participants``, ``source``, ``src``, ``dst``, ``prefill``, ``decode`` as relevant).
+    (``participants``, ``source``, ``src``, ``dst``, ``prefill``, ``decode`` as relevant). A
+    collective with ``groups`` also has ``groups`` (a list of node-index arrays) and its
+    ``participants`` is its largest group (the one its algorithm is checked on).
+
+    Parameters
+    ----------
+    layout : Layout, optional
+        The job's parallelism layout, for ``groups: {"layout": "tp"}``.
 
     Raises
     ------
@@ -194,7 +229,10 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set) -> d
         problems.append(Problem(f"{where}.demand_gbps", "must be a rate in Gb/s > 0"))
     out = {"id": pid, "kind": kind, "bytes": float(size) if _is_number(size) else 0.0,
            "demand_gbps": float(demand) if demand is not None and _is_number(demand) else np.inf}
+    out["_layout"] = layout
     _normalize_fields(topo, raw, kind, where, out, problems)
+    out.pop("_layout", None)
+    _collective_groups(topo, raw, where, out, problems, layout)
     if problems:
         raise InvalidWorkload(f"invalid pattern {where}", problems)
     return out
@@ -223,14 +261,22 @@ def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
         out["participants"] = sel("participants", {"kind": "gpu"}, gpu_like)
         if out["participants"] is not None and len(np.unique(out["participants"])) != len(out["participants"]):
             problems.append(Problem(f"{where}.participants", "selects a node twice"))
-        algorithm = raw.get("algorithm", "ring")
-        if kind == "allreduce" and algorithm not in ("ring", "tree"):
-            problems.append(Problem(f"{where}.algorithm", f"unknown algorithm {algorithm!r} (ring or tree)"))
-        out["algorithm"] = algorithm
+        algorithm = raw.get("algorithm", "auto")
+        known = ["auto", *candidates(kind)]
+        if algorithm not in known:
+            problems.append(Problem(f"{where}.algorithm", f"unknown algorithm {algorithm!r} for {kind} "
+                                    f"(choose from {', '.join(known)})"))
+        protocol = raw.get("protocol", "auto")
+        if protocol not in ("auto", *PROTOCOLS):
+            problems.append(Problem(f"{where}.protocol", f"unknown protocol {protocol!r} "
+                                    f"(choose from auto, {', '.join(PROTOCOLS)})"))
+        out["algorithm"], out["protocol"], out["where"] = algorithm, protocol, where
         channels = raw.get("channels")
         if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
             problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
         out["channels"] = channels
+    elif kind == "p2p" and "groups" in raw:
+        _p2p_groups(topo, raw, where, out, problems)
     elif kind == "p2p":
         out["src"] = sel("src")
         out["dst"] = sel("dst")
@@ -261,6 +307,40 @@ def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
             problems.append(Problem(f"{where}.{key}", "zero participants"))
 
 
+def _collective_groups(topo, raw, where, out, problems, layout) -> None:
+    """Resolve a collective's ``groups``; its ``participants`` become the largest group."""
+    if "groups" not in raw or out.get("participants") is None or out["kind"] == "p2p":
+        return
+    try:
+        out["groups"] = resolve_groups(topo, raw["groups"], out["participants"], f"{where}.groups",
+                                       layout=layout, explicit_participants="participants" in raw)
+        out["participants"] = max(out["groups"], key=len)
+    except InvalidWorkload as exc:
+        problems.extend(exc.problems)
+
+
+def _p2p_groups(topo, raw, where, out, problems) -> None:
+    """p2p over groups: in every group each member sends to the next one (a pipeline's stage s →
+    s + 1 over the ``pp`` groups); ``reverse: true`` sends to the previous one (the backward)."""
+    if "src" in raw or "dst" in raw:
+        problems.append(Problem(where, "a p2p pattern takes src/dst or groups, not both"))
+        return
+    reverse = raw.get("reverse", False)
+    if not isinstance(reverse, bool):
+        problems.append(Problem(f"{where}.reverse", "must be true or false"))
+        return
+    gpus = np.array([i for i, k in enumerate(topo.node_kind) if k == "gpu"], dtype=np.int64)
+    try:
+        groups = resolve_groups(topo, raw["groups"], gpus, f"{where}.groups", layout=out.pop("_layout", None))
+    except InvalidWorkload as exc:
+        problems.extend(exc.problems)
+        return
+    pairs = [(g[:-1], g[1:]) for g in groups if len(g) > 1]
+    src = np.concatenate([a for a, _ in pairs]) if pairs else np.zeros(0, np.int64)
+    dst = np.concatenate([b for _, b in pairs]) if pairs else np.zeros(0, np.int64)
+    out["src"], out["dst"] = (dst, src) if reverse else (src, dst)
+
+
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x)
 
@@ -268,12 +348,14 @@ def _is_number(x) -> bool:
 def pattern_flow_count(pattern: dict) -> int:
     """Number of flows a normalized pattern will produce (checked against :data:`MAX_FLOWS`)."""
     kind = pattern["kind"]
+    if pattern.get("groups") is not None:
+        return sum(pattern_flow_count({**pattern, "participants": g, "groups": None}) for g in pattern["groups"])
     if kind == "alltoall":
         n = len(pattern["participants"])
         return n * (n - 1)
     if kind in ("allreduce", "allgather", "reducescatter"):
-        n = len(pattern["participants"])
-        return 4 * n if pattern.get("algorithm") == "tree" else n * (pattern.get("channels") or 8)
+        return flow_bound(kind, pattern.get("algorithm") or "auto", len(pattern["participants"]),
+                          pattern.get("channels"))
     if kind == "p2p":
         return max(len(pattern["src"]), len(pattern["dst"]))
     if kind == "kv_transfer":
@@ -282,21 +364,38 @@ def pattern_flow_count(pattern: dict) -> int:
 
 
 # ---------------------------------------------------------------------------------------- generation
-def generate(topo: Topology, patterns: list[dict]) -> Flows:
+def generate(topo: Topology, patterns: list[dict], routing: dict | None = None) -> Flows:
     """Turn normalized patterns (see :func:`normalize_pattern`) into one :class:`Flows`.
+
+    Parameters
+    ----------
+    routing : dict, optional
+        The scenario's routing options (``nic_policy``, ``multipath``, ``seed``), used to predict
+        the collective algorithms on the topology (:func:`~designer.engine.collectives.plan_pattern`).
 
     Raises
     ------
     LimitExceeded
         When the patterns would produce more than :data:`MAX_FLOWS` flows.
+    InvalidWorkload
+        An explicit algorithm that does not run on the topology.
     """
     total = sum(pattern_flow_count(p) for p in patterns)
     if total > MAX_FLOWS:
         raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
                             [Problem("workload", f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
-    parts, ids, kinds = [], [], []
+    parts, ids, kinds, plans = [], [], [], []
+    shape_plans: dict[tuple, object] = {}     # grouped collectives of one shape share a plan
     for k, pattern in enumerate(patterns):
-        src, dst, size = _PATTERN_BUILDERS[pattern["kind"]](topo, pattern)
+        plan = None
+        if pattern["kind"] in COLLECTIVE_KINDS and pattern.get("groups") is not None:
+            plan, src, dst, size = _grouped(topo, pattern, routing, shape_plans)
+        elif pattern["kind"] in COLLECTIVE_KINDS:
+            plan = plan_pattern(topo, pattern, routing)
+            src, dst, size = build_flows(topo, pattern, plan.algorithm)
+        else:
+            src, dst, size = _PATTERN_BUILDERS[pattern["kind"]](topo, pattern)
+        plans.append(plan)
         n = len(src)
         demand = np.full(n, pattern.get("demand_gbps", np.inf), dtype=np.float64)
         parts.append((np.asarray(src, np.int64), np.asarray(dst, np.int64),
@@ -308,94 +407,48 @@ def generate(topo: Topology, patterns: list[dict]) -> Flows:
         empty = np.zeros(0, np.int64)
         return Flows(empty, empty.copy(), np.zeros(0), np.zeros(0), np.zeros(0, np.int32), empty.copy(), [], [])
     cols = [np.concatenate([p[i] for p in parts]) for i in range(6)]
-    return Flows(*cols, pattern_ids=ids, pattern_kinds=kinds)
+    latency = np.array([p.latency_s if p is not None else 0.0 for p in plans])
+    efficiency = np.array([p.efficiency if p is not None else 1.0 for p in plans])
+    return Flows(*cols, pattern_ids=ids, pattern_kinds=kinds, pattern_latency_s=latency,
+                 pattern_efficiency=efficiency, pattern_plans=plans)
 
 
-def _host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
-    """Participants grouped by host (hosts in order of first appearance), each block sorted by
-    GPU index so that the same local position means the same rail on every host."""
-    blocks: dict[str, list[int]] = {}
+def _shape(topo, nodes) -> tuple:
+    """Group shape for planning: ranks per host, in host order (same shape, same plan)."""
+    hosts: dict = {}
     for n in nodes.tolist():
-        blocks.setdefault(topo.node_host[n] or f"\0{n}", []).append(n)
-
-    def local_key(n):
-        index = topo.node_attrs[n].get("index")
-        return (0, index, n) if isinstance(index, int) else (1, 0, n)
-
-    return [np.array(sorted(b, key=local_key), dtype=np.int64) for b in blocks.values()]
+        hosts[topo.node_host[n]] = hosts.get(topo.node_host[n], 0) + 1
+    return tuple(hosts.values())
 
 
-def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None = None) -> list[np.ndarray]:
-    """Ring orders, one per channel, over ``participants``.
+def _grouped(topo, pattern, routing, cache: dict):
+    """One collective per group: flows concatenated, planned once per group shape (and kind,
+    size, algorithm, protocol, channels: ``cache`` is shared by the patterns of one workload).
 
-    GPUs of one host are consecutive, so intra-host hops ride NVLink/PCIe and only one hop per
-    host boundary crosses the fabric. With several hosts, channel ``c`` walks host 0 as the local
-    rotation starting at local GPU ``c`` (exit at ``c−1``), host 1 in the reverse rotation starting
-    at ``c−1`` (exit at ``c``), and so on: every inter-host hop joins GPUs of the same local
-    position — rail-aligned, as NCCL's rings are — and the channels together use every rail.
-    The default number of channels is the smallest per-host GPU count (1 for a single host).
+    Returns the plan of the slowest-planned group (its latency is the pattern's; the pattern's
+    efficiency is the smallest of its groups'), and the concatenated ``src, dst, bytes``.
     """
-    blocks = _host_blocks(topo, participants)
-    if len(blocks) == 1:
-        return [blocks[0]]
-    per_host = min(len(b) for b in blocks)
-    count = channels or per_host
-    orders = []
-    for c in range(count):
-        pieces = []
-        for h, block in enumerate(blocks):
-            m = len(block)
-            rotation = np.roll(block, -(c % m))
-            pieces.append(rotation if h % 2 == 0 else rotation[::-1])
-        orders.append(np.concatenate(pieces))
-    return orders
-
-
-def _ring(topo, pattern, factor):
-    p = pattern["participants"]
-    n = len(p)
-    if n < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0
-    orders = ring_orders(topo, p, pattern.get("channels"))
-    src = np.concatenate(orders)
-    dst = np.concatenate([np.roll(o, -1) for o in orders])
-    per_flow = factor * (n - 1) / n * pattern["bytes"] / len(orders)
-    return src, dst, per_flow
-
-
-def _allreduce(topo, pattern):
-    if pattern.get("algorithm") == "tree":
-        return _tree(topo, pattern)
-    return _ring(topo, pattern, 2.0)
-
-
-def _tree(topo, pattern):
-    """Double binary tree: two trees (ring order, and the order shifted by one) each carry half
-    the data up (reduce) and down (broadcast) every edge."""
-    order = np.concatenate(_host_blocks(topo, pattern["participants"]))
-    n = len(order)
-    if n < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0
-    child = np.arange(1, n)
-    parent = (child - 1) // 2
-    srcs, dsts = [], []
-    for tree in (order, np.roll(order, -1)):
-        srcs += [tree[child], tree[parent]]
-        dsts += [tree[parent], tree[child]]
-    return np.concatenate(srcs), np.concatenate(dsts), pattern["bytes"] / 2
-
-
-def _allgather(topo, pattern):
-    return _ring(topo, pattern, 1.0)
-
-
-def _alltoall(topo, pattern):
-    p = pattern["participants"]
-    n = len(p)
-    src = np.repeat(p, n)
-    dst = np.tile(p, n)
-    keep = src != dst
-    return src[keep], dst[keep], pattern["bytes"] / max(n, 1)
+    plans: dict[tuple, object] = {}
+    srcs, dsts, sizes = [], [], []
+    common = (pattern["kind"], pattern["bytes"], pattern.get("algorithm"), pattern.get("protocol"),
+              pattern.get("channels"))
+    for g in pattern["groups"]:
+        sub = {**pattern, "participants": g, "groups": None}
+        key = _shape(topo, g)
+        if key not in plans:
+            if (common, key) not in cache:
+                cache[(common, key)] = plan_pattern(topo, sub, routing)
+            plans[key] = cache[(common, key)]
+        src, dst, size = build_flows(topo, sub, plans[key].algorithm)
+        srcs.append(np.asarray(src, np.int64))
+        dsts.append(np.asarray(dst, np.int64))
+        sizes.append(np.broadcast_to(np.asarray(size, np.float64), len(srcs[-1])))
+    worst = max(plans.values(), key=lambda p: p.latency_s)
+    efficiency = min(p.efficiency for p in plans.values())
+    if efficiency != worst.efficiency:
+        from dataclasses import replace
+        worst = replace(worst, efficiency=efficiency)
+    return worst, np.concatenate(srcs), np.concatenate(dsts), np.concatenate(sizes)
 
 
 def _p2p(topo, pattern):
@@ -474,7 +527,6 @@ def _offload(topo, pattern):
 
 
 _PATTERN_BUILDERS = {
-    "allreduce": _allreduce, "allgather": _allgather, "reducescatter": _allgather,
-    "alltoall": _alltoall, "p2p": _p2p, "storage_read": _storage, "storage_write": _storage,
+    "p2p": _p2p, "storage_read": _storage, "storage_write": _storage,
     "kv_transfer": _kv, "host_offload": _offload,
 }

@@ -29,7 +29,8 @@ def write(tmp_path, name, doc):
 
 def scenario(failures=()):
     return {"format": "fabricscope.scenario/1", "topology": PAIR, "failures": list(failures),
-            "workload": [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}]}
+            "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"},
+                          "bytes": 1e9}]}
 
 
 def test_sweep_top_progress_and_output_file(tmp_path):

@@ -1,8 +1,18 @@
-"""Latency breakdown of one message: propagation + forwarding + serialization + control path."""
+"""Latency breakdown of one message (propagation + forwarding + serialization + control path), of a
+collective step (+ payload read + receive completion) and of a ping-pong round trip."""
 import pytest
 
 from designer.engine.errors import InvalidScenario
-from designer.engine.latency import CONTROL_NS, FORWARDING_NS, path_latency
+from designer.engine.latency import (
+    COMPLETION_NS,
+    CONTROL_NS,
+    FORWARDING_NS,
+    kernel_launch_s,
+    path_latency,
+    round_trip,
+    step_latency,
+    step_latency_s,
+)
 from tests.engine.test_routing import mini
 
 
@@ -41,3 +51,100 @@ def test_rate_and_overrides():
         path_latency(topo, nodes, 1, overrides={"NOPE": 1})
     with pytest.raises(InvalidScenario):
         path_latency(topo, nodes, 1, initiator="dpu")
+
+
+# ---------------------------------------------------------------- collective steps and round trips (issue 15)
+
+_FABRIC = ["h0/gpu0", "h0/pcie0", "h0/nic0", "leaf0", "h1/nic0", "h1/pcie0", "h1/gpu0"]
+
+
+def test_step_over_the_fabric_adds_payload_read_and_receive_completion():
+    """[h0/gpu0]-[pcie0]-[nic0]==[leaf0]==[h1/nic0]-[pcie0]-[h1/gpu0], [h1/cpu0] on h1/pcie0; every
+    link 100 ns. cpu_proxy receive side: CQE write (300 + nic0→pcie0→cpu0: 2 links + 1 switch hop
+    = 320), proxy CQ poll 1500, flag write (100 + cpu0→pcie0→gpu0: 320), GPU poll 200."""
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    send = path_latency(topo, nodes, 0, initiator="cpu_proxy")
+    step = step_latency(topo, nodes, initiator="cpu_proxy")
+    hop = 200 + FORWARDING_NS["pcie_switch"]
+    assert step["completion"] == {"cqe_write": COMPLETION_NS["CQE_WRITE_NS"] + hop,
+                                  "cq_poll": COMPLETION_NS["CQ_POLL_NS"],
+                                  "flag_write": CONTROL_NS["DOORBELL_ISSUE_NS"] + hop,
+                                  "gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    assert step["completion_ns"] == 620 + 1500 + 420 + 200
+    assert step["payload_read_ns"] == COMPLETION_NS["PAYLOAD_READ_NS"]
+    # The step is the send path of path_latency (same control, flight) plus payload read and completion.
+    assert step["total_ns"] == pytest.approx(send["total_ns"] + step["payload_read_ns"] + step["completion_ns"])
+    assert step_latency_s(topo, nodes, initiator="cpu_proxy") == pytest.approx(step["total_ns"] * 1e-9)
+
+
+def test_gpu_initiated_and_flag_in_data_skip_the_receiving_proxy():
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    cpu = step_latency(topo, nodes, initiator="cpu_proxy")
+    gpu = step_latency(topo, nodes, initiator="gpu_initiated")
+    ll = step_latency(topo, nodes, initiator="cpu_proxy", flag_in_data=True)
+    assert gpu["completion"] == ll["completion"] == {"gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    assert ll["control"] == cpu["control"]  # the sender's proxy still posts the WQE
+    assert gpu["total_ns"] < ll["total_ns"] < cpu["total_ns"]
+    assert cpu["total_ns"] - ll["total_ns"] == pytest.approx(cpu["completion_ns"] - ll["completion_ns"])
+
+
+def test_intra_host_step_is_the_kernels_own_stores_whatever_the_initiator():
+    """[h0/gpu0]==nvlink==[h0/nvs0]==nvlink==[h0/gpu1]: store issue 100 + 2 links of 100 ns +
+    NVSwitch hop 150 + GPU poll 200 = 650 ns (NCCL's NVLink ring LL step is 0.47-0.6 µs)."""
+    topo = mini()
+    nodes = _path(topo, ["h0/gpu0", "h0/nvs0", "h0/gpu1"])
+    a = step_latency(topo, nodes, initiator="cpu_proxy")
+    b = step_latency(topo, nodes, initiator="gpu_initiated")
+    assert a == b and a["initiator"] == "gpu_initiated" and not a["via_nic"]
+    assert a["total_ns"] == CONTROL_NS["GPU_STORE_ISSUE_NS"] + 200 + FORWARDING_NS["nvswitch"] + 200 == 650
+    assert a["payload_read_ns"] == 0
+
+
+def test_serialization_only_of_the_given_bytes():
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    zero = step_latency(topo, nodes, initiator="gpu_initiated")
+    big = step_latency(topo, nodes, initiator="gpu_initiated", message_bytes=1e6)
+    assert zero["serialization_ns"] == 0
+    assert big["total_ns"] - zero["total_ns"] == pytest.approx(1e6 * 8 / 400)
+
+
+def test_round_trip_is_a_step_there_and_a_step_back():
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    rt = round_trip(topo, nodes, 8, initiator="gpu_initiated")
+    there = step_latency(topo, nodes, initiator="gpu_initiated", message_bytes=8)
+    back = step_latency(topo, nodes[::-1], initiator="gpu_initiated", message_bytes=8)
+    assert rt["total_ns"] == pytest.approx(there["total_ns"] + back["total_ns"])
+    assert rt["total_s"] == pytest.approx(rt["total_ns"] * 1e-9)
+    assert rt["ping"]["total_ns"] == pytest.approx(rt["pong"]["total_ns"])  # symmetric hosts
+    assert round_trip(topo, nodes, 8, initiator="cpu_proxy")["total_ns"] > rt["total_ns"]
+
+
+def test_launch_and_new_constants_are_overridable():
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    assert kernel_launch_s() == pytest.approx(COMPLETION_NS["KERNEL_LAUNCH_NS"] * 1e-9)
+    assert kernel_launch_s({"KERNEL_LAUNCH_NS": 1000}) == pytest.approx(1e-6)
+    base = step_latency(topo, nodes, initiator="cpu_proxy")
+    cheaper = step_latency(topo, nodes, initiator="cpu_proxy", overrides={"CQ_POLL_NS": 0, "PAYLOAD_READ_NS": 0})
+    assert base["total_ns"] - cheaper["total_ns"] == pytest.approx(COMPLETION_NS["CQ_POLL_NS"]
+                                                                     + COMPLETION_NS["PAYLOAD_READ_NS"])
+    with pytest.raises(InvalidScenario):
+        step_latency(topo, nodes, overrides={"CQ_POLL": 1})
+    with pytest.raises(InvalidScenario):
+        step_latency(topo, nodes, initiator="dpu")
+    with pytest.raises(InvalidScenario):
+        step_latency(topo, _path(topo, ["h0/gpu0", "h1/gpu0"]))
+
+
+def test_infiniband_switch_forwards_faster_than_ethernet():
+    """The same fabric path with the NIC⇄leaf links as ``ib-ndr`` instead of ``eth400``: the leaf
+    hop costs FORWARD_SWITCH_IB_NS instead of FORWARD_SWITCH_NS."""
+    eth, ib = mini(), mini()
+    ib.link_tech = ["ib-ndr" if t == "eth400" else t for t in ib.link_tech]
+    a = path_latency(eth, _path(eth, _FABRIC), 0)["forwarding_ns"]
+    b = path_latency(ib, _path(ib, _FABRIC), 0)["forwarding_ns"]
+    assert a - b == pytest.approx(FORWARDING_NS["switch"] - FORWARDING_NS["switch_ib"])

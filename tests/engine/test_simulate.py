@@ -23,11 +23,13 @@ def test_dgx_a100_pair_ring_allreduce_is_nic_bound():
     topo = Topology.from_document(build_cluster("dgx-a100", 2, fabric="rail-optimized"))
     cap = lambda lid: float(topo.link_capacity_gbps[topo.link_index[lid]])  # noqa: E731
     expected = min(cap("h0/gpu0-pcie0"), cap("h0/nic0-pcie4"), cap("h0/nic0-leaf0"))
-    result = simulate({"topology": topo, "workload": [{"id": "ar", "kind": "allreduce", "bytes": 1e9}]})
+    result = simulate({"topology": topo, "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring",
+                                                        "bytes": 1e9}]})
     ar = result["summary"]["patterns"]["ar"]
-    assert ar["flows"] == 16 * 8 and ar["unroutable"] == 0
+    assert ar["flows"] == 16 * 8 and ar["unroutable"] == 0 and ar["algorithm"] == "ring"
     per_hop = 2 * 15 / 16 * 1e9 / 8
-    assert ar["completion_s"] == pytest.approx(per_hop * 8 / (expected * 1e9))
+    # completion = latency + data time / protocol efficiency (designer.engine.completion)
+    assert ar["completion_s"] == pytest.approx(ar["latency_s"] + per_hop * 8 / (expected * 1e9) / ar["efficiency"])
     net = [f for f in result["flows"] if f["class"] == "NET"]
     assert len(net) == 16 and all(f["rate_gbps"] == pytest.approx(expected) for f in net)
     assert all(resource_tier(topo, _rid(topo, f["bottleneck"])) in ("pcie", "nic-leaf") for f in net)

@@ -13,7 +13,7 @@ from designer.engine.errors import InvalidScenario
 from designer.engine.whatif import merge_sweeps, ranking_key, simulate_with_diff, sweep, sweep_candidates
 
 PAIR = {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}}
-AR = {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}
+AR = {"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e9}
 
 
 def scenario(hosts=2, lpr=1, policy="affinity", multipath="hash", seed=0, workload=(AR,), failures=()):

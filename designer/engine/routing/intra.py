@@ -90,6 +90,28 @@ class HostShape:
         return self.segments[key]
 
     def _enumerate(self, a: int, b: int) -> list[list[int]]:
+        if self.kind[b] == "nvswitch" and self.kind[a] != "nvswitch":
+            return self._plane(a, b, lambda t: self._enumerate_pair(a, t))
+        if self.kind[a] == "nvswitch" and self.kind[b] != "nvswitch":
+            return self._plane(b, a, lambda t: self._enumerate_pair(t, b))
+        return self._enumerate_pair(a, b)
+
+    def _plane(self, end: int, switch: int, paths) -> list[list[int]]:
+        """A flow between an endpoint and an NVSwitch ends at the host's whole NVSwitch plane
+        (NVLS: the switches reduce and multicast as one endpoint): the cheapest paths to every
+        live NVSwitch, so they are striped like any NVLink traffic (5/4/4/5 on an HGX H100)."""
+        plane = [v for v in range(self.n) if self.kind[v] == "nvswitch" and v not in self.failed]
+        found = [(self._cost(p), p) for t in plane for p in paths(t)]
+        if not found:
+            return []
+        cheapest = min(c for c, _ in found)
+        return sorted(p for c, p in found if c == cheapest)
+
+    def _cost(self, tokens: list[int]) -> int:
+        links = [t >> 1 for t in tokens if t < 2 * self.nl]
+        return sum(_NVLINK_COST if ll in self.nvlink_ll else _OTHER_COST for ll in links)
+
+    def _enumerate_pair(self, a: int, b: int) -> list[list[int]]:
         if a in self.failed or b in self.failed or a == b:
             return [] if a != b else [[2 * self.nl + a] if self.has_cap[a] else []]
         dist = self._dijkstra(a, b)

@@ -77,6 +77,14 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     return Router(ctx, flows, policy, multipath, int(seed), name).run()
 
 
+def _nvswitch_mask(topo: Topology) -> np.ndarray:
+    """Per node: an NVSwitch (cached on the topology)."""
+    mask = topo.__dict__.get("_nvswitch_mask")
+    if mask is None:
+        mask = topo.__dict__["_nvswitch_mask"] = np.array([k == "nvswitch" for k in topo.node_kind], dtype=bool)
+    return mask
+
+
 class Router:
     """One routing call: the flows, the policy and the segment registries it fills.
 
@@ -122,8 +130,11 @@ class Router:
         ctx, f = self.ctx, self.flows
         src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
         self.fail(src == dst, SAME_NODE, src)
-        self.fail(ctx.node_failed[src], SRC_DOWN, src)
-        self.fail(ctx.node_failed[dst], DST_DOWN, dst)
+        # A flow to or from an NVSwitch ends at the host's NVSwitch plane (routing/intra.py):
+        # one switch down leaves the others, so only a GPU-side endpoint being down is fatal.
+        plane = _nvswitch_mask(self.topo)
+        self.fail(ctx.node_failed[src] & ~plane[src], SRC_DOWN, src)
+        self.fail(ctx.node_failed[dst] & ~plane[dst], DST_DOWN, dst)
         hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
         same = (hs >= 0) & (hs == hd)
         pieces = self._pieces(src, dst, hs, hd, same)

@@ -182,7 +182,7 @@ def path_nodes_from_resources(topo: Topology, start: int, resources) -> list[int
     ----------
     topo : Topology
     start : int
-        Index of the path's first node.
+        Index of the path's first node when it crosses no link (otherwise the first link's tail).
     resources : sequence of int
         The path's resources in order (node resources are skipped).
 
@@ -191,9 +191,15 @@ def path_nodes_from_resources(topo: Topology, start: int, resources) -> list[int
     list of int
         Node indices from ``start`` to the path's last node.
     """
-    nodes, cur = [start], start
     two_l = 2 * topo.num_links
-    for r in np.asarray(resources).tolist():
+    resources = np.asarray(resources).tolist()
+    first = next((r for r in resources if r < two_l), None)
+    if first is not None:
+        # The first link's tail: the flow's source, or the NVSwitch of the plane it left from
+        # (a flow from an NVSwitch starts at whichever switch of the plane its stripe uses).
+        start = int(topo.link_a[first >> 1]) if (first & 1) == 0 else int(topo.link_b[first >> 1])
+    nodes, cur = [start], start
+    for r in resources:
         if r >= two_l:
             continue
         link = r >> 1

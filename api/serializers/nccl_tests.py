@@ -1,0 +1,63 @@
+"""nccl-tests side by side: ``POST /topologies/<id>/nccl-tests/`` request and response shapes."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from designer.selectors_nccl import ALGORITHMS, MAX_LOG_BYTES, OPS
+
+__all__ = ["NcclTestsRequestSerializer", "NcclTestsResultSerializer"]
+
+
+class _SizeField(serializers.CharField):
+    """A byte count as a number or as nccl-tests writes it (``8``, ``64K``, ``8G``); the engine
+    checks the value and locates its problem under this field."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return str(data) if isinstance(data, (int, float)) else super().to_internal_value(data)
+
+
+class NcclTestsRequestSerializer(serializers.Serializer):
+    op = serializers.ChoiceField(choices=[c for c, _ in OPS], default="all_reduce",
+                                 help_text="the nccl-tests binary without _perf; every GPU is one rank")
+    min_bytes = _SizeField(default="8", max_length=24, help_text="smallest size (nccl-tests -b): 8, 64K, 8M")
+    max_bytes = _SizeField(default="8G", max_length=24, help_text="largest size (nccl-tests -e)")
+    factor = serializers.IntegerField(default=2, min_value=2, max_value=1024, help_text="nccl-tests -f")
+    algorithm = serializers.ChoiceField(choices=[c for c, _ in ALGORITHMS], default="auto")
+    log = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False,
+                                max_length=MAX_LOG_BYTES,
+                                help_text="stdout of a real nccl-tests run to compare with (optional)")
+
+
+class _RowSerializer(serializers.Serializer):
+    size_bytes = serializers.IntegerField()
+    count = serializers.IntegerField()
+    type = serializers.CharField()
+    redop = serializers.CharField()
+    root = serializers.IntegerField()
+    time_us = serializers.FloatField(help_text="µs")
+    algbw_gbs = serializers.FloatField(help_text="GB/s (10^9 B/s), size / time")
+    busbw_gbs = serializers.FloatField(help_text="GB/s, algbw × nccl-tests' factor")
+    algorithm = serializers.CharField(allow_null=True)
+    protocol = serializers.CharField(allow_null=True)
+
+
+class _ComparisonSerializer(serializers.Serializer):
+    size_bytes = serializers.IntegerField()
+    measured = serializers.DictField(help_text="time_us, algbw_gbs, busbw_gbs of the run (out-of-place)")
+    predicted = serializers.DictField(help_text="time_us, algbw_gbs, busbw_gbs")
+    algorithm = serializers.CharField(allow_null=True)
+    error_pct = serializers.FloatField(allow_null=True, help_text="100 × (predicted − measured) / measured busbw")
+    time_error_pct = serializers.FloatField(allow_null=True)
+
+
+class NcclTestsResultSerializer(serializers.Serializer):
+    op = serializers.CharField()
+    ranks = serializers.IntegerField()
+    rows = _RowSerializer(many=True)
+    measured = serializers.ListField(child=serializers.DictField(), allow_null=True,
+                                     help_text="the run's rows: size_bytes, count, type, out_of_place, in_place")
+    measured_op = serializers.CharField(allow_null=True)
+    measured_ranks = serializers.IntegerField(allow_null=True)
+    comparison = _ComparisonSerializer(many=True)

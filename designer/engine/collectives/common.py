@@ -1,0 +1,219 @@
+"""Shared pieces of the collective algorithms: participants grouped by host, ring orders, the
+NVSwitch and NIC facts an algorithm's support depends on, and nccl-tests' bus-bandwidth factors.
+
+Every algorithm module returns flows as ``(src, dst, bytes)`` arrays over node indices, with
+``bytes`` either one number for all flows or one per flow. ``size`` is the pattern's ``bytes``:
+nccl-tests' *size* S — the per-rank buffer of an all-reduce and an all-to-all, the whole
+gathered (received) buffer of an all-gather, the whole sent buffer of a reduce-scatter.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine.catalog import nvls_efficiency, nvswitch_generation
+from designer.engine.topology import Topology
+
+__all__ = [
+    "EMPTY",
+    "Group",
+    "busbw_factor",
+    "empty",
+    "group_of",
+    "host_blocks",
+    "live_rails",
+    "nearest_nics",
+    "nvswitch_plane",
+    "ring_orders",
+]
+
+EMPTY = (np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0)
+
+
+def empty():
+    """No flows (a collective of fewer than two participants moves nothing)."""
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0
+
+
+def busbw_factor(kind: str, n: int) -> float:
+    """nccl-tests' bus-bandwidth factor (``doc/PERFORMANCE.md`` of NVIDIA/nccl-tests):
+    all-reduce 2(n−1)/n; all-gather, reduce-scatter and all-to-all (n−1)/n; anything else 1."""
+    if n < 2:
+        return 1.0
+    if kind == "allreduce":
+        return 2.0 * (n - 1) / n
+    if kind in ("allgather", "reducescatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+def host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
+    """Participants grouped by host (hosts in order of first appearance), each block sorted by
+    GPU index so that the same local position means the same rail on every host."""
+    blocks: dict[str, list[int]] = {}
+    for n in np.asarray(nodes).tolist():
+        blocks.setdefault(topo.node_host[n] or f"\0{n}", []).append(n)
+
+    def local_key(n):
+        index = topo.node_attrs[n].get("index")
+        return (0, index, n) if isinstance(index, int) else (1, 0, n)
+
+    return [np.array(sorted(b, key=local_key), dtype=np.int64) for b in blocks.values()]
+
+
+def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None = None,
+                rails: list[int] | None = None) -> list[np.ndarray]:
+    """Ring orders, one per channel, over ``participants``.
+
+    GPUs of one host are consecutive, so intra-host hops ride NVLink/PCIe and only one hop per
+    host boundary crosses the fabric. With several hosts, channel ``c`` walks host 0 as the local
+    rotation starting at local GPU ``c`` (exit at ``c−1``), host 1 in the reverse rotation starting
+    at ``c−1`` (exit at ``c``), and so on: every inter-host hop joins GPUs of the same local
+    position — rail-aligned, as NCCL's rings are — and the channels together use every rail.
+    The default number of channels is the smallest per-host GPU count (1 for a single host).
+    ``rails`` (local positions whose NICs are up, see :func:`live_rails`) keeps only the channels
+    whose two rails (``c−1`` and ``c``) are both up, as NCCL only builds channels over the NICs
+    it finds.
+    """
+    blocks = host_blocks(topo, participants)
+    if len(blocks) == 1:
+        return [blocks[0]]
+    per_host = min(len(b) for b in blocks)
+    starts = list(range(per_host))
+    if rails is not None:
+        up = set(rails)
+        starts = [c for c in starts if c in up and (c - 1) % per_host in up] or starts[:0]
+        if not starts:
+            return []
+    count = channels or len(starts)
+    orders = []
+    for k in range(count):
+        c = starts[k % len(starts)]
+        pieces = []
+        for h, block in enumerate(blocks):
+            rotation = np.roll(block, -(c % len(block)))
+            pieces.append(rotation if h % 2 == 0 else rotation[::-1])
+        orders.append(np.concatenate(pieces))
+    return orders
+
+
+def nvswitch_plane(topo: Topology, host: str | None) -> list[int]:
+    """NVSwitch nodes of ``host`` in document order (its NVSwitch plane)."""
+    if host is None:
+        return []
+    return [i for i in topo.nodes_of_host(host) if topo.node_kind[i] == "nvswitch"]
+
+
+def nearest_nics(topo: Topology, gpu: int) -> list[int]:
+    """The NICs nearest to ``gpu`` inside its host (hop count through forwarding nodes)."""
+    host = topo.node_host[gpu]
+    dist, queue, found = {gpu: 0}, deque([gpu]), []
+    while queue:
+        u = queue.popleft()
+        if found and dist[u] >= dist[found[0]]:
+            break
+        for v, _ in topo.adjacency[u]:
+            if v in dist or topo.node_host[v] != host:
+                continue
+            dist[v] = dist[u] + 1
+            if topo.node_kind[v] == "nic" and topo.node_attrs[v].get("role", "compute") == "compute":
+                found.append(v)
+            elif topo.node_kind[v] not in ("gpu", "memory", "nvme", "storage"):
+                queue.append(v)
+    return found
+
+
+def _nic_up(topo: Topology, nic: int, failed) -> bool:
+    if nic in failed.nodes:
+        return False
+    uplinks = [(v, l) for v, l in topo.adjacency[nic] if topo.node_host[v] != topo.node_host[nic]]
+    return any(l not in failed.links and v not in failed.nodes for v, l in uplinks)
+
+
+def live_rails(topo: Topology, blocks: list, failed=None) -> list[int]:
+    """Local GPU positions whose GPU and nearest compute NIC are up (with a working uplink) in
+    every host: the rails NCCL builds inter-host channels on. All positions without failures."""
+    per_node = min(len(b) for b in blocks) if blocks else 0
+    if failed is None or not (failed.nodes or failed.links) or len(blocks) < 2:
+        return list(range(per_node))
+    rails = []
+    for c in range(per_node):
+        gpus = [int(b[c]) for b in blocks]
+        if all(g not in failed.nodes and any(_nic_up(topo, n, failed) for n in nearest_nics(topo, g))
+               for g in gpus):
+            rails.append(c)
+    return rails
+
+
+@dataclass
+class Group:
+    """What the algorithms need to know about a pattern's participants.
+
+    Attributes
+    ----------
+    kind : str
+        Pattern kind (``allreduce`` …).
+    size : float
+        The pattern's ``bytes`` (nccl-tests' size S).
+    participants : ndarray
+        Node indices.
+    blocks : list of ndarray
+        Participants per host (see :func:`host_blocks`).
+    hosts : list of str or None
+        Host of each block.
+    """
+
+    kind: str
+    size: float
+    participants: np.ndarray
+    blocks: list
+    hosts: list
+    channels: int | None = None
+    rails: list = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.participants)
+
+    @property
+    def nodes(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def per_node(self) -> int:
+        return min(len(b) for b in self.blocks) if self.blocks else 0
+
+    def nvls_gap(self, topo: Topology) -> str | None:
+        """Why NVLS cannot run in some participant's host (None when every host qualifies):
+        NVLS needs an NVSwitch of generation 3 or later (H100-class, NVLink 4) linked to every
+        participating GPU of the host."""
+        for host, block in zip(self.hosts, self.blocks):
+            plane = nvswitch_plane(topo, host)
+            if not plane:
+                return f"nvls needs NVSwitch gen3+ in every host; {host or topo.node_ids[int(block[0])]} has none"
+            gens = [nvswitch_generation(topo, s) for s in plane]
+            if min(g or 0 for g in gens) < 3:
+                return (f"nvls needs NVSwitch gen3+ (H100-class) in every host; {host}'s NVSwitches are "
+                        f"gen{min(g or 0 for g in gens)}")
+            linked = {v for s in plane for v, _ in topo.adjacency[s]}
+            stray = [topo.node_ids[int(g)] for g in block if int(g) not in linked]
+            if stray:
+                return f"nvls needs every GPU on the NVSwitch plane; {stray[0]} has no NVLink to it"
+        return None
+
+    def nvls_efficiency(self, topo: Topology) -> float:
+        """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
+        gens = [nvswitch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
+        return min(nvls_efficiency(g) for g in gens)
+
+
+def group_of(topo: Topology, pattern: dict, failed=None) -> Group:
+    """The :class:`Group` of a normalized collective pattern; ``failed`` (a
+    :class:`~designer.engine.routing.FailureSet`) leaves out the rails whose NICs are down."""
+    p = np.asarray(pattern["participants"], dtype=np.int64)
+    blocks = host_blocks(topo, p)
+    hosts = [topo.node_host[int(b[0])] for b in blocks]
+    return Group(pattern["kind"], float(pattern["bytes"]), p, blocks, hosts, pattern.get("channels"),
+                 live_rails(topo, blocks, failed))

@@ -1,0 +1,242 @@
+"""Algorithm and protocol selection, as NCCL's tuner does it: the lowest predicted time.
+
+:func:`plan_pattern` lists the algorithms of the pattern's kind, asks each whether it runs on
+the topology (an unsupported one is excluded from ``auto``, with its reason; asked for
+explicitly it is a located :class:`~designer.engine.errors.InvalidWorkload`), and predicts each
+supported one by generating its flows *alone* on the topology, routing them with the scenario's
+routing options and solving them with the exact max-min solver (one solve per algorithm).
+Per protocol the predicted time is
+
+``latency + data_time / (protocol efficiency × algorithm efficiency)``
+
+with ``data_time`` the slowest flow's ``bytes / rate`` of that solve, the latency of
+:func:`.protocols.latency_us` and the algorithm efficiency the catalog's NVLS efficiency for
+``nvls``/``nvlstree`` (1 otherwise). The chosen (algorithm, protocol) — the fastest — sets the
+pattern's latency and efficiency, which :mod:`designer.engine.completion` applies to the
+pattern's *contended* data time in the full scenario.
+
+Selection happens once, on the failure-free topology, like NCCL's at communicator creation: a
+failure later re-routes the chosen algorithm's flows (stable re-routing), it does not re-plan —
+a running communicator that loses a NIC does not complete. ``failed`` plans on a failed
+topology instead, as NCCL re-initialized on it would: channels, tree heads and NVLS heads only
+on the rails whose NICs are up in every host (see :func:`.common.live_rails`); simulate reports
+that as the pattern's ``fallback``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.engine import solver
+from designer.engine.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
+from designer.engine.collectives.common import Group, group_of
+from designer.engine.collectives.protocols import (
+    EFFICIENCY,
+    latency_us,
+    protocols_for,
+)
+from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.routing import FailureSet, route
+from designer.engine.routing.intra import is_nvlink
+
+__all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "intra_technology", "plan_pattern"]
+
+# In NCCL's order of preference on ties (cheaper algorithms first).
+ALGORITHMS = ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")
+MODULES = {"ring": ring, "tree": tree, "nvls": nvls, "nvlstree": nvlstree, "collnet": collnet,
+           "pat": pat, "p2p": p2p}
+_KINDS = {"ring": ring.KINDS, "tree": ("allreduce",), "nvls": nvls.KINDS, "nvlstree": ("allreduce",),
+          "collnet": ("allreduce",), "pat": ("allgather", "reducescatter"), "p2p": ("alltoall",)}
+
+
+@dataclass
+class Plan:
+    """The algorithm and protocol a collective pattern runs with, and what they cost.
+
+    Attributes
+    ----------
+    algorithm, protocol : str
+    latency_s : float
+        Latency term of the chosen pair (s).
+    efficiency : float
+        Protocol × algorithm bandwidth efficiency (0 < e ≤ 1): data time is divided by it.
+    alternatives : dict
+        Algorithm → ``{"time_s", "protocol", "reason"}``: its predicted time alone on the
+        topology (best protocol) or None with the reason it does not run.
+    n, nodes : int
+        Ranks and hosts.
+    size : float
+        The pattern's ``bytes`` (nccl-tests' size S).
+    """
+
+    algorithm: str
+    protocol: str
+    latency_s: float
+    efficiency: float
+    n: int
+    nodes: int
+    size: float
+    alternatives: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"algorithm": self.algorithm, "protocol": self.protocol, "latency_s": self.latency_s,
+                "alternatives": self.alternatives}
+
+
+def candidates(kind: str) -> list[str]:
+    """Algorithms that implement ``kind``."""
+    return [a for a in ALGORITHMS if kind in _KINDS[a]]
+
+
+def intra_technology(topo, group: Group) -> str:
+    """``nvlink`` when the first host's participants reach each other over NVLink, else ``pci``."""
+    block = set(group.blocks[0].tolist()) if group.blocks else set()
+    for g in block:
+        for v, link in topo.adjacency[g]:
+            if is_nvlink(topo, link):
+                return "nvlink"
+    return "pci"
+
+
+def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
+    return group.nvls_efficiency(topo) if algorithm in ("nvls", "nvlstree") else 1.0
+
+
+def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
+               capacity_gbps=None) -> tuple[float | None, str | None]:
+    """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
+    does not route or gets no bandwidth."""
+    from designer.engine.workloads import Flows
+
+    src, dst, size = MODULES[algorithm].flows(topo, group)
+    if len(src) == 0:
+        return 0.0, None
+    flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm)
+    routes = route(topo, flows, failed=failed, **routing)
+    lost = np.flatnonzero(routes.status != 0)
+    if len(lost):
+        return None, f"{len(lost):,} of {len(flows):,} flows do not route: {routes.reason(int(lost[0]))}"
+    demand = flows.demand_gbps[routes.owner] * routes.share
+    capacity = topo.resource_capacity_gbps() if capacity_gbps is None else capacity_gbps
+    alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand,
+                          weights=routes.weight)
+    pace = np.minimum.reduceat(alloc.flow_level, routes.first)
+    with np.errstate(divide="ignore"):
+        times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
+    worst = float(times.max())
+    if not np.isfinite(worst):
+        return None, "a flow gets no bandwidth (it crosses a resource of capacity 0)"
+    return worst, None
+
+
+def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol):
+    """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol."""
+    best = None
+    for p in protocols_for(algorithm):
+        if protocol not in ("auto", p):
+            continue
+        lat = latency_us(algorithm, p, group.kind, group.n, group.nodes, intra) * 1e-6 if group.size > 0 else 0.0
+        eff = EFFICIENCY[p] * eff_alg
+        t = lat + data_s / eff
+        if best is None or t < best[0]:
+            best = (t, p, lat, eff)
+    return best
+
+
+def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, capacity_gbps=None) -> Plan:
+    """Choose the algorithm and protocol of one normalized collective pattern.
+
+    Parameters
+    ----------
+    topo : Topology
+    pattern : dict
+        Normalized pattern (``kind``, ``participants``, ``bytes``, ``algorithm``, ``protocol``,
+        ``where``).
+    routing : dict, optional
+        ``nic_policy``, ``multipath``, ``seed`` (default: affinity, hash, 0).
+    failed : FailureSet, optional
+        Plan on the topology with these elements down (NCCL re-initialized on it).
+    capacity_gbps : ndarray, optional
+        Resource capacities (degraded ones included); default the topology's.
+
+    Raises
+    ------
+    InvalidWorkload
+        An explicit algorithm (or protocol) that does not run on this topology, with the reason.
+    """
+    routing = dict(routing or {})
+    failed = FailureSet.coerce(failed) if failed is not None else None
+    group = group_of(topo, pattern, failed)
+    where = pattern.get("where", "workload")
+    requested = pattern.get("algorithm") or "auto"
+    protocol = pattern.get("protocol") or "auto"
+    reasons = _reasons(topo, group, protocol)
+    usable = _check_requested(reasons, requested, protocol, where)
+    # One (algorithm, protocol) candidate needs no prediction, except to report a fallback's time.
+    single = (failed is None and len(usable) == 1
+              and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
+    alternatives, scored = _predict(topo, group, reasons, protocol, single,
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps))
+    pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
+    if not pool or pool[0] not in scored:
+        chosen = requested if requested != "auto" else usable[0]
+        raise InvalidWorkload("no algorithm routes here", [Problem(
+            f"{where}.algorithm", alternatives[chosen]["reason"] or "no algorithm routes every flow")])
+    chosen = min(pool, key=lambda a: (scored[a][0], ALGORITHMS.index(a)))
+    _, proto, lat, eff = scored[chosen]
+    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives)
+
+
+def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time):
+    """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored``
+    (algorithm → (time, protocol, latency, efficiency) of those that route)."""
+    intra = intra_technology(topo, group)
+    alternatives, scored = {}, {}
+    for a, reason in reasons.items():
+        data_s = 0.0
+        if reason is None and not (single or group.n < 2):
+            data_s, reason = data_time(a)
+        if reason is not None:
+            alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
+            continue
+        scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol)
+        alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
+    return alternatives, scored
+
+
+def check_algorithm(topo, pattern: dict) -> None:
+    """Raise the located :class:`InvalidWorkload` of an explicit algorithm (or protocol) that does
+    not run on ``topo`` — the structural checks of :func:`plan_pattern`, without any solve, so a
+    scenario is refused when it is validated, not when it runs."""
+    group = group_of(topo, pattern)
+    _check_requested(_reasons(topo, group, pattern.get("protocol") or "auto"),
+                     pattern.get("algorithm") or "auto", pattern.get("protocol") or "auto",
+                     pattern.get("where", "workload"))
+
+
+def _reasons(topo, group: Group, protocol: str) -> dict[str, str | None]:
+    """Per algorithm of the pattern's kind: why it does not run here (None when it does)."""
+    names = candidates(group.kind)
+    reasons = {a: MODULES[a].supports(topo, group) for a in names}
+    if group.nodes > 1 and not group.rails:
+        reasons = {a: r or ("no rail has its GPU and NIC up in every host" if a != "p2p" else None)
+                   for a, r in reasons.items()}
+    if protocol != "auto":
+        for a in names:
+            if reasons[a] is None and protocol not in protocols_for(a):
+                reasons[a] = f"{a} runs with {', '.join(protocols_for(a))} only, not {protocol}"
+    return reasons
+
+
+def _check_requested(reasons: dict, requested: str, protocol: str, where: str) -> list[str]:
+    """The algorithms that run; a located error when the requested one (or none) does."""
+    why = reasons.get(requested)
+    if requested != "auto" and why:
+        field_ = "protocol" if protocol != "auto" and why.endswith(f"not {protocol}") else "algorithm"
+        raise InvalidWorkload(f"algorithm {requested} does not run here", [Problem(f"{where}.{field_}", why)])
+    usable = [a for a, r in reasons.items() if r is None]
+    if not usable:
+        raise InvalidWorkload("no algorithm runs here", [Problem(
+            f"{where}.algorithm", "; ".join(f"{a}: {r}" for a, r in reasons.items()))])
+    return usable

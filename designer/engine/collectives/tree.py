@@ -1,0 +1,64 @@
+"""Tree: NCCL's all-reduce tree — a chain of GPUs inside each host and, across hosts, a double
+binary tree per channel, rail-aligned.
+
+Channel ``c`` (one per local GPU position whose NIC is up, like the ring's channels) chains each host's GPUs
+starting at local GPU ``c`` (the host's head in that channel); the heads of the hosts form two
+binary trees (the second over the host order shifted by one, so a host that is interior in one
+is a leaf in the other: NCCL's double binary tree), and every tree edge joins head GPUs of the
+same local position, so it crosses the fabric on one rail (NIC ``c`` to NIC ``c``). Each tree
+carries half of the channel's data; every edge — chain or tree — carries it up (reduce) and down
+(broadcast): ``S / (2·channels)`` per edge per direction per tree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.collectives.common import Group, empty
+
+__all__ = ["edges_both_ways", "flows", "node_trees", "supports"]
+
+
+def supports(topo, group: Group) -> str | None:
+    """NCCL's tree implements all-reduce only."""
+    return None if group.kind == "allreduce" else f"tree implements allreduce only, not {group.kind}"
+
+
+def node_trees(count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(parent, child) rank pairs of the two binary trees over ``count`` ranks: a heap-ordered
+    binary tree over ranks 0..count−1 and the same tree over the ranks shifted by one."""
+    if count < 2:
+        return [(np.zeros(0, np.int64), np.zeros(0, np.int64))] * 2
+    child = np.arange(1, count)
+    parent = (child - 1) // 2
+    shifted = (np.arange(count) + 1) % count
+    return [(parent, child), (shifted[parent], shifted[child])]
+
+
+def edges_both_ways(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Edges a–b as flows in both directions (up then down)."""
+    return np.concatenate([a, b]), np.concatenate([b, a])
+
+
+def flows(topo, group: Group):
+    """Chain + double-binary-tree flows of every channel."""
+    if group.n < 2:
+        return empty()
+    starts = group.rails or list(range(group.per_node))
+    channels = group.channels or len(starts)
+    srcs, dsts = [], []
+    for k in range(channels):
+        c = starts[k % len(starts)]
+        heads = []
+        for block in group.blocks:
+            chain = np.roll(block, -(c % len(block)))
+            heads.append(chain[0])
+            if len(chain) > 1:
+                s, d = edges_both_ways(chain[1:], chain[:-1])
+                srcs += [s, s]            # the chain serves both trees
+                dsts += [d, d]
+        heads = np.array(heads, dtype=np.int64)
+        for parent, child in node_trees(len(heads)):
+            s, d = edges_both_ways(heads[child], heads[parent])
+            srcs.append(s)
+            dsts.append(d)
+    return np.concatenate(srcs), np.concatenate(dsts), group.size / (2 * channels)

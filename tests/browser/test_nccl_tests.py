@@ -1,0 +1,78 @@
+"""The nccl-tests page in a real browser (headless Chromium, live server).
+
+alice opens her 2-host DGX-H100 topology (16 GPUs, rail-optimized), follows the nccl-tests link,
+sees the predicted busbw curve (one trace, log x), uploads the stdout of a real all_reduce_perf
+run on 2 HGX H100 hosts (NVIDIA/nccl-tests#319, tests/engine/data/nccl_tests/) and gets the
+overlay (two traces) and the per-size error table. A garbage upload is refused next to the
+field with its line number.
+
+    [h0: 8×H100, 8×NIC] ==rail 0..7== [leaf0..leaf7] == [spine*] == [leaf0..leaf7] ==rail== [h1]
+
+Screenshots: ``$ARTIFACTS_DIR/screenshots/nccl-tests-*.png``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+FIXTURE = (Path(__file__).resolve().parents[1] / "engine" / "data" / "nccl_tests"
+           / "all_reduce_2x_hgx_h100_nccl_tests_319.txt")
+TRACES = """() => Array.from(document.querySelector('[data-plot="nccl_busbw"]').data || [])
+    .map(t => ({name: t.name, n: t.x.length, xmin: Math.min(...t.x), xmax: Math.max(...t.x)}))"""
+AXIS = "() => document.querySelector('[data-plot=\"nccl_busbw\"]').layout.xaxis.type"
+
+
+@pytest.fixture
+def pod(user):
+    from designer import services
+
+    return services.topology_build(owner=user, name="pod-2", template="dgx-h100", hosts=2, options={})
+
+
+def _ready(page):
+    page.wait_for_selector("html[data-figures-ready='1']")
+
+
+def test_predict_upload_overlay_and_errors(app_page, live_server, sign_in, shot, pod):
+    page = sign_in(app_page, "alice", "alice-password-1")
+    page.goto(f"{live_server.url}/topologies/{pod.pk}/")
+    page.click("#nccl-tests-link")
+    _ready(page)
+    assert "nccl-tests, side by side" in page.inner_text("h1")
+    traces = page.evaluate(TRACES)
+    assert [t["name"] for t in traces] == ["predicted"]
+    assert traces[0]["n"] == 31 and traces[0]["xmin"] == 8 and traces[0]["xmax"] == 8 * 2 ** 30
+    assert page.evaluate(AXIS) == "log"
+    assert page.locator("#nccl-rows tbody tr").count() == 31
+    shot(page, "nccl-tests-predicted")
+
+    page.set_input_files("#id_log", str(FIXTURE))
+    page.click("#nccl-submit")
+    _ready(page)
+    traces = page.evaluate(TRACES)
+    assert [t["name"] for t in traces] == ["predicted", "measured (out-of-place)"]
+    assert traces[1]["n"] == 10 and traces[1]["xmin"] == 32 * 2 ** 20 and traces[1]["xmax"] == 16 * 2 ** 30
+    assert traces[0]["n"] == 32 and traces[0]["xmax"] == 16 * 2 ** 30   # predicted also at the run's 16 GiB
+    rows = page.locator("#nccl-compare tbody tr")
+    assert rows.count() == 10                       # every size of the run, 32 MiB … 16 GiB
+    first = rows.nth(0).inner_text()
+    assert "32 MiB" in first and "40.76" in first and "%" in first
+    assert page.js_errors == []
+    shot(page, "nccl-tests-overlay")
+
+    page.set_input_files("#id_log", files=[{"name": "junk.txt", "mimeType": "text/plain",
+                                            "buffer": b"# size count type redop root time algbw busbw "
+                                                      b"#wrong time algbw busbw #wrong\n8 2 float sum\n"}])
+    page.click("#nccl-submit")
+    error = page.inner_text("[data-field='log'] .errorlist")
+    assert "line 2: expected 13 columns, got 4" in error
+    shot(page, "nccl-tests-bad-log")
+
+
+def test_stranger_gets_404(app_page, live_server, sign_in, pod, other_user):
+    page = sign_in(app_page, "bob", "bob-password-1")
+    response = page.goto(f"{live_server.url}/topologies/{pod.pk}/nccl-tests/")
+    assert response.status == 404

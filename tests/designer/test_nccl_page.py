@@ -1,0 +1,84 @@
+"""The nccl-tests page (``/topologies/<pk>/nccl-tests/``) without a browser: who may open it, the
+upload limit and parser errors next to the field, the inline host limit, and the links to it
+from the topology page and from the result page of a collective.
+
+Topology (``small_topology``): 2 DGX H100 hosts, rail-optimized, 1 storage server (16 ranks).
+"""
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+pytestmark = pytest.mark.django_db
+
+FORM = {"op": "all_reduce", "algorithm": "auto", "min_bytes": "1M", "max_bytes": "4M", "factor": 2}
+
+
+def page(topology) -> str:
+    return f"/topologies/{topology.pk}/nccl-tests/"
+
+
+def field_errors(response, field: str) -> list[str]:
+    html = response.content.decode()
+    block = re.search(rf'<ul class="errorlist" id="id_{field}_error">(.*?)</ul>', html, re.DOTALL)
+    return [html_lib.unescape(m) for m in re.findall(r"<li>(.*?)</li>", block.group(1))] if block else []
+
+
+def test_owner_and_viewer_see_the_prediction_stranger_404_anonymous_signs_in(
+        client, user, other_user, django_user_model, small_topology):
+    from designer import services
+
+    client.force_login(user)
+    r = client.get(page(small_topology) + "?op=all_gather")
+    assert r.status_code == 200 and r.context["out"]["op"] == "all_gather"
+    assert len(r.context["out"]["rows"]) == 31                   # 8 B … 8 GiB by default
+    services.share_grant(topology=small_topology, actor=user, role="viewer", user=other_user)
+    client.force_login(other_user)
+    assert client.get(page(small_topology)).status_code == 200
+    client.force_login(django_user_model.objects.create_user("carol", password="carol-password-1"))
+    assert client.get(page(small_topology)).status_code == 404
+    client.logout()
+    r = client.get(page(small_topology))
+    assert r.status_code == 302 and "/accounts/login/" in r["Location"]
+
+
+def test_upload_limit_and_parser_errors_sit_next_to_the_field(client, user, small_topology):
+    client.force_login(user)
+    big = SimpleUploadedFile("run.log", b"#" * (1024 * 1024 + 1))
+    r = client.post(page(small_topology), {**FORM, "log": big})
+    assert r.status_code == 400
+    assert field_errors(r, "log") == ["the file is 1024 KiB; the limit is 1024 KiB (keep only the nccl-tests output)"]
+    junk = SimpleUploadedFile("run.log", b"mpirun: starting\n8 2 float sum -1 x\n")
+    r = client.post(page(small_topology), {**FORM, "log": junk})
+    assert r.status_code == 400 and field_errors(r, "log") == ["line 2: expected 13 columns, got 6"]
+    r = client.post(page(small_topology), {**FORM, "max_bytes": "4Q"})
+    assert r.status_code == 400 and field_errors(r, "max_bytes") == ["bad size '4Q' (like 8, 64K, 8M, 8G)"]
+
+
+def test_more_hosts_than_inline_is_refused_with_a_message(client, user):
+    from designer import services
+
+    big = services.topology_build(owner=user, name="pod-17", template="pcie-commodity", hosts=17, options={})
+    client.force_login(user)
+    r = client.get(page(big))
+    assert r.status_code == 400 and r.context["out"] is None
+    assert "up to 16 hosts; this topology has 17" in r.content.decode()
+
+
+def test_linked_from_topology_and_collective_result(client, user, scenario):
+    from designer import services
+    from designer.engine.simulate import simulate
+    from tests.sharing.conftest import finish
+
+    client.force_login(user)
+    detail = client.get(f"/topologies/{scenario.topology_id}/").content.decode()
+    assert f'href="{page(scenario.topology)}" id="nccl-tests-link"' in detail
+    result = simulate({"topology": {"build": {"template": "dgx-h100", "hosts": 2}}, "options": {"max_flows_listed": 20},
+                       "workload": [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}]})
+    job = finish(services.job_submit_simulate(scenario=scenario, user=user), json.loads(json.dumps(result)))
+    html = client.get(f"/jobs/{job.pk}/result/").content.decode()
+    assert f'href="{page(scenario.topology)}?op=all_reduce"' in html and "nccl-tests: ar" in html
