@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.conftest import wait_until_at_rest
 from tests.browser.harness.fixture_server import MockState, cluster_document, serve
 
 
@@ -192,7 +193,7 @@ def test_drag_moves_and_is_undoable(page, server, state):
     _, base = server
     open_editor(page, base)
     page.evaluate("fabricscopeEditor.editor.focusElement('node', 'h0/gpu0')")
-    page.wait_for_timeout(400)
+    wait_until_at_rest(page)  # the zoom animation: node_xy must read the final viewport
     x, y = node_xy(page, "node", "h0/gpu0")
     page.mouse.move(x, y)
     page.mouse.down()
@@ -247,7 +248,7 @@ def test_invalid_save_lists_problems_and_highlights(page, server, state):
     problems = set(stats(page)["problems"])
     assert {f"l:{bad_link}", f"n:{bad_node}"} <= problems
     page.locator('.fs-problem[data-problem="0"]').click()
-    page.wait_for_timeout(400)
+    wait_until_at_rest(page)
     assert stats(page)["selected"] == [f"l:{bad_link}"]
     assert page.locator('.fs-problem[data-problem="2"]').is_disabled()
     shot(page, "invalid")
@@ -268,10 +269,11 @@ def test_collapse_and_expand_host(page, server, state):
     # The 8 NIC → ToR links of h0 are now one aggregate edge with count and capacity.
     label = page.evaluate("fabricscopeEditor.editor.cy.getElementById('agg:g:h0|n:r0/tor0').data('label')")
     assert label == "8 links · 3.2 Tb/s"
-    assert doc(page)["layout"]["collapsed"] == ["h0"]
-    page.wait_for_timeout(300)
+    # Collapsing is view state: the document does not carry it and is not "unsaved".
+    assert "collapsed" not in doc(page).get("layout", {}) and not s["dirty"] and s["undo"] == 0
+    wait_until_at_rest(page)  # collapsing may animate a step back; fit() stops only a running one
     page.evaluate("fabricscopeEditor.editor.fit()")
-    page.wait_for_timeout(100)
+    wait_until_at_rest(page)
     shot(page, "collapsed-host")
     x, y = node_xy(page, "group", "h0")
     page.mouse.dblclick(x, y)
@@ -279,6 +281,117 @@ def test_collapse_and_expand_host(page, server, state):
     # Collapsing the rack hides both hosts behind one node.
     page.evaluate("fabricscopeEditor.editor.toggleCollapse(['r0'])")
     assert stats(page)["visibleNodes"] == 3
+
+
+BEFOREUNLOAD_PREVENTED = """() => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+}"""
+
+
+def assert_clean(page, what):
+    """Not "unsaved", no undo step, and leaving the page would not ask "leave site?"."""
+    s = stats(page)
+    assert not s["dirty"] and s["undo"] == 0, (what, s)
+    assert page.locator(".fs-status").inner_text().startswith("saved"), what
+    assert not page.evaluate(BEFOREUNLOAD_PREVENTED), what
+
+
+def test_looking_never_edits(page, server, state):
+    """Expand/collapse by double-click and by key, search-and-focus, zoom, select, neighbourhood
+    and fit: none of them marks the topology unsaved, adds an undo step or arms the leave prompt.
+    Then one real edit (moving a device) does all three, and undo covers only that edit."""
+    _, base = server
+    open_editor(page, base)
+    assert_clean(page, "opened")
+    original = doc(page)
+    page.evaluate("fabricscopeEditor.editor.focusElement('group', 'h0')")
+    page.keyboard.press("e")
+    wait_until_at_rest(page)
+    assert stats(page)["collapsed"] == 1
+    assert_clean(page, "collapse by key")
+    x, y = node_xy(page, "group", "h0")
+    page.mouse.dblclick(x, y)
+    wait_until_at_rest(page)
+    assert stats(page)["collapsed"] == 0
+    assert_clean(page, "expand by double-click")
+    page.click('button[data-action="collapse-all"]')
+    page.click('button[data-action="expand-all"]')
+    assert_clean(page, "collapse all, expand all")
+    page.fill(".fs-search", "h1/nic3")
+    page.press(".fs-search", "Enter")
+    wait_until_at_rest(page)
+    assert stats(page)["selected"] == ["n:h1/nic3"]
+    assert_clean(page, "search and focus")
+    page.keyboard.press("h")  # 1-hop neighbourhood of the selection
+    page.keyboard.press("Escape")
+    page.mouse.move(640, 400)
+    page.mouse.wheel(0, -300)
+    wait_until_at_rest(page)
+    page.evaluate("fabricscopeEditor.editor.fit()")
+    wait_until_at_rest(page)
+    click_node(page, "h0/gpu2")
+    assert stats(page)["selected"] == ["n:h0/gpu2"]
+    assert_clean(page, "zoom, select, neighbourhood, fit")
+    assert doc(page) == original
+    shot(page, "looked-not-edited")
+    # One edit: drag h0/gpu2 by 60 px.
+    x, y = node_xy(page, "node", "h0/gpu2")
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 30, y + 20, steps=4)
+    page.mouse.move(x + 60, y + 40, steps=4)
+    page.mouse.up()
+    page.wait_for_function("fabricscopeEditor.stats().dirty")
+    s = stats(page)
+    assert s["undo"] == 1 and page.locator(".fs-status").inner_text().startswith("● unsaved")
+    assert page.evaluate(BEFOREUNLOAD_PREVENTED)
+    shot(page, "edited-unsaved")
+    # Undo takes back the move, not any of the looking above: the document is the original again.
+    page.click('button[data-action="undo"]')
+    assert doc(page) == original and stats(page)["collapsed"] == 0
+    assert_clean(page, "undo back to the save")
+
+
+def test_real_leave_prompt_only_after_an_edit(browser, server, state):
+    """Chromium's own beforeunload dialog: none after expanding and searching, one after an edit."""
+    _, base = server
+    seen = []
+    for edit in (False, True):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        pg = ctx.new_page()
+        pg.on("dialog", lambda d, edit=edit: (seen.append((edit, d.type)), d.accept()))
+        open_editor(pg, base)
+        pg.evaluate("fabricscopeEditor.editor.focusElement('node', 'h0/gpu1')")
+        pg.keyboard.press("e")
+        pg.fill(".fs-search", "tor0")
+        pg.press(".fs-search", "Enter")
+        if edit:
+            pg.click('.fs-kind[data-kind="nvme"]')
+        pg.close(run_before_unload=True)
+        deadline = time.monotonic() + 3
+        while edit and not seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ctx.close()
+    assert seen == [(True, "beforeunload")]
+
+
+def test_view_survives_reload_in_the_same_tab(page, server, state):
+    """Collapsed hosts, zoom and selection come back after a reload (sessionStorage per topology)."""
+    _, base = server
+    open_editor(page, base)
+    page.evaluate("fabricscopeEditor.editor.toggleCollapse(['h1'])")
+    page.evaluate("fabricscopeEditor.editor.cy.zoom(0.9)")
+    click_node(page, "h0/nic0")
+    page.wait_for_timeout(300)  # viewport writes are debounced by 150 ms
+    before = stats(page)
+    page.reload()
+    page.wait_for_function("window.fabricscopeEditor !== undefined")
+    after = stats(page)
+    assert after["collapsed"] == 1 and after["selected"] == ["n:h0/nic0"]
+    assert after["zoom"] == pytest.approx(before["zoom"], rel=1e-6)
+    assert not after["dirty"]
 
 
 def test_large_cluster_opens_collapsed_and_interactive(page, server, state):
@@ -303,7 +416,7 @@ def test_large_cluster_opens_collapsed_and_interactive(page, server, state):
     shot(page, "cluster-128-collapsed")
     t1 = time.perf_counter()
     page.evaluate("fabricscopeEditor.editor.focusElement('node', 'h77/gpu3')")
-    page.wait_for_timeout(350)
+    wait_until_at_rest(page)
     print(f"expand h77 and zoom to h77/gpu3: {(time.perf_counter() - t1) * 1000:.0f} ms (incl. 250 ms animation)")
     assert stats(page)["selected"] == ["n:h77/gpu3"]
     shot(page, "cluster-128-host-expanded")
@@ -321,7 +434,7 @@ def test_readonly_has_no_edit_controls(page, server, state):
     page.keyboard.press("Control+v")
     page.fill(".fs-search", "h1/nic3")
     page.press(".fs-search", "Enter")
-    page.wait_for_timeout(350)
+    wait_until_at_rest(page)
     assert stats(page)["selected"] == ["n:h1/nic3"]
     assert page.locator(".fs-props input[name=model]").is_disabled()
     page.keyboard.press("Delete")
@@ -359,10 +472,10 @@ def test_insert_host_generate_and_search(page, server, state):
     page.fill(".fs-search", "h4/gpu")
     assert page.locator(".fs-results li").count() >= 8
     page.press(".fs-search", "Enter")
-    page.wait_for_timeout(350)
+    wait_until_at_rest(page)
     assert stats(page)["selected"] == ["n:h4/gpu0"]
     page.keyboard.press("h")
-    page.wait_for_timeout(50)
+    page.wait_for_function("fabricscopeEditor.editor.cy.$('.nhood').length > 5")
     assert page.evaluate("fabricscopeEditor.editor.cy.$('.nhood').length") > 5
     shot(page, "generated-neighbourhood")
     page.keyboard.press("Escape")
@@ -394,9 +507,52 @@ def test_dark_mode_screenshot(browser, server, state):
     pg = ctx.new_page()
     open_editor(pg, base)
     pg.evaluate("fabricscopeEditor.editor.focusElement('group', 'h1')")
-    pg.wait_for_timeout(400)
+    wait_until_at_rest(pg)
     pg.evaluate("fabricscopeEditor.editor.setEdgeLabels(true)")
     bg = pg.evaluate("getComputedStyle(document.querySelector('.fs-editor')).getPropertyValue('--fs-bg').trim()")
     assert bg == "#12161c"
     shot(pg, "dark-host")
     ctx.close()
+
+
+IMPORTS = REPO / "tests" / "engine" / "data" / "import"
+
+
+def test_import_servers_keeps_models_and_compares_matrices(page, server, state):
+    """nvidia-smi topo -m of a DGX A100 (8 GPUs x 18 columns) and an H200 NCCL XML imported next
+    to pod-a (h0, h1): hosts h2 and h3. The host's "Compare path matrix" shows the file's matrix
+    next to the engine's (all 144 cells agree); the XML host is H200 with ConnectX-7 NICs."""
+    _, base = server
+    open_editor(page, base)
+    page.set_input_files(".fs-editor input[type=file]", str(IMPORTS / "dgx-a100-topo-m.txt"))
+    page.wait_for_function("fabricscopeEditor.getDocument().groups.some(g => g.id === 'h2')")
+    page.set_input_files(".fs-editor input[type=file]", str(IMPORTS / "dgx-h200-nccl-topo.xml"))
+    page.wait_for_function("fabricscopeEditor.getDocument().groups.some(g => g.id === 'h3')")
+    nodes = {n["id"]: n for n in doc(page)["nodes"]}
+    assert nodes["h3/gpu0"]["attrs"]["model"] == "H200"
+    assert nodes["h3/nic0"]["attrs"]["model"] == "ConnectX-7" and nodes["h3/nic0"]["attrs"]["name"] == "mlx5_0"
+    assert nodes["h2/nic0"]["attrs"]["name"] == "mlx5_0"
+    assert nodes["h2/gpu0"]["attrs"]["cpu_affinity"] == "48-63,176-191"
+    page.evaluate("fabricscopeEditor.editor.focusElement('group', 'h2')")
+    wait_until_at_rest(page)
+    page.click('button[data-action="import-matrix"]')
+    dlg = page.locator('dialog[data-dialog="matrix"]')
+    dlg.wait_for(state="visible")
+    assert dlg.locator("figure").count() == 2
+    assert "All 144 cells agree" in dlg.locator(".fs-matrix-summary").inner_text()
+    assert dlg.locator("td.fs-diff").count() == 0
+    assert dlg.locator("figure").nth(0).locator('td[data-cell="GPU0|NIC0"]').inner_text() == "PXB"
+    shot(page, "import-matrix-compare")
+    dlg.locator("button[value=close]").click()
+    page.evaluate("fabricscopeEditor.editor.focusElement('group', 'h3')")
+    wait_until_at_rest(page)
+    page.click('button[data-action="import-matrix"]')
+    assert dlg.locator("figure").count() == 1 and "holds no matrix" in dlg.inner_text()
+    assert dlg.locator('td[data-cell="GPU0|GPU1"]').inner_text() == "NV18"
+    shot(page, "import-matrix-xml")
+    dlg.locator("button[value=close]").click()
+    # Two imports are two edits; undo takes the last one back and nothing else.
+    assert stats(page)["undo"] == 2
+    page.click('button[data-action="undo"]')
+    assert not any(n.startswith("h3/") for n in {n["id"] for n in doc(page)["nodes"]})
+    assert any(n.startswith("h2/") for n in {n["id"] for n in doc(page)["nodes"]})

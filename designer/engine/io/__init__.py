@@ -42,12 +42,17 @@ class ImportResult:
         The format read (one of :data:`FORMATS`).
     ids : dict
         Source names (bus ids, ``GPU0``, ``NIC1``) -> node ids.
+    matrix : dict or None
+        The imported host's ``topo -m`` path classes and, for an ``nvidia-smi`` file, the
+        file's own next to them (:func:`designer.engine.io.compare.import_matrix`); None when
+        the host has no GPU.
     """
 
     document: dict
     warnings: list[str] = field(default_factory=list)
     format: str = ""
     ids: dict = field(default_factory=dict)
+    matrix: dict | None = None
 
 
 def sniff_format(text: str | bytes) -> str:
@@ -125,8 +130,14 @@ def import_text(text: str | bytes, *, format: str | None = None, host_id: str = 
     if fmt == "nvidia-smi":
         from designer.engine.io.nvidia_smi import check_reproduction
 
-        check_reproduction(text, doc, host_id, ids, model)
-    return ImportResult(doc, list(model.warnings), fmt, ids)
+        matrix = check_reproduction(text, doc, host_id, ids, model)
+    else:
+        from designer.engine.io.compare import import_matrix
+
+        matrix = import_matrix(doc, host_id, ids)
+    if not matrix["rows"]:
+        matrix = None
+    return ImportResult(doc, list(model.warnings), fmt, ids, matrix)
 
 
 def _parser(fmt: str):

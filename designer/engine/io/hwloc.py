@@ -30,6 +30,7 @@ import re
 
 from designer.engine.errors import ImportFormatError, Problem
 from designer.engine.io._model import Bridge, Device, HostModel, Numa, cpu_family
+from designer.engine.io.pci_ids import lookup
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_hwloc", "speed_to_pcie", "DEFAULT_NIC_GBPS"]
@@ -40,9 +41,6 @@ _LANE_GBYTES = {1: 0.25, 2: 0.5, 3: 0.984615, 4: 1.969231, 5: 3.938462, 6: 7.563
 _WIDTH_PREFERENCE = (16, 8, 4, 2, 1, 32)
 _GPU_VENDORS = {"10de", "1002"}
 _PCI_TYPE = re.compile(r"^\s*([0-9a-fA-F]{4})\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
-_GPU_MODELS = {"20b0": "A100-SXM4-40GB", "20b2": "A100-SXM4-80GB", "20b5": "A100-PCIE-80GB",
-               "2330": "H100-SXM5-80GB", "2331": "H100-PCIe", "2335": "H200", "1db1": "V100-SXM2",
-               "1eb8": "T4", "26b5": "L40", "27b8": "L4"}
 
 
 def speed_to_pcie(gbytes: float) -> tuple[int, int] | None:
@@ -160,13 +158,14 @@ class _Reader:
                   for o in el.iter("object") if o.get("type") == "OSDev"]
         gpu_osdev = [n for n, t, s in osdevs if re.match(r"^(cuda|nvml|rsmi|opencl)\d", n) or s in ("cuda", "nvml", "rsmi")]
         if cls.startswith("03") and (vendor in _GPU_VENDORS or gpu_osdev):
-            item = self.gpu(el, busid, device, gpu_osdev)
+            item = self.gpu(el, busid, (vendor, device), gpu_osdev)
         elif cls.startswith("02"):
             names = [n for n, t, s in osdevs if n]
             name = next((n for n in names if re.match(r"^(mlx\d_|hfi|efa|bnxt_re|irdma|rdma)", n)),
                         names[0] if names else busid)
-            item = Device("nic", busid, {"name": name, "busid": busid, "port_gbps": DEFAULT_NIC_GBPS,
-                                         "role": "compute"}, order=(busid,))
+            attrs = {"name": name, "busid": busid, "port_gbps": DEFAULT_NIC_GBPS, "role": "compute"}
+            attrs.update(_pci_attrs(vendor, device, "nic"))
+            item = Device("nic", busid, attrs, order=(busid,))
             self.model.warn(f"NIC port speed not recorded by hwloc: {DEFAULT_NIC_GBPS:g} Gb/s assumed")
         elif cls.startswith("0108"):
             names = [n for n, t, s in osdevs if n]
@@ -177,17 +176,29 @@ class _Reader:
         self.link(el, item)
         return item
 
-    def gpu(self, el, busid: str, device: str, osdevs: list) -> Device:
+    def gpu(self, el, busid: str, pci_id: tuple, osdevs: list) -> Device:
         infos = {}
         for o in el.iter("object"):
             infos.update(_infos(o))
         index = next((int(m.group(1)) for n in osdevs if (m := re.match(r"^(?:cuda|nvml|rsmi)(\d+)$", n))),
                      None)
-        model = infos.get("GPUModel") or _GPU_MODELS.get(device) or "unknown"
-        attrs = {"model": model, "busid": busid}
+        attrs = {"model": "unknown", "busid": busid, **_pci_attrs(*pci_id, "gpu")}
+        if infos.get("GPUModel"):   # the driver's own name (NVML/RSMI backends) is the best
+            attrs["model"] = infos["GPUModel"]
         if osdevs:
             attrs["name"] = osdevs[0]
         return Device("gpu", busid, attrs, order=(index if index is not None else 1 << 30, busid))
+
+
+def _pci_attrs(vendor: str, device: str, kind: str) -> dict:
+    """``pci_id`` and, when the shared table knows it, ``model``/``product`` (pci_ids.py)."""
+    if not device:
+        return {}
+    out = {"pci_id": f"{vendor}:{device}"}
+    known = lookup(device, vendor)
+    if known is not None and known.kind == kind:
+        out["model"], out["product"] = known.model, known.product
+    return out
 
 
 def _is_host_bridge(el) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
+from designer.engine.io.pci_ids import device_for_model, parse_id
 
 __all__ = ["export_nccl_xml", "CPU_IDS_BY_TECH", "SM_BY_MODEL"]
 
@@ -40,6 +41,17 @@ SM_BY_MODEL = (("B300", 103), ("B200", 100), ("GB200", 100), ("H100", 90), ("H20
 _GTS = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe",
         5: "32.0 GT/s PCIe", 6: "64.0 GT/s PCIe"}
 _PCIE_KINDS = frozenset({"pcie_switch", "gpu", "nic", "nvme"})
+
+
+def _pci_id(attrs: dict, kind: str) -> str:
+    """` vendor="0x10de" device="0x2335"` for a node whose model the PCI id table knows (so an
+    H200 stays an H200: its ``sm`` is the H100's), else the vendor alone for GPUs, as before."""
+    vendor, _, device = str(attrs.get("pci_id") or "").partition(":")
+    if not (parse_id(vendor) and parse_id(device)):
+        known = device_for_model(attrs.get("model"), kind)
+        vendor, device = (known.vendor, known.device) if known else ("10de" if kind == "gpu" else "", "")
+    out = f' vendor="0x{parse_id(vendor)}"' if parse_id(vendor) else ""
+    return out + (f' device="0x{parse_id(device)}"' if parse_id(device) else "")
 
 
 class _Host:
@@ -138,11 +150,11 @@ class _Emitter:
                 self.emit(child, clink, indent + 2)
             self.lines.append(f"{pad}</pci>")
         elif kind == "gpu":
-            self.lines.append(f'{pad}<pci busid="{busid}" class="0x030200" vendor="0x10de"{extra} {speed}>')
+            self.lines.append(f'{pad}<pci busid="{busid}" class="0x030200"{_pci_id(h.attrs(node), "gpu")}{extra} {speed}>')
             self.gpu(node, indent + 2)
             self.lines.append(f"{pad}</pci>")
         elif kind == "nic":
-            self.lines.append(f'{pad}<pci busid="{busid}" class="0x020000"{extra} {speed}>')
+            self.lines.append(f'{pad}<pci busid="{busid}" class="0x020000"{_pci_id(h.attrs(node), "nic")}{extra} {speed}>')
             self.nic(node, indent + 2)
             self.lines.append(f"{pad}</pci>")
         elif kind == "nvme":

@@ -22,6 +22,9 @@ How it maps (see ``_model.py`` for the shared conventions):
   ports into one element), kept nested. ``link_speed``/``link_width`` → ``pcie<gen>x<width>``.
 - ``<pci>`` with ``<gpu>`` (or class ``0x03…``) → ``gpu``; with ``<nic>`` (or class ``0x02…``) →
   ``nic`` (``<net speed>`` in Mb/s → ``port_gbps``); class ``0x0108…`` → ``nvme``.
+- ``attrs.model``: from the ``<pci vendor device>`` id when ``pci_ids.py`` knows it (an H200 is
+  ``device="0x2335"``), else from the GPU's ``sm`` (which cannot tell H100 from H200); the id is
+  kept as ``attrs.pci_id`` and the ``pci.ids`` product name as ``attrs.product``.
 - ``<nvlink tclass="0x068000">`` targets are NVSwitch chips: one ``nvswitch`` node per target bus
   id; other targets are GPUs (one link per pair) or, for ``0x068001``, the local CPU.
 
@@ -37,7 +40,15 @@ from __future__ import annotations
 import re
 
 from designer.engine.errors import ImportFormatError, Problem
-from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink, cpu_family
+from designer.engine.io._model import (
+    Bridge,
+    Device,
+    HostModel,
+    Numa,
+    NvLink,
+    cpu_family,
+)
+from designer.engine.io.pci_ids import PciModel, lookup, parse_id
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_nccl_xml", "GEN_BY_GTS", "GPU_MODEL_BY_SM", "DEFAULT_NET_GBPS"]
@@ -47,6 +58,8 @@ GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 #: GPU model name by CUDA compute capability (``sm``), for ``attrs.model``.
 GPU_MODEL_BY_SM = {60: "P100", 70: "V100", 75: "T4", 80: "A100", 86: "A10", 89: "L40S",
                    90: "H100", 100: "B200", 103: "B300"}
+#: Compute capability of a family the PCI id names, when the file has no ``sm`` (NVLink gen).
+_SM_BY_FAMILY = {"A100": 80, "H100": 90, "H200": 90, "B200": 100, "GB200": 100}
 #: Port speed assumed when a ``<net>`` has no usable ``speed`` (NCCL uses 10000 Mb/s), Gb/s.
 DEFAULT_NET_GBPS = 10.0
 _SPEED = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GT/s")
@@ -123,7 +136,7 @@ class _Reader:
         if nic_el is not None or (cls.startswith("0x02") and gpu_el is None):
             item = self.nic(el, nic_el, busid, numa)
         elif gpu_el is not None or cls.startswith("0x03"):
-            item = self.gpu(gpu_el, busid, numa)
+            item = self.gpu(gpu_el, busid, numa, el)
         elif cls.startswith("0x0604") or cls == "0x080100" or (not cls and children):
             item = Bridge("switch", busid, attrs={"busid": busid})
             gen = _bcm_gen(el, 0)
@@ -150,15 +163,21 @@ class _Reader:
         self.pcie_link(el, where, item)
         return item
 
-    def gpu(self, gpu_el, busid: str, numa: Numa) -> Device:
+    def gpu(self, gpu_el, busid: str, numa: Numa, pci_el) -> Device:
+        known = pci_model(pci_el, "gpu")
         if gpu_el is None:
-            self.model.warn(f"pci {busid}: GPU without a <gpu> element (model unknown)")
+            if known is None:
+                self.model.warn(f"pci {busid}: GPU without a <gpu> element (model unknown)")
             gpu_el = {}
         dev, sm = _int(gpu_el.get("dev")), _int(gpu_el.get("sm"))
-        if sm is None and gpu_el:
+        if sm is None and gpu_el and known is None:
             self.model.warn(f"pci {busid}: GPU without sm, model unknown, NVLink3 assumed")
         attrs = {"model": GPU_MODEL_BY_SM.get(sm, f"sm{sm}" if sm else "unknown"), "busid": busid,
                  "socket": numa.socket}
+        # The PCI id names the part (sm 90 is H100 and H200 alike): it wins over sm.
+        attrs.update(_pci_attrs(pci_el, known))
+        if sm is None and known is not None:
+            sm = _SM_BY_FAMILY.get(known.model)
         for key in ("sm", "dev", "rank", "gdr"):
             value = _int(gpu_el.get(key))
             if value is not None:
@@ -204,6 +223,7 @@ class _Reader:
         dev = _int(first.get("dev"))
         attrs = {"name": first.get("name") or busid, "busid": busid, "port_gbps": gbps,
                  "role": "compute", "rail": dev if dev is not None else 0, "socket": numa.socket}
+        attrs.update(_pci_attrs(el, pci_model(el, "nic")))
         if len(nets) > 1:
             attrs["ports"] = [n.get("name") for n in nets]
         for key in ("gdr", "port", "maxconn"):
@@ -259,6 +279,25 @@ class _Reader:
                 existing.children.append(item)
                 return _Placed()
         return Bridge("root_complex", key, [item])
+
+
+def pci_model(el, kind: str) -> PciModel | None:
+    """The table entry of a ``<pci vendor device>`` element, if it is a known ``kind``."""
+    if el is None or not hasattr(el, "get"):
+        return None
+    entry = lookup(el.get("device"), el.get("vendor"))
+    return entry if entry is not None and entry.kind == kind else None
+
+
+def _pci_attrs(el, known: PciModel | None) -> dict:
+    """``model``/``product`` from the table, and the raw ``pci_id`` ("10de:2335") when given."""
+    out = {}
+    vendor, device = (parse_id(el.get("vendor")), parse_id(el.get("device"))) if el is not None else (None, None)
+    if device:
+        out["pci_id"] = f"{vendor or '?'}:{device}"
+    if known is not None:
+        out["model"], out["product"] = known.model, known.product
+    return out
 
 
 class _Placed:

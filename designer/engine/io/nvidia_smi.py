@@ -5,7 +5,10 @@ The matrix only says how each pair of devices is connected (``X``, ``NV#``, ``PI
 answers, by single-linkage clustering on the PCIe levels:
 
 - devices not ``SYS`` to each other (and GPUs with the same *NUMA Affinity*) share a NUMA domain
-  → a socket ``cpu`` node (CPU/NUMA affinity kept in its attrs);
+  → a socket ``cpu`` node (CPU/NUMA affinity kept in its attrs); each GPU row's own *CPU
+  Affinity*, *NUMA Affinity* and *GPU NUMA ID* columns are also kept on the GPU node
+  (``cpu_affinity``, ``numa_affinity``, ``gpu_numa_id``), and NICs keep their OS names from the
+  NIC legend (``attrs.name = "mlx5_0"``, ``attrs.smi_label = "NIC0"``);
 - inside a domain, devices at ``PHB`` or closer share a host bridge; when a domain has several
   such groups (pairs at ``NODE``) each becomes a ``root_complex`` node, else devices hang off the
   socket node;
@@ -204,12 +207,35 @@ def _bridge_children(parsed: dict, members: list, model: HostModel) -> list:
 def _device(parsed: dict, name: str) -> Device:
     m = re.match(r"^GPU(\d+)$", name)
     if m:
-        return Device("gpu", name, {"model": "unknown", "name": name}, order=(int(m.group(1)),))
-    os_name = parsed["legend"].get(name, name)
+        attrs = {"model": "unknown", "name": name, **_affinity(parsed["extra"].get(name, {}))}
+        return Device("gpu", name, attrs, order=(int(m.group(1)),))
     index = parsed["devices"].index(name)
-    return Device("nic", name, {"name": os_name, "port_gbps": DEFAULT_NIC_GBPS, "role": "compute",
-                                "rail": sum(1 for d in parsed["devices"][:index] if not d.startswith("GPU"))},
-                  order=(index,))
+    attrs = {"name": parsed["legend"].get(name, name), "port_gbps": DEFAULT_NIC_GBPS, "role": "compute",
+             "rail": sum(1 for d in parsed["devices"][:index] if not d.startswith("GPU"))}
+    if name != attrs["name"]:
+        attrs["smi_label"] = name   # the matrix's column name (NIC3), next to the OS name (mlx5_3)
+    attrs.update(_affinity(parsed["extra"].get(name, {})))
+    return Device("nic", name, attrs, order=(index,))
+
+
+def _affinity(extra: dict) -> dict:
+    """A row's affinity columns as node attrs: ``cpu_affinity`` (the CPU list as printed, e.g.
+    ``"48-63,176-191"``), ``numa_affinity`` and ``gpu_numa_id`` (ints); ``N/A`` and blanks are
+    left out."""
+    out = {}
+    for column, key in (("CPU Affinity", "cpu_affinity"), ("NUMA Affinity", "numa_affinity"),
+                        ("GPU NUMA ID", "gpu_numa_id")):
+        value = extra.get(column)
+        if value in (None, "", "N/A"):
+            continue
+        if key == "cpu_affinity":
+            out[key] = value
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                out[key] = value
+    return out
 
 
 def _nvlinks(parsed: dict, model: HostModel) -> None:
@@ -249,28 +275,18 @@ def _defaults_warnings(parsed: dict, model: HostModel) -> None:
         break
 
 
-def check_reproduction(text: str, doc: dict, host_id: str, ids: dict, model: HostModel) -> int:
+def check_reproduction(text: str, doc: dict, host_id: str, ids: dict, model: HostModel) -> dict:
     """Compare ``topo_matrix`` of the imported host with the input; warn per differing cell.
 
-    Returns the number of differing cells (0 when the matrix is reproduced, the usual case; an
-    inconsistent input matrix cannot be, and the warnings say where).
+    Returns the comparison (:func:`designer.engine.io.compare.import_matrix`): its ``differ``
+    is empty when the matrix is reproduced, the usual case; an inconsistent input matrix cannot
+    be, and the warnings say where.
     """
-    from designer.engine.pathclass import topo_matrix
-    from designer.engine.topology import Topology
+    from designer.engine.io.compare import import_matrix
 
-    parsed = parse_matrix(text)
-    got = topo_matrix(Topology.compile(doc), host_id)
-    label_of = {node: label for label, node in got["ids"].items()}
-    cell = {(r, c): got["matrix"][i][j] for i, r in enumerate(got["rows"])
-            for j, c in enumerate(got["labels"])}
-    diffs = []
-    for (row, col), code in parsed["matrix"].items():
-        if not row.startswith("GPU"):
-            continue
-        key = (label_of.get(ids.get(row)), label_of.get(ids.get(col)))
-        actual = cell.get(key)
-        if actual is not None and actual != ("SYS" if code == "SOC" else code):
-            diffs.append(f"{row}/{col}: {code} in the input, {actual} imported")
-    for line in diffs[:10]:
-        model.warn(f"matrix not reproduced (inconsistent input?): {line}")
-    return len(diffs)
+    comparison = import_matrix(doc, host_id, ids, parsed=parse_matrix(text))
+    name = comparison["source"]
+    for row, col, code, actual in comparison["differ"][:10]:
+        model.warn(f"matrix not reproduced (inconsistent input?): {name[row]}/{name[col]}: "
+                   f"{code} in the input, {actual} imported")
+    return comparison

@@ -1,0 +1,160 @@
+"""Validation of a job workload: ``workload: {"job": {"layout": {...}, "phases": [...]}}``.
+
+A phase is ``{"id": "fwd", "compute_s": 0.01, "patterns": [...], "after": ["..."]}``: it starts
+when every phase in ``after`` has finished, runs its compute (``compute_s`` seconds, no network
+traffic) and its patterns (started together at the phase start), and finishes when both are done.
+Pattern ids are unique across the job; ``groups: {"layout": "tp"}`` refers to the job's layout.
+A cycle among ``after`` dependencies is a located error. ``template`` (instead of ``phases``)
+expands a model template (:mod:`designer.engine.jobs.models`) on the job's layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from designer.engine.collectives import COLLECTIVE_KINDS, check_algorithm
+from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.jobs.layout import Layout, normalize_layout
+from designer.engine.workloads import normalize_pattern
+
+__all__ = ["JobSpec", "normalize_job"]
+
+_JOB_KEYS = {"layout", "phases", "name", "source", "template"}
+_PHASE_KEYS = {"id", "compute_s", "patterns", "after", "label"}
+
+
+@dataclass
+class JobSpec:
+    """A validated job.
+
+    Attributes
+    ----------
+    layout : Layout or None
+    phases : list of dict
+        ``id``, ``compute_s`` (s), ``patterns`` (indices into the scenario's flat pattern list),
+        ``after`` (phase indices), in document order.
+    name : str
+    """
+
+    layout: Layout | None
+    phases: list = field(default_factory=list)
+    name: str = ""
+
+    def summary_layout(self) -> dict | None:
+        return self.layout.as_dict() if self.layout is not None else None
+
+
+def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], JobSpec]:
+    """The flat list of normalized patterns (every phase's, in order) and the :class:`JobSpec`.
+
+    Raises
+    ------
+    InvalidWorkload
+        Every located problem: unknown keys, bad phases, unknown or cyclic ``after``, bad patterns.
+    """
+    if not isinstance(raw, dict):
+        raise InvalidWorkload("bad job", [Problem(where, "must be an object with \"phases\"")])
+    problems = []
+    extra = set(raw) - _JOB_KEYS
+    if extra:
+        problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
+    layout = None
+    if raw.get("layout") is not None:
+        try:
+            layout = normalize_layout(topo, raw["layout"], f"{where}.layout")
+        except InvalidWorkload as exc:
+            problems.extend(exc.problems)
+    phases_raw = raw.get("phases")
+    if "template" in raw and not problems:
+        if phases_raw is not None:
+            raise InvalidWorkload("invalid job", [Problem(where, "give phases or template, not both")])
+        from designer.engine.jobs.models import expand_template
+
+        phases_raw = expand_template(raw["template"], layout, f"{where}.template")
+    if not isinstance(phases_raw, list) or not phases_raw:
+        problems.append(Problem(f"{where}.phases", "must be a non-empty list of phases"))
+        raise InvalidWorkload("invalid job", problems)
+    if problems:
+        raise InvalidWorkload("invalid job", problems)
+    patterns, phases = [], []
+    index = _phase_index(phases_raw, where, problems)
+    seen: set = set()
+    for k, ph in enumerate(phases_raw):
+        phases.append(_phase(topo, ph, f"{where}.phases[{k}]", index, layout, seen, patterns, problems))
+    if not problems:
+        _check_acyclic(phases, where, problems)
+    if problems:
+        raise InvalidWorkload("invalid job", problems)
+    return patterns, JobSpec(layout, phases, str(raw.get("name", "")))
+
+
+def _phase_index(phases_raw, where, problems) -> dict:
+    index = {}
+    for k, ph in enumerate(phases_raw):
+        pid = ph.get("id") if isinstance(ph, dict) else None
+        if not isinstance(pid, str) or not pid:
+            problems.append(Problem(f"{where}.phases[{k}].id", "must be a non-empty string"))
+        elif pid in index:
+            problems.append(Problem(f"{where}.phases[{k}].id", f"duplicate phase id {pid!r}"))
+        else:
+            index[pid] = k
+    return index
+
+
+def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
+    out = {"id": ph.get("id") if isinstance(ph, dict) else None, "compute_s": 0.0, "patterns": [], "after": []}
+    if not isinstance(ph, dict):
+        problems.append(Problem(where, "a phase must be an object"))
+        return out
+    extra = set(ph) - _PHASE_KEYS
+    if extra:
+        problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
+    compute = ph.get("compute_s", 0.0)
+    if not isinstance(compute, (int, float)) or isinstance(compute, bool) or not 0 <= compute < float("inf"):
+        problems.append(Problem(f"{where}.compute_s", "must be a number of seconds >= 0"))
+    else:
+        out["compute_s"] = float(compute)
+    after = ph.get("after", [])
+    if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
+        problems.append(Problem(f"{where}.after", "must be a list of phase ids"))
+        after = []
+    for j, a in enumerate(after):
+        if a not in index:
+            problems.append(Problem(f"{where}.after[{j}]", f"unknown phase {a!r}"))
+        else:
+            out["after"].append(index[a])
+    items = ph.get("patterns", [])
+    if not isinstance(items, list):
+        problems.append(Problem(f"{where}.patterns", "must be a list of patterns"))
+        items = []
+    for j, item in enumerate(items):
+        try:
+            pattern = normalize_pattern(topo, item, f"{where}.patterns[{j}]", seen, layout=layout)
+            if pattern["kind"] in COLLECTIVE_KINDS:
+                check_algorithm(topo, pattern)
+        except InvalidWorkload as exc:
+            problems.extend(exc.problems)
+            continue
+        seen.add(pattern["id"])
+        out["patterns"].append(len(patterns))
+        patterns.append(pattern)
+    return out
+
+
+def _check_acyclic(phases, where, problems) -> None:
+    state = [0] * len(phases)        # 0 new, 1 on the stack, 2 done
+
+    def visit(k, trail):
+        state[k] = 1
+        for d in phases[k]["after"]:
+            if state[d] == 1:
+                cycle = " → ".join(phases[i]["id"] for i in trail[trail.index(d):] + [d])
+                problems.append(Problem(f"{where}.phases[{k}].after", f"dependency cycle {cycle}"))
+                return False
+            if state[d] == 0 and not visit(d, trail + [d]):
+                return False
+        state[k] = 2
+        return True
+
+    for k in range(len(phases)):
+        if state[k] == 0 and not visit(k, [k]):
+            return

@@ -1,0 +1,76 @@
+"""A job's step as a Gantt chart: one bar per phase (compute and communication), the critical
+path highlighted, the step time and the exposed communication in the title (``summary.job``,
+DESIGN.md §2.3b)."""
+from __future__ import annotations
+
+from designer.figures.base import axis, figure
+from designer.figures.style import FAILED_COLOR, PALETTE, fmt_time, num, rnd
+
+__all__ = ["MAX_PHASES_DRAWN", "job_figure"]
+
+# A Gantt of more rows than this is unreadable and heavy; the critical path is always kept.
+MAX_PHASES_DRAWN = 600
+_SERIES = (("compute", "compute", PALETTE[0]), ("communication", "communication", PALETTE[1]),
+           ("critical", "critical path", FAILED_COLOR))
+
+
+def job_figure(result: dict) -> dict | None:
+    """The Gantt of ``summary.job`` (None when the result has no job).
+
+    Bars start at each phase's ``start_s`` and last until its ``end_s`` (ms); a phase that never
+    finished is drawn to the step's last event, hatched, and named in the title.
+    """
+    job = (result.get("summary") or {}).get("job")
+    if not job or not job.get("phases"):
+        return None
+    phases = _drawn(job)
+    horizon = max((num(p.get("end_s")) or num(p.get("start_s")) or 0.0 for p in job["phases"]), default=0.0)
+    series = {key: {"y": [], "x": [], "base": [], "text": []} for key, _, _ in _SERIES}
+    rows = []
+    for p in phases:
+        start = num(p.get("start_s"))
+        if start is None:
+            continue
+        end = num(p.get("end_s"))
+        done = end is not None
+        end = end if done else horizon
+        key = "critical" if p.get("critical") else ("communication" if p.get("patterns") else "compute")
+        s = series[key]
+        s["y"].append(p["id"])
+        s["base"].append(start * 1e3)
+        s["x"].append(max(end - start, 0.0) * 1e3)
+        s["text"].append(f"{p['id']}: {fmt_time(start)} → {fmt_time(end) if done else 'never finishes'}"
+                         + (f"<br>patterns {', '.join(p['patterns'])}" if p.get("patterns") else ""))
+        rows.append([p["id"], rnd(start, 9), rnd(end, 9) if done else None, bool(p.get("critical"))])
+    data = [{"type": "bar", "orientation": "h", "name": label, "y": series[key]["y"], "x": series[key]["x"],
+             "base": series[key]["base"], "marker": {"color": color}, "hovertext": series[key]["text"],
+             "hoverinfo": "text"} for key, label, color in _SERIES if series[key]["y"]]
+    layout = {"barmode": "overlay", "xaxis": axis("time (ms)"),
+              "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
+              "margin": {"l": 120, "r": 30, "t": 70, "b": 60}}
+    height = min(1400, 140 + 14 * len(rows))
+    return figure("job", _title(job, len(phases)), data, layout, height=height,
+                  table={"columns": ["phase", "start_s", "end_s", "critical"], "rows": rows})
+
+
+def _drawn(job: dict) -> list[dict]:
+    """Phases to draw: all, or the critical path plus the earliest others up to the cap."""
+    phases = job["phases"]
+    if len(phases) <= MAX_PHASES_DRAWN:
+        return phases
+    critical = [p for p in phases if p.get("critical")]
+    room = max(0, MAX_PHASES_DRAWN - len(critical))
+    others = [p for p in phases if not p.get("critical")][:room]
+    keep = {id(p) for p in critical + others}
+    return [p for p in phases if id(p) in keep]
+
+
+def _title(job: dict, drawn: int) -> str:
+    if job.get("complete"):
+        text = (f"Step {fmt_time(job.get('step_time_s'))} · compute {fmt_time(job.get('compute_s'))} · "
+                f"exposed communication {fmt_time(job.get('exposed_communication_s'))}")
+    else:
+        text = f"The step does not complete — {job.get('reason') or 'a phase never finishes'}"
+    if drawn < len(job["phases"]):
+        text += f" · {drawn:,} of {len(job['phases']):,} phases drawn"
+    return text
