@@ -15,12 +15,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -49,8 +51,8 @@ class PayloadTooLarge(exceptions.APIException):
 
     def __init__(self, *, size: int | None, limit: int):
         shown = f"{size} bytes" if size is not None else "the request body"
-        super().__init__(f"{shown} is over the API limit of {limit} bytes "
-                         f"(FABRICSCOPE_API_MAX_BODY_BYTES)")
+        super().__init__(f"{shown} is over the limit of {limit} bytes per request "
+                         f"(FABRICSCOPE_MAX_BODY_BYTES)")
         self.details = {"limit_bytes": limit, "size_bytes": size}
 
 
@@ -107,7 +109,8 @@ def _translate(exc: Exception) -> tuple[int, dict, dict]:
     if isinstance(exc, IllegalTransition):
         return 409, error_body("conflict", str(exc), {"state": exc.old}), {}
     if isinstance(exc, (RequestDataTooBig, TooManyFieldsSent)):
-        return 413, error_body("payload_too_large", str(exc) or "request body too large"), {}
+        return 413, error_body("payload_too_large", str(exc) or "request body too large", {
+            "limit_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES, "size_bytes": None}), {}
     if isinstance(exc, Http404):
         return 404, error_body("not_found", str(exc) or "not found"), {}
     if isinstance(exc, DjangoPermissionDenied):
@@ -130,6 +133,10 @@ def _translate_drf(exc: exceptions.APIException) -> tuple[int, dict, dict]:
         details = {"retry_after": exc.wait and int(exc.wait + 0.999)}
         if exc.wait is not None:
             headers["Retry-After"] = str(int(exc.wait + 0.999))
+    elif isinstance(details, dict) and details.get("retry_after_s"):
+        # Operational refusals (broker down: 503, too many active jobs: 429) say when to retry
+        # in the body; the header lets generic HTTP clients back off too (RFC 9110 §10.2.3).
+        headers["Retry-After"] = str(details["retry_after_s"])
     code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
     return exc.status_code, error_body(code, str(exc.detail), details), headers
 
@@ -170,6 +177,7 @@ def handler500(request):
     return JsonResponse(error_body("server_error", "internal server error"), status=500)
 
 
+@csrf_exempt  # else a POST with a session cookie got Django's HTML 403 instead of the JSON 404
 def not_found_view(request, *args, **kwargs):
     """Catch-all for unknown ``/api/v1/`` paths: a JSON 404, with a hint for a missing slash."""
     message = f"no API endpoint at {request.path}"

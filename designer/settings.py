@@ -3,7 +3,9 @@
 Environment variables
 ---------------------
 DEBUG                  ``1``/``0`` (default off; ``manage.py up``/``runserver`` default it on).
-SECRET_KEY             required when DEBUG is off (a fixed development key is used otherwise).
+SECRET_KEY             required when DEBUG is off in a serving process (designer.wsgi, celery,
+                       runserver, up, check --deploy); otherwise a per-checkout development key
+                       is made in ``<var>/secret_key``.
 ALLOWED_HOSTS          comma-separated host names (default: localhost names when DEBUG).
 CSRF_TRUSTED_ORIGINS   comma-separated origins (``https://fabricscope.example.com``).
 DATABASE_URL           e.g. ``postgres://user:pw@host:5432/db``; default SQLite in ``./var/db.sqlite3``.
@@ -17,6 +19,7 @@ LOG_LEVEL              root log level (default ``INFO``).
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -50,14 +53,66 @@ DEBUG = env_bool("DEBUG", False)
 # Test runs (pytest, `manage.py test`) get the development key too: tests never face the internet.
 TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
 
+# Processes that serve users: gunicorn/uwsgi (designer.wsgi), ASGI servers and Celery (anything
+# not started through manage.py), and these management commands. Without a SECRET_KEY they refuse
+# to start when DEBUG is off; every other management command (shell, migrate, createsuperuser,
+# ...) works on a fresh checkout with the development key below.
+_SERVING_COMMANDS = {"runserver", "up", "testserver"}
 _DEV_SECRET_KEY = "django-insecure-fabricscope-development-key-never-use-in-production"
+
+
+def _management_command() -> str | None:
+    """The manage.py/django-admin subcommand this process runs; None for other programs."""
+    launcher = Path(sys.argv[0]).name if sys.argv else ""
+    if launcher in ("manage.py", "django-admin", "django-admin.py") and len(sys.argv) > 1:
+        return sys.argv[1]
+    return None
+
+
+def _serves() -> bool:
+    command = _management_command()
+    if command is None:
+        return True
+    return command in _SERVING_COMMANDS or (command == "check" and "--deploy" in sys.argv)
+
+
+def _development_secret_key(var_dir: Path) -> str:
+    """A random key kept in ``<var>/secret_key``, made on first use (one per checkout).
+
+    Random rather than a constant from the source, so a local server's sessions cannot be forged
+    by anyone who read this file; kept on disk, so web processes, the worker and restarts share
+    it. The ``django-insecure-`` prefix makes ``check --deploy`` flag it if it ever leaks into
+    production. Falls back to the constant when the directory is not writable.
+    """
+    path = var_dir / "secret_key"
+    try:
+        if not path.exists():
+            var_dir.mkdir(parents=True, exist_ok=True)
+            scratch = var_dir / f".secret_key.{os.getpid()}"
+            scratch.write_text("django-insecure-" + secrets.token_urlsafe(50))
+            scratch.chmod(0o600)
+            try:  # link: atomic and never overwrites, so processes starting at once agree
+                os.link(scratch, path)
+            except FileExistsError:
+                pass
+            finally:
+                scratch.unlink(missing_ok=True)
+        return path.read_text().strip() or _DEV_SECRET_KEY
+    except OSError:
+        return _DEV_SECRET_KEY
+
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not (DEBUG or TESTING):
+# True when no SECRET_KEY came from the environment (designer/wsgi.py refuses that unless DEBUG).
+SECRET_KEY_IS_DEVELOPMENT = not SECRET_KEY
+if SECRET_KEY_IS_DEVELOPMENT:
+    if not (DEBUG or TESTING) and _serves():
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off. For local development run "
-            "`python manage.py up` (DEBUG on) or export DEBUG=1.")
-    SECRET_KEY = _DEV_SECRET_KEY
+            "SECRET_KEY must be set when DEBUG is off for a process that serves (gunicorn "
+            "designer.wsgi, celery, runserver, up, check --deploy). For local development run "
+            "`python manage.py up` (DEBUG on) or export DEBUG=1; other management commands "
+            "(shell, migrate, ...) use a development key kept in var/secret_key.")
+    SECRET_KEY = _DEV_SECRET_KEY if TESTING else _development_secret_key(VAR_DIR)
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
@@ -176,6 +231,18 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Content-Security-Policy of every response (designer.ops.middleware.SecurityHeadersMiddleware):
+# scripts from this origin only (no template has an inline script or event handler), inline styles
+# (Plotly and Cytoscape set style attributes), images also from data:/blob: (Plotly's PNG export).
+FABRICSCOPE_CSP = os.environ.get("FABRICSCOPE_CSP") or (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+# drf-spectacular's Swagger UI and Redoc pages start the viewer from an inline script.
+FABRICSCOPE_CSP_RELAXED_PATHS = ["/api/v1/docs/", "/api/v1/redoc/"]
+FABRICSCOPE_CSP_RELAXED = FABRICSCOPE_CSP.replace("script-src 'self'",
+                                                  "script-src 'self' 'unsafe-inline'")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
@@ -245,10 +312,9 @@ FABRICSCOPE_JOB_PROGRESS_INTERVAL = env_float("FABRICSCOPE_JOB_PROGRESS_INTERVAL
 FABRICSCOPE_REAPER_INTERVAL = env_float("FABRICSCOPE_REAPER_INTERVAL", 10.0)
 # Sweeps split their failure list into at most this many chunks, each a Celery task.
 FABRICSCOPE_SWEEP_CHUNKS = int(os.environ.get("FABRICSCOPE_SWEEP_CHUNKS", "8"))
-# Test-only: seconds a runner waits (reporting progress, honouring cancel) before calling the
-# engine, so tests can kill or cancel a job that is verifiably running. Never set in production.
-FABRICSCOPE_TEST_JOB_DELAY = env_float("FABRICSCOPE_TEST_JOB_DELAY", 0.0)
 
+# Beat runs the reaper itself instead of queueing it behind the jobs it must rescue (issue 18).
+CELERY_BEAT_SCHEDULER = "designer.celery:BeatScheduler"
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {
         "task": "designer.tasks.jobs_reap",
@@ -295,7 +361,7 @@ REST_FRAMEWORK.update({
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonThrottle", "api.throttling.UserThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "api.parsers.BoundedJSONParser",  # json.loads with a depth limit checked first
         "rest_framework.parsers.MultiPartParser",
         "rest_framework.parsers.FormParser",
     ],
@@ -310,10 +376,15 @@ FABRICSCOPE_API_THROTTLE_RATES = {
     scope: os.environ[f"FABRICSCOPE_API_RATE_{scope.upper()}"]
     for scope in ("anon", "user", "job_submit") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
 }
-# Largest API request body; bigger ones get a 413 JSON error. A 16,384-GPU cluster document is
-# ~50 MB of JSON, hence 64 MiB by default.
-FABRICSCOPE_API_MAX_BODY_BYTES = int(
-    env_float("FABRICSCOPE_API_MAX_BODY_MB", 64.0) * 1024 * 1024)
+# Largest request body, API and pages alike (designer.ops.middleware.BodyLimitMiddleware): bigger
+# ones get the documented 413 JSON error. A 2,048-host DGX-H100 cluster (16,384 GPUs) is 40.1 MB of
+# JSON (`python -m designer.engine build --template dgx-h100 --hosts 2048`), hence 64 MiB. Django's
+# own limit on bodies read into memory is the same number, so there is only one.
+FABRICSCOPE_MAX_BODY_BYTES = int(env_float(
+    "FABRICSCOPE_MAX_BODY_MB", env_float("FABRICSCOPE_API_MAX_BODY_MB", 64.0)) * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = FABRICSCOPE_MAX_BODY_BYTES
+# JSON bodies nested deeper are a 400 before parsing (api/parsers.py; json.loads recurses per level).
+FABRICSCOPE_JSON_MAX_DEPTH = int(env_float("FABRICSCOPE_JSON_MAX_DEPTH", 128))
 SPECTACULAR_SETTINGS.update({
     "DESCRIPTION": (
         "Design AI-datacenter topologies from the GPU to the spine, save revisions, and run "
@@ -322,6 +393,12 @@ SPECTACULAR_SETTINGS.update({
         '`{"error": {"code", "message", "details"}}`.'),
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Bodies are documented as JSON (documents, workloads and lists do not fit a form); the
+    # import endpoints declare multipart uploads themselves (api/schema/imports.py).
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
+    # Descriptions come from api/schema/ only: a view without a docstring would otherwise inherit
+    # ApiMixin's (an implementation note) as the description of 33 operations.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "ENUM_NAME_OVERRIDES": {
@@ -337,6 +414,11 @@ SPECTACULAR_SETTINGS.update({
 INSTALLED_APPS.append("designer.ops.apps.OpsConfig")
 # First: it ids and times every request, including ones the middlewares below answer.
 MIDDLEWARE.insert(0, "designer.ops.middleware.RequestIdMiddleware")
+# Then the Content-Security-Policy, so every answer carries it. The body limit goes last: it still
+# answers before anything reads a body (process_view hooks such as CSRF's and the views run after
+# the whole chain), and its 413 passes back through every header-setting middleware above it.
+MIDDLEWARE.insert(1, "designer.ops.middleware.SecurityHeadersMiddleware")
+MIDDLEWARE.append("designer.ops.middleware.BodyLimitMiddleware")
 # /metrics: loopback clients only, unless a token is set (then `Authorization: Bearer <token>`).
 FABRICSCOPE_METRICS_TOKEN = os.environ.get("FABRICSCOPE_METRICS_TOKEN", "")
 # Logs: key=value pairs (default) or JSON lines; both carry the request id (LOG_FORMAT=kv|json).
@@ -365,6 +447,16 @@ FABRICSCOPE_JOB_MEMORY_LIMIT_MB = env_float("FABRICSCOPE_JOB_MEMORY_LIMIT_MB", 4
 FABRICSCOPE_JOB_MAX_FLOWS = int(env_float("FABRICSCOPE_JOB_MAX_FLOWS", 1_000_000))
 # Queued + running jobs one user may have at once; more is a 429. 0 = no limit.
 FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER = int(env_float("FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER", 4))
+# Per-user quotas (designer/ops/limits.py; 0 turns one off; staff accounts are exempt): topologies
+# owned, MiB of revision documents owned (a 2,048-host DGX-H100 revision is 40 MB: 2 GiB holds ~50),
+# nodes + links built by one build request (estimated from the one-host template: 260,096 for the
+# 2,048-host DGX-H100 cluster, 277,064 with its fabric) and per user per minute (~3 such builds,
+# ~18 s of CPU).
+FABRICSCOPE_QUOTA_TOPOLOGIES = int(env_float("FABRICSCOPE_QUOTA_TOPOLOGIES", 500))
+FABRICSCOPE_QUOTA_STORED_BYTES = int(env_float("FABRICSCOPE_QUOTA_STORED_MB", 2048) * 1024 * 1024)
+FABRICSCOPE_BUILD_MAX_ELEMENTS = int(env_float("FABRICSCOPE_BUILD_MAX_ELEMENTS", 300_000))
+FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE = int(env_float("FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE",
+                                                      1_000_000))
 # Job submission pings the broker first and answers 503 (nothing written) when it is down. Test
 # runs default it off: most tests fake the broker (tests/conftest.py `published`) and have none
 # to ping; tests/ops turns it on against a real Redis.

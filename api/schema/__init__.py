@@ -5,10 +5,14 @@
 - one module per resource (topologies, imports, export, revisions, scenarios, jobs,
   templates_catalog, tokens, sharing): ready-made ``extend_schema`` / ``extend_schema_view``
   decorators, each named after the view method (or view) it documents;
+- :mod:`api.schema.security`: which operations list the share-link scheme, and
+  :mod:`api.schema.filters`: empty filter values mean "no filter" (both imported here so
+  drf-spectacular registers their extensions);
 - :mod:`api.schema.redoc`: the air-gapped Redoc page.
 """
 from __future__ import annotations
 
+from api.schema import filters, security  # noqa: F401  (register their extensions)
 from api.schema.helpers import errors, example
 from api.schema.redoc import OfflineRedocView
 

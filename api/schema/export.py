@@ -4,7 +4,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
-from api.schema.helpers import errors
+from api.schema.helpers import errors, id_query
 
 __all__ = ["export"]
 
@@ -15,6 +15,7 @@ export = extend_schema(
                          description="json: the fabricscope.topology/1 document; graphml: "
                                      "nodes and links with kind/tech/capacity attributes "
                                      "(networkx.read_graphml, yEd)"),
-        OpenApiParameter("revision", int, description="revision number (default: current)")],
+        id_query("revision", "revision number (default: current; a missing one is a 404)",
+                 maximum=2 ** 31 - 1)],
     responses={(200, "application/json"): OpenApiTypes.OBJECT,
                (200, "application/graphml+xml"): OpenApiTypes.STR, **errors(400, 404)})

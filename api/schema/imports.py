@@ -13,14 +13,22 @@ from api.schema.helpers import errors, example
 
 __all__ = ["import_", "import_preview"]
 
+# A real (short) `nvidia-smi topo -m` output: examples are sent as they are by the docs' "try
+# it out" and by schemathesis, so they must import.
+_TOPO_M = ("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+           "GPU0\t X \tNV4\tPIX\t0-15\t0\n"
+           "GPU1\tNV4\t X \tPHB\t0-15\t0\n"
+           "NIC0\tPIX\tPHB\t X \t\t\n"
+           "\nNIC Legend:\n\n  NIC0: mlx5_0\n")
+
 import_ = extend_schema(
     summary="Import a server (NCCL topology XML, nvidia-smi topo -m, hwloc XML)",
     request={"multipart/form-data": s.ImportSerializer,
              "application/json": s.ImportSerializer},
-    responses={201: s.ImportResultSerializer, **errors(400, 413, 415)},
+    responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 415)},
     examples=[
         example("nvidia-smi text", {"name": "node17", "format": "nvidia-smi",
-                                    "text": "\tGPU0\tGPU1\tNIC0 ...", "host_id": "h0"},
+                                    "text": _TOPO_M, "host_id": "h0"},
                 request=True),
         example("imported", {"topology": EXAMPLE_TOPOLOGY, "format": "nvidia-smi",
                              "warnings": ["PCIe generation and width not shown by "
@@ -33,7 +41,7 @@ import_preview = extend_schema(
                 "a normalized document holding host `host_id` out, with the defaults taken.",
     request={"multipart/form-data": s.ImportPreviewSerializer,
              "application/json": s.ImportPreviewSerializer},
-    responses={200: s.ImportPreviewResultSerializer, **errors(400, 413, 415)},
+    responses={200: s.ImportPreviewResultSerializer, **errors(400, 403, 413, 415)},
     examples=[example("nvidia-smi text", {"format": "nvidia-smi", "host_id": "h4",
-                                          "text": "\tGPU0\tGPU1\tNIC0 ..."}, request=True)],
+                                          "text": _TOPO_M}, request=True)],
     filters=False)

@@ -5,13 +5,14 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from api import serializers as s
 from api.schema.examples import EXAMPLE_WORKLOAD
-from api.schema.helpers import errors, example
+from api.schema.helpers import LIST_ERRORS, errors, example, id_query
 
 __all__ = ["viewset", "create", "partial_update"]
 
 viewset = extend_schema_view(
     list=extend_schema(summary="List scenarios on your topologies",
-                       responses={200: s.ScenarioSerializer(many=True), **errors(400)}),
+                       parameters=[id_query("topology", "only scenarios of this topology")],
+                       responses={200: s.ScenarioSerializer(many=True), **errors(*LIST_ERRORS)}),
     retrieve=extend_schema(summary="Get a scenario",
                            responses={200: s.ScenarioSerializer, **errors(404)}),
     destroy=extend_schema(summary="Delete a scenario (its jobs are kept)",

@@ -10,13 +10,15 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from api import serializers as s
 from api.schema.examples import EXAMPLE_BUILD, EXAMPLE_DOCUMENT, EXAMPLE_TOPOLOGY
-from api.schema.helpers import errors, example
+from api.schema.helpers import LIST_ERRORS, errors, example, id_query
 
 __all__ = ["viewset", "create", "partial_update", "fork", "transfer", "audit", "build_preview"]
 
 viewset = extend_schema_view(
-    list=extend_schema(summary="List your topologies", responses={
-        200: s.TopologySerializer(many=True), **errors(400)}),
+    list=extend_schema(summary="List your topologies", parameters=[
+        id_query("min_gpus", "at least this many GPUs", maximum=2 ** 31 - 1),
+        id_query("max_gpus", "at most this many GPUs", maximum=2 ** 31 - 1)], responses={
+        200: s.TopologySerializer(many=True), **errors(*LIST_ERRORS)}),
     retrieve=extend_schema(summary="Get a topology", responses={
         200: s.TopologySerializer, **errors(404)},
         examples=[example("topology", EXAMPLE_TOPOLOGY)]),
@@ -27,7 +29,7 @@ viewset = extend_schema_view(
 create = extend_schema(
     summary="Create a topology from a document, or build a cluster from a template",
     request=s.TopologyCreateSerializer,
-    responses={201: s.TopologySerializer, **errors(400, 413, 415)},
+    responses={201: s.TopologySerializer, **errors(400, 403, 413, 415)},
     examples=[
         example("build a cluster", {"name": "pod-a", "build": EXAMPLE_BUILD}, request=True,
                 description="32 DGX H100 on a rail-optimized fabric in one call"),
@@ -57,13 +59,13 @@ transfer = extend_schema(
 
 audit = extend_schema(
     summary="Audit trail: who changed what (owner and editors)",
-    responses={200: s.AuditEventSerializer(many=True), **errors(403, 404)},
+    responses={200: s.AuditEventSerializer(many=True), **errors(*LIST_ERRORS, 403)},
     filters=False)
 
 build_preview = extend_schema(
     summary="Build a cluster document without saving it (editor preview)",
     request=s.BuildPreviewSerializer,
-    responses={200: OpenApiTypes.OBJECT, **errors(400, 413)},
+    responses={200: OpenApiTypes.OBJECT, **errors(400, 403, 413, 415)},
     examples=[example("spec", {**EXAMPLE_BUILD, "hosts": 2}, request=True),
               example("preview", {"document": {"format": "fabricscope.topology/1",
                                                "name": "preview", "groups": [],

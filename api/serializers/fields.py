@@ -4,7 +4,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-__all__ = ["DocumentField", "JsonListField", "JsonObjectField"]
+__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictCharField"]
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
@@ -35,4 +35,17 @@ class JsonObjectField(serializers.JSONField):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("must be an object")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A string field that refuses JSON numbers and booleans instead of converting them.
+
+    DRF's ``CharField`` turns ``{"name": 0}`` into ``"0"``; the schema says ``type: string``, so
+    a number is a 400 here (form and multipart values are always strings and pass as before).
+    """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
         return super().to_internal_value(data)

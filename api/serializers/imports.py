@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers.fields import StrictCharField
+
 from api.serializers.topologies import TopologySerializer
 from designer.engine.io import FORMATS as IMPORT_FORMATS
 
@@ -13,10 +15,10 @@ __all__ = ["ImportSerializer", "ImportResultSerializer", "ImportPreviewSerialize
 class ImportSerializer(serializers.Serializer):
     """An uploaded file (multipart ``file``) or its text (JSON ``text``), not both."""
 
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
     file = serializers.FileField(required=False, help_text="multipart upload")
-    text = serializers.CharField(required=False, trim_whitespace=False,
+    text = StrictCharField(required=False, trim_whitespace=False,
                                  help_text="the file content, in a JSON body")
     format = serializers.ChoiceField(choices=IMPORT_FORMATS, required=False,
                                      help_text="sniffed from the content when omitted")
@@ -35,13 +37,18 @@ class ImportSerializer(serializers.Serializer):
 class ImportPreviewSerializer(ImportSerializer):
     """Like an import, but nothing is saved: the editor inserts the host into its document."""
 
-    name = serializers.CharField(max_length=200, required=False, default="imported")
+    name = StrictCharField(max_length=200, required=False, default="imported")
 
 
 class ImportPreviewResultSerializer(serializers.Serializer):
     document = serializers.JSONField(help_text="a normalized fabricscope.topology/1 document")
     format = serializers.ChoiceField(choices=IMPORT_FORMATS)
     warnings = serializers.ListField(child=serializers.CharField())
+    matrix = serializers.JSONField(
+        allow_null=True, required=False,
+        help_text="the imported host's nvidia-smi topo -m path classes: rows, labels, names, "
+                  "engine (codes per row), input (the file's own matrix in the same order for "
+                  "nvidia-smi input, else null), differ ([row, label, input, engine] cells)")
 
 
 class ImportResultSerializer(serializers.Serializer):

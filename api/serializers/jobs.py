@@ -4,6 +4,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.fields import StrictCharField
+
 from designer.choices import JobKind, JobState
 from designer.services import NIC_POLICIES
 
@@ -14,7 +16,7 @@ class JobCreateSerializer(serializers.Serializer):
     scenario = serializers.IntegerField(min_value=1)
     kind = serializers.ChoiceField(choices=JobKind.choices)
     over = serializers.ListField(
-        child=serializers.CharField(max_length=64), required=False, max_length=32,
+        child=StrictCharField(max_length=64), required=False, max_length=32,
         help_text='sweep only: failure classes to try one by one, e.g. ["nic"]')
     chunks = serializers.IntegerField(min_value=1, max_value=256, required=False,
                                       help_text="sweep only: parallel tasks")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.fields import JsonListField, JsonObjectField
+from api.serializers.fields import JsonListField, JsonObjectField, StrictCharField
 from designer.choices import ScenarioMode
 
 __all__ = ["ScenarioSerializer"]
@@ -16,8 +16,8 @@ class ScenarioSerializer(serializers.Serializer):
     revision = serializers.IntegerField(
         source="revision.number", required=False, min_value=1,
         help_text="revision number the scenario runs on (default: the current one)")
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
     workload = JsonListField(help_text="traffic patterns (DESIGN.md §2.3a)")
     routing = JsonObjectField(required=False, default=dict,
                               help_text='{"nic_policy", "multipath", "seed"}')

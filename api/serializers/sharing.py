@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers.fields import StrictCharField
+
 from designer import selectors
 from designer.choices import ShareRole
 
@@ -23,12 +25,12 @@ def _user_named(username: str):
 
 
 class ForkSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True,
+    name = StrictCharField(max_length=200, required=False, allow_blank=True,
                                  help_text='default "<name> (fork)"')
 
 
 class TransferSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150, help_text="the new owner")
+    username = StrictCharField(max_length=150, help_text="the new owner")
 
     def validate(self, attrs):
         return {"user": _user_named(attrs["username"])}
@@ -47,8 +49,8 @@ class ShareSerializer(serializers.Serializer):
 class ShareCreateSerializer(serializers.Serializer):
     """Exactly one of ``username`` and ``group`` (a Django group = a team)."""
 
-    username = serializers.CharField(max_length=150, required=False)
-    group = serializers.CharField(max_length=150, required=False, help_text="team (group) name")
+    username = StrictCharField(max_length=150, required=False)
+    group = StrictCharField(max_length=150, required=False, help_text="team (group) name")
     role = serializers.ChoiceField(choices=ShareRole.choices)
 
     def validate(self, attrs):
@@ -80,7 +82,7 @@ class ShareLinkSerializer(serializers.Serializer):
 class ShareLinkCreateSerializer(serializers.Serializer):
     job = serializers.IntegerField(min_value=1, required=False, allow_null=True)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    label = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class AuditEventSerializer(serializers.Serializer):

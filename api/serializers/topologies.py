@@ -4,8 +4,9 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from api.serializers.fields import DocumentField, JsonObjectField
+from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
 from designer.engine.fabrics import FABRICS
+from designer.engine.catalog import SWITCH_MODELS
 from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # one limit for pages and API
 from designer.engine.templates import TEMPLATES
 
@@ -32,8 +33,12 @@ class BuildSpecSerializer(serializers.Serializer):
     k = serializers.IntegerField(min_value=2, max_value=128, required=False,
                                  help_text="fat-tree radix (even)")
     storage = serializers.IntegerField(min_value=0, max_value=1024, required=False)
-    nic_link_tech = serializers.CharField(required=False, max_length=64)
-    uplink_tech = serializers.CharField(required=False, max_length=64)
+    nic_link_tech = StrictCharField(required=False, max_length=64)
+    uplink_tech = StrictCharField(required=False, max_length=64)
+    switch = serializers.ChoiceField(choices=sorted(SWITCH_MODELS), required=False,
+                                     help_text="catalog switch model (default by NIC family)")
+    planes = serializers.IntegerField(min_value=1, max_value=64, required=False)
+    tiers = serializers.ChoiceField(choices=(2, 3), required=False)
     params = JsonObjectField(required=False, help_text="template parameters (see /templates/)")
 
     def validate_hosts(self, value: int) -> int:
@@ -72,11 +77,11 @@ class TopologySerializer(serializers.Serializer):
 class TopologyCreateSerializer(serializers.Serializer):
     """Either ``document`` (a topology document) or ``build`` (a cluster spec), not both."""
 
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
     document = DocumentField(required=False)
     build = BuildSpecSerializer(required=False)
-    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    message = StrictCharField(required=False, allow_blank=True, default="", max_length=500)
 
     def validate(self, attrs):
         if ("document" in attrs) == ("build" in attrs):
@@ -86,9 +91,9 @@ class TopologyCreateSerializer(serializers.Serializer):
 
 
 class TopologyUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = StrictCharField(max_length=200, required=False)
+    description = StrictCharField(required=False, allow_blank=True)
 
 
 class BuildPreviewSerializer(BuildSpecSerializer):
-    name = serializers.CharField(max_length=200, required=False, default="preview")
+    name = StrictCharField(max_length=200, required=False, default="preview")

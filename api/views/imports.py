@@ -40,8 +40,9 @@ class TopologyImportActions:
             filter_backends=[])
     def import_preview(self, request):
         _, result = _parsed(s.ImportPreviewSerializer, request)
+        # "matrix": the imported host's path classes next to the file's own (nvidia-smi), issue 19.
         return Response({"document": result.document, "format": result.format,
-                         "warnings": result.warnings})
+                         "warnings": result.warnings, "matrix": result.matrix})
 
 
 def _parsed(serializer_class, request):

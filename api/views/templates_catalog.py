@@ -22,10 +22,11 @@ __all__ = ["TemplateViewSet", "CatalogView", "ValidateView"]
 class TemplateViewSet(ApiMixin, viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_.-]+"
     lookup_field = "name"
+    pagination_class = ApiPagination  # declared, so the schema shows the paginated shape too
 
     @doc.template_list
     def list(self, request):
-        paginator = ApiPagination()
+        paginator = self.pagination_class()
         rows = list(engine_calls.templates().values())
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response(page)

@@ -8,7 +8,6 @@ from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from api import engine_calls
 from api import serializers as s
 from api.filters import TopologyFilter
 from api.permissions import IsUserOrShareLinkReader, TopologyRole
@@ -106,6 +105,6 @@ class TopologyViewSet(ApiMixin, TopologyImportActions, viewsets.GenericViewSet):
         data = valid_data(s.BuildPreviewSerializer, request.data)
         spec = s.BuildSpecSerializer(data=request.data)
         spec.is_valid(raise_exception=True)
-        return Response(engine_calls.build_preview(
-            name=data["name"], template=data["template"], hosts=data["hosts"],
-            fabric=data["fabric"], options=spec.options()))
+        return Response(services.topology_build_preview(
+            user=request.user, name=data["name"], template=data["template"],
+            hosts=data["hosts"], fabric=data["fabric"], options=spec.options()))

@@ -13,7 +13,15 @@ A document is plain JSON (DESIGN.md §2.1)::
 - A link with a catalog ``tech`` and no ``capacity_gbps``/``latency_ns`` takes them from the
   catalog; ``capacity_basis`` records which figure: ``"effective"`` (default), ``"raw"`` (set it
   on a link, or at the top level for the whole document), or ``"explicit"`` (given by the user).
+- ``capacity_ab_gbps`` / ``capacity_ba_gbps`` (optional, Gb/s) override ``capacity_gbps`` for the
+  a→b / b→a direction only (a measured direction-specific rate); they are kept as given.
 - A link without ``id`` gets ``"<a>-<b>"`` (``#2``, ``#3`` … for parallel links).
+- Physical values are finite: capacities (``capacity_gbps``, ``attrs.*_gbps``) are positive and
+  not subnormal — a link declared down (``"status": "down"``) may carry ``capacity_gbps: 0`` —
+  and latencies (``latency_ns``, ``attrs.*_ns``) are non-negative.
+- Ids, references and the name are printable: no control character (NUL cannot be stored in
+  PostgreSQL ``jsonb``), no line separator, no bidi override (U+202A–202E, U+2066–2069: shown
+  reversed, they disguise one id as another); values nest at most ``LIMITS["max_depth"]`` levels.
 - Unknown extra fields are kept as they are (add fields freely, rename none).
 
 :func:`validate` reports *every* problem with its location and never raises on any JSON value;
@@ -25,12 +33,14 @@ import copy
 import json
 import math
 import os
+import re
+import sys
 from pathlib import Path
 
 from designer.engine.catalog import DEFAULT_BASIS, GROUP_KINDS, NODE_KINDS, TECHS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 
-__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check"]
+__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check", "unprintable"]
 
 FORMAT = "fabricscope.topology/1"
 
@@ -42,11 +52,15 @@ LIMITS = {
     "max_groups": 500_000,
     "max_id_length": 256,             # characters of one id
     "max_problems": 1000,             # validation stops listing after this many
+    "max_depth": 64,                  # nesting of one value (attrs, extra fields) below its item
 }
 
 _BASES = ("effective", "raw", "explicit")
 _NODE_ORDER = ("id", "kind", "group", "capacity_gbps", "attrs")
 _LINK_ORDER = ("id", "a", "b", "tech", "capacity_gbps", "capacity_basis", "latency_ns")
+# Optional per-direction capacities (Gb/s) overriding ``capacity_gbps`` for a→b / b→a, e.g. a
+# measured host→device rate that differs from device→host (catalog.PCIE_MEASURED_GBYTES).
+_DIRECTION_KEYS = ("capacity_ab_gbps", "capacity_ba_gbps")
 _GROUP_ORDER = ("id", "kind", "parent", "template", "attrs")
 
 
@@ -96,6 +110,9 @@ def _parse_json(text: str, where: str = "") -> object:
         raise LimitExceeded(f"document larger than {LIMITS['max_bytes']} bytes")
     try:
         return json.loads(text)
+    except RecursionError:  # json recurses per level; the C decoder raises this cleanly
+        message = "JSON nested too deeply to read"
+        raise InvalidTopology(message, [Problem("", message)]) from None
     except json.JSONDecodeError as exc:
         loc = f"{where}: " if where else ""
         raise InvalidTopology(f"{loc}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
@@ -142,10 +159,14 @@ class _Checker:
         if not value or len(value) > LIMITS["max_id_length"]:
             self.add(path, f"must be 1 to {LIMITS['max_id_length']} characters")
             return False
+        if problem := unprintable(value):
+            self.add(path, f"must be printable: {problem}")
+            return False
         return True
 
-    def quantity(self, path: str, value) -> None:
-        """Optional non-negative finite number (capacities in Gb/s, latencies in ns)."""
+    def quantity(self, path: str, value, *, positive: bool = False) -> None:
+        """Optional finite number: non-negative (latencies in ns), or with ``positive`` above
+        zero and not subnormal (capacities in Gb/s: ``1e-320`` is a zero that divides badly)."""
         if value is None:
             return
         if not _is_number(value):
@@ -154,10 +175,61 @@ class _Checker:
             self.add(path, f"must be finite, got {value}")
         elif value < 0:
             self.add(path, f"must not be negative, got {value}")
+        elif positive and value < _SMALLEST_NORMAL:
+            self.add(path, f"must be positive, got {value}" if value == 0 else
+                     f"must be at least {_SMALLEST_NORMAL:.3g}, got {value} (subnormal)")
+
+    def number(self, path: str, value, *, positive: bool) -> None:
+        """A required number: null is a problem, not "absent"."""
+        if value is None:
+            self.add(path, "must be a number, got null")
+        else:
+            self.quantity(path, value, positive=positive)
+
+    def nesting(self, path: str, value) -> None:
+        """``value`` nests at most ``LIMITS["max_depth"]`` levels (checked without recursion)."""
+        if value.__class__ in (dict, list) and _deeper_than(value, LIMITS["max_depth"]):
+            self.add(path, f"nested deeper than {LIMITS['max_depth']} levels")
 
     def mapping(self, path: str, value) -> None:
         if value is not None and not isinstance(value, dict):
             self.add(path, f"must be an object, got {_typename(value)}")
+
+
+_SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308; below it (but above 0) floats are subnormal
+# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def unprintable(text: str) -> str | None:
+    """Why ``text`` is not fit to be an id or a name shown to users, or None when it is.
+
+    Examples
+    --------
+    >>> unprintable("h0/gpu0") is None
+    True
+    >>> unprintable("gpu\u202e0")
+    'contains U+202E (a bidi override, which shows text reversed)'
+    """
+    match = _UNPRINTABLE.search(text)
+    if match is None:
+        return None
+    code = ord(match.group())
+    kind = ("a bidi override, which shows text reversed" if code >= 0x202a
+            else "a line separator" if code >= 0x2028 else "a control character")
+    return f"contains U+{code:04X} ({kind})"
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether a JSON value nests more than ``limit`` containers, walked with an explicit stack."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if item.__class__ is dict else item
+        stack.extend((c, depth + 1) for c in children if c.__class__ in (dict, list))
+    return False
 
 
 def validate(doc) -> list[Problem]:
@@ -184,6 +256,11 @@ def validate(doc) -> list[Problem]:
         ck.add("format", f'expected "{FORMAT}", got {json.dumps(fmt) if _jsonable(fmt) else fmt!r}')
     if "name" in doc and not isinstance(doc["name"], str):
         ck.add("name", f"must be a string, got {_typename(doc['name'])}")
+    elif isinstance(doc.get("name"), str) and (problem := unprintable(doc["name"])):
+        ck.add("name", f"must be printable: {problem}")
+    for key, value in doc.items():
+        if key not in ("groups", "nodes", "links"):
+            ck.nesting(str(key), value)
     if doc.get("capacity_basis") not in (None, "effective", "raw"):
         ck.add("capacity_basis", 'must be "effective" or "raw"')
     groups = _sequence(ck, doc, "groups", required=False, limit="max_groups")
@@ -238,12 +315,14 @@ def _check_groups(ck: _Checker, groups: list) -> set:
         elif not isinstance(kind, str) or kind not in GROUP_KINDS:
             ck.add(f"{p}.kind", f"unknown group kind {_show(kind)} (one of {', '.join(GROUP_KINDS)})")
         parent = g.get("parent")
-        if parent is not None and ck.ident(f"{p}.parent", parent) and isinstance(gid, str):
+        # Only a group whose own id is valid (so it is in ``ids``) joins the parent walk.
+        if parent is not None and ck.ident(f"{p}.parent", parent) and isinstance(gid, str) and gid in ids:
             parents.setdefault(gid, parent)
         for key in ("template",):
             if g.get(key) is not None and not isinstance(g[key], str):
                 ck.add(f"{p}.{key}", f"must be a string, got {_typename(g[key])}")
         ck.mapping(f"{p}.attrs", g.get("attrs"))
+        _check_extras(ck, p, g)
     for gid, parent in parents.items():
         if parent not in ids:
             ck.add(f"groups[{ids[gid]}].parent", f'unknown group "{parent}"')
@@ -294,11 +373,43 @@ def _check_nodes(ck: _Checker, nodes: list, group_ids: set) -> set:
             ck.add(f"{p}.group", f"unknown group {_show(group)}")
         cap = n.get("capacity_gbps")
         if cap is not None:
-            ck.quantity(f"{p}.capacity_gbps", cap)
+            ck.quantity(f"{p}.capacity_gbps", cap, positive=True)
         attrs = n.get("attrs")
         if attrs is not None and attrs.__class__ is not dict:
             ck.mapping(f"{p}.attrs", attrs)
+        _check_extras(ck, p, n)
     return ids.keys()
+
+
+def _check_extras(ck: _Checker, p: str, item: dict) -> None:
+    """Bounded nesting of every structured field (attrs and unknown extras, copied as they are)
+    and physical ``attrs`` values of one group, node or link."""
+    for key, value in item.items():
+        cls = value.__class__
+        if cls is dict or cls is list:
+            if key == "attrs" and cls is dict:
+                _check_attrs(ck, f"{p}.attrs", value)
+            else:
+                ck.nesting(f"{p}.{key}", value)
+
+
+def _check_attrs(ck: _Checker, path: str, attrs: dict) -> None:
+    # One pass over the (usually flat, scalar-only) attrs: the stack walk only when it nests.
+    nested = False
+    for key, value in attrs.items():
+        cls = value.__class__
+        if cls is dict or cls is list:
+            nested = True
+        elif key.__class__ is str and key.endswith(_PHYSICAL_SUFFIXES):
+            ck.number(f"{path}.{key}", value, positive=key.endswith("_gbps"))
+    if nested:
+        ck.nesting(path, attrs)
+        for key, value in attrs.items():
+            if value.__class__ in (dict, list) and str(key).endswith(_PHYSICAL_SUFFIXES):
+                ck.number(f"{path}.{key}", value, positive=str(key).endswith("_gbps"))
+
+
+_PHYSICAL_SUFFIXES = ("_gbps", "_ns")  # capacities (Gb/s, positive), latencies (ns, >= 0)
 
 
 def _check_links(ck: _Checker, links: list, node_ids) -> None:
@@ -329,14 +440,22 @@ def _check_links(ck: _Checker, links: list, node_ids) -> None:
         if cap is None:
             if tech is None:
                 ck.add(f"{p}.capacity_gbps", "missing (no tech to take it from)")
-        else:
-            ck.quantity(f"{p}.capacity_gbps", cap)
+        else:  # zero only on a link declared down: a working link with no capacity is a typo
+            ck.quantity(f"{p}.capacity_gbps", cap, positive=l.get("status") != "down")
         lat = l.get("latency_ns")
         if lat is not None:
             ck.quantity(f"{p}.latency_ns", lat)
+        _check_direction_capacities(ck, p, l)
         basis = l.get("capacity_basis")
         if basis is not None and basis not in _BASES:
             ck.add(f"{p}.capacity_basis", f"must be one of {', '.join(_BASES)}, got {_show(basis)}")
+        _check_extras(ck, p, l)
+
+
+def _check_direction_capacities(ck: _Checker, p: str, link: dict) -> None:
+    # Same rule as capacity_gbps: positive, zero only on a link declared down.
+    for key in _DIRECTION_KEYS:
+        ck.quantity(f"{p}.{key}", link.get(key), positive=link.get("status") != "down")
 
 
 def check(doc) -> None:
@@ -385,7 +504,12 @@ def normalize(doc) -> dict:
 
 
 def _copy(v):
-    """Copy of a JSON value (faster than ``copy.deepcopy`` for the small attrs dicts)."""
+    """Copy of a JSON value (faster than ``copy.deepcopy`` for the small attrs dicts).
+
+    Recursive, but only ever called on validated documents, whose values nest at most
+    ``LIMITS["max_depth"]`` levels (:func:`validate` measures that with an explicit stack), far
+    from Python's recursion limit; 500 levels inside ``attrs`` used to be a RecursionError here.
+    """
     cls = v.__class__
     if cls is dict:
         return {k: (x if x.__class__ in _SCALARS else _copy(x)) for k, x in v.items()}

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rest_framework.exceptions import APIException
 
-__all__ = ["ServiceRefused", "BrokerUnavailable", "TooManyJobs"]
+__all__ = ["ServiceRefused", "BrokerUnavailable", "TooManyJobs", "QuotaExceeded", "BuildTooLarge",
+           "BuildRateExceeded"]
 
 
 class ServiceRefused(APIException):
@@ -39,3 +40,24 @@ class TooManyJobs(ServiceRefused):
 
     status_code = 429
     default_code = "too_many_jobs"
+
+
+class QuotaExceeded(ServiceRefused):
+    """A per-user quota (topologies, stored bytes) would be exceeded (HTTP 403; designer.ops.limits)."""
+
+    status_code = 403
+    default_code = "quota_exceeded"
+
+
+class BuildTooLarge(ServiceRefused):
+    """One build request would generate more elements than allowed per request (HTTP 400)."""
+
+    status_code = 400
+    default_code = "build_too_large"
+
+
+class BuildRateExceeded(ServiceRefused):
+    """The user's build budget for this minute is spent (HTTP 429, ``retry_after_s``)."""
+
+    status_code = 429
+    default_code = "build_rate_exceeded"

@@ -10,18 +10,31 @@
 - Per-job memory: ``RLIMIT_AS`` of each worker pool process (:func:`apply_memory_limit`), so a
   too-large job fails with ``MemoryError`` (a clear message) instead of the kernel's OOM killer
   taking the worker down.
+- Request bodies: ``FABRICSCOPE_MAX_BODY_BYTES`` for API and pages (413,
+  :class:`designer.ops.middleware.BodyLimitMiddleware`), JSON nesting
+  ``FABRICSCOPE_JSON_MAX_DEPTH`` (400, ``api.parsers``).
+- Per-user quotas, checked by the services (``designer.services.topologies``):
+  ``FABRICSCOPE_QUOTA_TOPOLOGIES`` topologies owned and ``FABRICSCOPE_QUOTA_STORED_MB`` MiB of
+  revision documents owned (403 ``quota_exceeded``, :func:`check_topology_quota`,
+  :func:`check_storage_quota`); per build request at most ``FABRICSCOPE_BUILD_MAX_ELEMENTS``
+  nodes + links (400 ``build_too_large``) and per user at most
+  ``FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE`` built per minute (429 ``build_rate_exceeded``)
+  (:func:`check_build`), estimated from the one-host template before anything is built.
 """
 from __future__ import annotations
 
 import logging
 import resource
+import time
 
 from django.conf import settings
+from django.db.models import BigIntegerField, Func
 
-from designer.ops.errors import TooManyJobs
+from designer.ops.errors import BuildRateExceeded, BuildTooLarge, QuotaExceeded, TooManyJobs
 
 __all__ = ["validate_scenario", "scenario_flow_count", "check_active_jobs", "apply_memory_limit",
-           "describe_error", "summary"]
+           "describe_error", "summary", "build_elements", "check_build", "check_topology_quota",
+           "check_storage_quota", "stored_bytes", "document_bytes"]
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +130,12 @@ def summary() -> dict:
     from designer.engine.workloads import MAX_FLOWS
 
     return {
-        "api_max_body_bytes": settings.FABRICSCOPE_API_MAX_BODY_BYTES,
+        "max_body_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES,
+        "json_max_depth": settings.FABRICSCOPE_JSON_MAX_DEPTH,
+        "quota_topologies": settings.FABRICSCOPE_QUOTA_TOPOLOGIES,
+        "quota_stored_bytes": settings.FABRICSCOPE_QUOTA_STORED_BYTES,
+        "build_max_elements": settings.FABRICSCOPE_BUILD_MAX_ELEMENTS,
+        "build_elements_per_minute": settings.FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE,
         "document": dict(LIMITS),
         "engine_max_flows": MAX_FLOWS,
         "job_max_flows": settings.FABRICSCOPE_JOB_MAX_FLOWS,
@@ -126,3 +144,149 @@ def summary() -> dict:
         "job_time_limit_s": settings.FABRICSCOPE_JOB_TIME_LIMIT,
         "job_memory_limit_mb": settings.FABRICSCOPE_JOB_MEMORY_LIMIT_MB,
     }
+
+
+# ------------------------------------------------------------------------------ quotas
+_clock = time.time  # seconds; tests pin it to stay inside one budget window
+
+
+def build_elements(*, template, hosts: int, options: dict | None = None) -> int:
+    """Nodes + links that ``hosts`` hosts of ``template`` make, from the one-host spec.
+
+    Fabric switches and their links are left out (a few per rail: under 1 % of a cluster), so
+    this is what the build costs in proportion to (the 2,048-host DGX-H100 build: 102,472 nodes +
+    174,592 links, 6 s of CPU). A spec the engine refuses costs 0 here: the build then reports
+    the error itself, located.
+    """
+    from designer.engine.errors import EngineError
+    from designer.engine.templates import template_spec
+
+    if not isinstance(hosts, int) or hosts < 1:
+        return 0
+    try:
+        spec = template_spec(template, **((options or {}).get("params") or {}))
+    except (EngineError, TypeError, ValueError):
+        return 0
+    return hosts * (len(spec.get("nodes") or ()) + len(spec.get("links") or ()))
+
+
+def check_build(*, user, template, hosts: int, options: dict | None = None) -> int:
+    """Refuse a build before it starts when it is too large for one request, or when the user
+    has spent the minute's build budget; returns its element count.
+
+    Raises
+    ------
+    BuildTooLarge
+        More than ``FABRICSCOPE_BUILD_MAX_ELEMENTS`` nodes + links (400).
+    BuildRateExceeded
+        Together with this minute's earlier builds, more than
+        ``FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE`` (429, ``retry_after_s``).
+    """
+    elements = build_elements(template=template, hosts=hosts, options=options)
+    limit = settings.FABRICSCOPE_BUILD_MAX_ELEMENTS
+    if limit and elements > limit:
+        raise BuildTooLarge(
+            f"{hosts:,} hosts of {template} make about {elements:,} nodes and links; one build "
+            f"request makes at most {limit:,} (FABRICSCOPE_BUILD_MAX_ELEMENTS): build fewer hosts",
+            details={"hosts": hosts, "elements": elements, "limit_elements": limit})
+    _spend_build_budget(user, elements)
+    return elements
+
+
+def _spend_build_budget(user, elements: int) -> None:
+    """Fixed one-minute windows per user in the cache (shared by every web process when the
+    cache is Redis; per process with the local-memory cache, which is then a looser bound)."""
+    from django.core.cache import cache
+
+    budget = settings.FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE
+    uid = getattr(user, "pk", None)
+    if not budget or uid is None or not elements:
+        return
+    now = _clock()
+    key = f"fabricscope:build-budget:{uid}:{int(now // 60)}"
+    cache.add(key, 0, timeout=120)
+    spent = cache.incr(key, elements)
+    if spent > budget:
+        cache.decr(key, elements)  # a refused build spends nothing
+        retry = max(1, int(60 - now % 60) + 1)
+        raise BuildRateExceeded(
+            f"you built {spent - elements:,} nodes and links this minute; with this build "
+            f"({elements:,}) that is over the limit of {budget:,} per minute "
+            f"(FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE): try again in {retry} s",
+            details={"elements": elements, "spent_elements": spent - elements,
+                     "limit_elements": budget, "retry_after_s": retry})
+
+
+def check_topology_quota(*, user) -> None:
+    """Raise :class:`QuotaExceeded` when ``user`` already owns ``FABRICSCOPE_QUOTA_TOPOLOGIES``
+    topologies (0: no quota). Staff accounts are not limited. Call inside the creating
+    transaction (the user's row is locked, as in :func:`check_active_jobs`)."""
+    from designer.models import Topology
+
+    from django.contrib.auth import get_user_model
+
+    limit = settings.FABRICSCOPE_QUOTA_TOPOLOGIES
+    if not limit or _unlimited(user):
+        return
+    # Inside the creating transaction, the owner's row lock orders concurrent creations.
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    owned = Topology.objects.filter(owner=user).count()
+    if owned >= limit:
+        raise QuotaExceeded(
+            f"you own {owned:,} topologies, the most allowed per user "
+            f"(FABRICSCOPE_QUOTA_TOPOLOGIES={limit:,}); delete one first",
+            details={"quota": "topologies", "used": owned, "limit": limit})
+
+
+def stored_bytes(*, user) -> int:
+    """Bytes of revision documents in the topologies ``user`` owns (the database's own measure:
+    ``pg_column_size`` on PostgreSQL, the stored JSON text on SQLite)."""
+    from django.db.models import Sum
+
+    from designer.models import TopologyRevision
+
+    total = TopologyRevision.objects.filter(topology__owner=user).aggregate(
+        total=Sum(_StoredSize("document")))["total"]
+    return int(total or 0)
+
+
+def check_storage_quota(*, user, adding_bytes: int) -> None:
+    """Raise :class:`QuotaExceeded` when storing ``adding_bytes`` more for ``user`` (the owner of
+    the topology, whoever saves) would pass ``FABRICSCOPE_QUOTA_STORED_BYTES`` (0: no quota)."""
+    limit = settings.FABRICSCOPE_QUOTA_STORED_BYTES
+    if not limit or _unlimited(user):
+        return
+    used = stored_bytes(user=user)
+    if used + adding_bytes > limit:
+        raise QuotaExceeded(
+            f"this revision ({adding_bytes:,} bytes) would take {_owner(user)} stored topology "
+            f"revisions to {used + adding_bytes:,} bytes, over the quota of {limit:,} "
+            "(FABRICSCOPE_QUOTA_STORED_MB); delete old topologies first",
+            details={"quota": "stored_bytes", "used_bytes": used, "size_bytes": adding_bytes,
+                     "limit_bytes": limit})
+
+
+def document_bytes(document: dict) -> int:
+    """Bytes a revision document adds to its owner's storage (its canonical JSON)."""
+    from designer.bridge import canonical_json
+
+    return len(canonical_json(document).encode("utf-8"))
+
+
+def _owner(user) -> str:
+    return f"{user.get_username()}'s" if hasattr(user, "get_username") else "the owner's"
+
+
+def _unlimited(user) -> bool:
+    return user is None or not getattr(user, "pk", None) or getattr(user, "is_staff", False)
+
+
+class _StoredSize(Func):
+    """Stored bytes of a JSON column (PostgreSQL: its on-disk, possibly compressed size)."""
+
+    template = "LENGTH(CAST(%(expressions)s AS BLOB))"
+    output_field = BigIntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="pg_column_size(%(expressions)s)",
+                           **extra)

@@ -1,7 +1,10 @@
 """Request id, access log and request metrics for every request; a clear page when the system
-refuses a page request (broker down, too many jobs).
+refuses a page request (broker down, too many jobs); one request-body limit for pages and API;
+security headers on every response.
 
-Put :class:`RequestIdMiddleware` first in ``MIDDLEWARE`` so it times and ids everything.
+Put :class:`RequestIdMiddleware` first in ``MIDDLEWARE`` so it times and ids everything, then
+:class:`SecurityHeadersMiddleware`; :class:`BodyLimitMiddleware` last (it still answers before any
+``process_view`` hook or view reads the body, and its 413 gets every other middleware's headers).
 """
 from __future__ import annotations
 
@@ -9,14 +12,16 @@ import logging
 import re
 import time
 
-from django.http import HttpResponse
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
 from designer.ops import metrics
 from designer.ops.errors import ServiceRefused
 from designer.ops.logs import clean_request_id, request_id_var
 
-__all__ = ["RequestIdMiddleware", "HEADER"]
+__all__ = ["RequestIdMiddleware", "BodyLimitMiddleware", "SecurityHeadersMiddleware", "HEADER",
+           "payload_too_large"]
 
 HEADER = "X-Request-ID"
 access_logger = logging.getLogger("designer.ops.access")
@@ -74,3 +79,60 @@ class RequestIdMiddleware:
             "method": request.method, "path": path, "route": route, "status": status,
             "duration_ms": round(seconds * 1000, 1),
             "user": getattr(getattr(request, "user", None), "pk", None)})
+
+
+def payload_too_large(size: int | None, limit: int) -> JsonResponse:
+    """The documented 413: ``{"error": {"code", "message", "details": {limit_bytes, size_bytes}}}``."""
+    shown = f"{size:,} bytes" if size is not None else "the request body"
+    message = (f"{shown} is over the limit of {limit:,} bytes per request "
+               "(FABRICSCOPE_MAX_BODY_BYTES)")
+    return JsonResponse({"error": {"code": "payload_too_large", "message": message,
+                                   "details": {"limit_bytes": limit, "size_bytes": size}}},
+                        status=413)
+
+
+class BodyLimitMiddleware:
+    """One body limit for every request, API and pages: ``FABRICSCOPE_MAX_BODY_BYTES``.
+
+    Checked from ``Content-Length`` before any middleware or view reads the body, so an
+    oversized request costs nothing and every one gets the same 413 (Django's own check, with
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` set to the same number, answered a bare 400 on pages and a
+    413 without ``details`` in the API). Without a usable ``Content-Length`` Django reads at most
+    that many bytes anyway (``LimitedStream``).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.FABRICSCOPE_MAX_BODY_BYTES
+        raw = request.META.get("CONTENT_LENGTH") or ""
+        size = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 20 else None
+        if size is not None and size > limit:
+            return payload_too_large(size, limit)
+        return self.get_response(request)
+
+
+class SecurityHeadersMiddleware:
+    """Content-Security-Policy on every response.
+
+    Django's ``SecurityMiddleware`` and ``XFrameOptionsMiddleware`` already send
+    ``X-Content-Type-Options: nosniff``, ``Referrer-Policy``, ``Cross-Origin-Opener-Policy`` and
+    ``X-Frame-Options: DENY`` (settings ``SECURE_*``, ``X_FRAME_OPTIONS``); this adds the one
+    header Django 5.2 has no setting for.
+    The policy (``FABRICSCOPE_CSP``) allows scripts from this origin only — the templates have
+    no inline script or event handler; data for scripts travels in ``json_script`` blocks, which
+    are not executed — and inline styles (Plotly and Cytoscape set ``style`` attributes).
+    ``FABRICSCOPE_CSP_RELAXED_PATHS`` (the Swagger UI and Redoc pages, whose drf-spectacular
+    templates start the viewer from an inline script) get ``FABRICSCOPE_CSP_RELAXED``.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        relaxed = request.path.startswith(tuple(settings.FABRICSCOPE_CSP_RELAXED_PATHS))
+        policy = settings.FABRICSCOPE_CSP_RELAXED if relaxed else settings.FABRICSCOPE_CSP
+        response.headers.setdefault("Content-Security-Policy", policy)
+        return response

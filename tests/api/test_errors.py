@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_oversized_body_is_413(api, settings):
-    settings.FABRICSCOPE_API_MAX_BODY_BYTES = 10_000
+    settings.FABRICSCOPE_MAX_BODY_BYTES = 10_000
     big = {**TWO_GPUS, "description": "x" * 20_000}
     for url in (f"{API}/topologies/", f"{API}/validate/", f"{API}/topologies/import/"):
         error = assert_error(api.post(url, {"name": "big", "document": big}), 413,
@@ -20,7 +20,7 @@ def test_oversized_body_is_413(api, settings):
 
 
 def test_oversized_multipart_upload_is_413(api, settings):
-    settings.FABRICSCOPE_API_MAX_BODY_BYTES = 10_000
+    settings.FABRICSCOPE_MAX_BODY_BYTES = 10_000
     import io
     upload = io.BytesIO(b"<system>" + b" " * 20_000 + b"</system>")
     upload.name = "topo.xml"

@@ -9,10 +9,14 @@ against pytest-django's ``live_server``, with real Celery workers from ``tests/c
   ``artifacts/screenshots/``); returns the path. Look at them.
 
 - ``browser`` (session): the one Playwright Chromium every browser test module uses.
+- ``wait_until_at_rest(page)``: wait on a condition, not a time: nothing on the page moves
+  (no running CSS transition or animation, the editor's viewport not animating and unchanged
+  over two animation frames). Use it before a screenshot or a click at computed coordinates.
 """
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +25,28 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 REPO = Path(__file__).resolve().parents[2]
 VIEWPORT = {"width": 1280, "height": 800}
+
+
+# One poll per animation frame; the viewport must be the same on two consecutive polls. Why two:
+# cytoscape's ``cy.animate`` only queues the animation and starts it on the next frame, and
+# ``cy.animated()`` is false while it is queued -- one frame later it is true, or long over.
+AT_REST = """() => {
+    const finite = (a) => a.playState === 'running' && a.effect
+        && a.effect.getComputedTiming().endTime !== Infinity;
+    const cy = window.fabricscopeEditor && window.fabricscopeEditor.editor
+        && window.fabricscopeEditor.editor.cy;
+    const view = cy ? JSON.stringify([cy.zoom(), cy.pan()]) : '';
+    const still = !document.getAnimations().some(finite) && !(cy && cy.animated())
+        && window.__fsLastView === view;
+    window.__fsLastView = view;
+    return still;
+}"""
+
+
+def wait_until_at_rest(page, timeout: float = 15_000) -> None:
+    """Wait until nothing on ``page`` moves (see ``AT_REST``); ``timeout`` in ms."""
+    page.evaluate("window.__fsLastView = undefined")
+    page.wait_for_function(AT_REST, polling="raf", timeout=timeout)
 
 
 def screenshot_dir() -> Path:
@@ -44,6 +70,7 @@ def browser():
     try:
         with playwright_sync.sync_playwright() as p:
             launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            _csp_safe_browser(launched)
             yield launched
             launched.close()
     finally:
@@ -56,6 +83,45 @@ def browser():
 @pytest.fixture(scope="session")
 def chromium_browser(django_db_setup, django_db_blocker, browser):
     return browser
+
+
+# A JavaScript function's source (``() => …``, ``x => …``, ``function …``), not an expression.
+_FUNCTION_SOURCE = re.compile(r"^\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)")
+
+
+def _csp_safe_waits(page) -> None:
+    """The app's Content-Security-Policy has no ``'unsafe-eval'``, and Playwright evaluates an
+    *expression* predicate with ``eval`` on every poll after the first, which the policy blocks
+    (EvalError; microsoft/playwright#7395). A *function* predicate is evaluated once
+    (microsoft/playwright#36986), so expressions are wrapped in one: the tests keep running
+    against the real policy instead of bypassing it."""
+    original = page.wait_for_function
+
+    def wait_for_function(expression, *args, **kwargs):
+        if isinstance(expression, str) and not _FUNCTION_SOURCE.match(expression):
+            expression = f"() => ({expression})"
+        return original(expression, *args, **kwargs)
+    page.wait_for_function = wait_for_function
+
+
+def _csp_safe_browser(browser) -> None:
+    """Every page of every context of ``browser`` gets :func:`_csp_safe_waits`, however a test
+    module opens it (``browser.new_context().new_page()`` or ``browser.new_page()``)."""
+    def pages_of(opener):
+        def open_page(*args, **kwargs):
+            page = opener(*args, **kwargs)
+            _csp_safe_waits(page)
+            return page
+        return open_page
+
+    new_context = browser.new_context
+
+    def open_context(*args, **kwargs):
+        context = new_context(*args, **kwargs)
+        context.new_page = pages_of(context.new_page)
+        return context
+    browser.new_context = open_context
+    browser.new_page = pages_of(browser.new_page)
 
 
 def _page(browser, scheme: str):

@@ -15,6 +15,8 @@ import re
 
 import pytest
 
+from tests.browser.conftest import wait_until_at_rest
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "alice-password-1"
@@ -120,7 +122,7 @@ def test_generate_cluster_scenario_run_to_result(app_page, live_server, user, si
         "['succeeded','failed','cancelled'].includes(document.getElementById('job').dataset.state)",
         timeout=120_000)
     if page.url == job_url:
-        page.wait_for_timeout(500)  # the bar's width transition
+        wait_until_at_rest(page)  # the bar's width transition
         shot(page, "journey-12-job-done")
         state = page.locator("#job").get_attribute("data-state")
         assert state == "succeeded", page.locator("#job-error").inner_text()
@@ -202,6 +204,7 @@ def test_editor_page_renders(app_page, live_server, user, sign_in, shot):
     page = sign_in(app_page, "alice", PASSWORD)
     page.goto(f"{live_server.url}/topologies/{topology.pk}/editor/")
     page.wait_for_selector("#fabricscope-editor canvas", timeout=20_000)
-    page.wait_for_timeout(1500)
+    page.wait_for_function("window.fabricscopeEditor !== undefined", timeout=20_000)
+    wait_until_at_rest(page)
     shot(page, "journey-30-editor", full_page=False)
     assert not page.js_errors, page.js_errors

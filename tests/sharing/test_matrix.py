@@ -8,7 +8,8 @@ Rows are endpoints, columns the principals of ``tests/sharing/conftest.py``::
 Rules under test (designer.selectors.ROLE_ACTIONS): unseen objects are 404 (ids do not leak),
 seen-but-not-allowed is 403 in the standard error shape, anonymous API calls are 401 and
 anonymous pages redirect to sign-in (302). A share link reads its topology (or one result) and
-nothing else; revoked, expired and unknown tokens are 404 everywhere.
+nothing else; revoked, expired and unknown tokens are a 401 ``invalid_share_link`` on the API (a
+bad credential, whatever else the request carries) and a 404 on the ``/s/<token>/`` pages.
 """
 from __future__ import annotations
 
@@ -26,12 +27,12 @@ API = "/api/v1"
 # --- API reads: the state does not change, so one test walks all principals -------------------
 
 SEEN = dict(owner=200, editor=200, viewer=200, team_viewer=200, team_editor=200, stranger=404,
-            anon=401, revoked_link=404, expired_link=404)
+            anon=401, revoked_link=401, expired_link=401)
 TOPOLOGY_READ = expect(**SEEN, link=200, result_link=404)
 RESULT_READ = expect(**SEEN, link=200, result_link=200)
 ACCOUNT_ONLY = expect(owner=200, editor=200, viewer=200, team_viewer=200, team_editor=200,
-                      stranger=200, anon=401, link=403, result_link=403, revoked_link=404,
-                      expired_link=404)
+                      stranger=200, anon=401, link=403, result_link=403, revoked_link=401,
+                      expired_link=401)
 
 API_READS = {
     "topology list": ("topologies/", expect(**{**SEEN, "stranger": 200}, link=200,
@@ -54,16 +55,16 @@ API_READS = {
     "other job (same topology)": ("jobs/{q}/", expect(**SEEN, link=200, result_link=404)),
     "stranger's topology": ("topologies/{x}/", expect(
         owner=404, editor=404, viewer=404, team_viewer=404, team_editor=404, stranger=200,
-        anon=401, link=404, result_link=404, revoked_link=404, expired_link=404)),
+        anon=401, link=404, result_link=404, revoked_link=401, expired_link=401)),
     "shares": ("topologies/{t}/shares/", expect(
         owner=200, editor=200, viewer=403, team_viewer=403, team_editor=200, stranger=404,
-        anon=401, link=403, result_link=403, revoked_link=404, expired_link=404)),
+        anon=401, link=403, result_link=403, revoked_link=401, expired_link=401)),
     "links": ("topologies/{t}/links/", expect(
         owner=200, editor=403, viewer=403, team_viewer=403, team_editor=403, stranger=404,
-        anon=401, link=403, result_link=403, revoked_link=404, expired_link=404)),
+        anon=401, link=403, result_link=403, revoked_link=401, expired_link=401)),
     "audit": ("topologies/{t}/audit/", expect(
         owner=200, editor=200, viewer=403, team_viewer=403, team_editor=200, stranger=404,
-        anon=401, link=403, result_link=404, revoked_link=404, expired_link=404)),
+        anon=401, link=403, result_link=404, revoked_link=401, expired_link=401)),
     "catalog": ("catalog/", ACCOUNT_ONLY),
     "templates": ("templates/", ACCOUNT_ONLY),
     "own token": ("auth/token/", ACCOUNT_ONLY),
@@ -86,7 +87,8 @@ def test_api_denials_use_the_error_shape(world, api_as):
     assert_error(api_as("viewer").patch(_url(world, "topologies/{t}/"), {"name": "x"}), 403,
                  "permission_denied")
     assert_error(api_as("stranger").get(_url(world, "topologies/{t}/")), 404, "not_found")
-    assert_error(api_as("revoked_link").get(_url(world, "topologies/{t}/")), 404, "not_found")
+    assert_error(api_as("revoked_link").get(_url(world, "topologies/{t}/")), 401,
+                 "invalid_share_link")
     assert_error(api_as("link").post(_url(world, "topologies/{t}/fork/"), {}), 403)
     # the query-string form of a token works like the header, for the shared object only
     from rest_framework.test import APIClient
@@ -99,10 +101,10 @@ def test_api_denials_use_the_error_shape(world, api_as):
 # --- API writes: each cell runs on a fresh world ------------------------------------------------
 
 EDIT = expect(owner=200, editor=200, viewer=403, team_viewer=403, team_editor=200, stranger=404,
-              anon=401, link=403, result_link=403, revoked_link=404, expired_link=404)
+              anon=401, link=403, result_link=403, revoked_link=401, expired_link=401)
 OWNER_ONLY = expect(owner=200, editor=403, viewer=403, team_viewer=403, team_editor=403,
-                    stranger=404, anon=401, link=403, result_link=403, revoked_link=404,
-                    expired_link=404)
+                    stranger=404, anon=401, link=403, result_link=403, revoked_link=401,
+                    expired_link=401)
 
 
 def _with(row: dict, **changes) -> dict:
