@@ -4,44 +4,49 @@ Ids and groups
 --------------
 - Hosts ``h{i}`` (host groups, parent ``rack{r}``, ``hosts_per_rack`` per rack); node ids
   ``h{i}/<local>`` as in ``templates.py``.
-- Switches are kind ``switch`` with ``attrs.role``:
+- Switches are kind ``switch`` with ``attrs.role`` and, from the switch model, ``attrs.tier``
+  (``leaf``/``spine``/``core``), ``attrs.model``, ``attrs.radix`` (ports at ``attrs.port_gbps``):
   * rail-optimized: ``leaf{n}`` (role ``leaf``, ``attrs.rail``, ``attrs.index`` within the rail;
-    ``n = rail * leaves_per_rail + index``) and ``spine{s}`` (role ``spine``);
-  * leaf-spine: ``tor{r}`` (role ``tor``, in group ``rack{r}``) and ``spine{s}``;
-  * fat-tree(k): ``edge{n}`` (role ``leaf``), ``agg{n}`` (role ``spine``), both with ``attrs.pod``,
-    and ``core{n}`` (role ``core``).
+    ``n = rail * leaves_per_rail + index``), ``spine{s}`` (role ``spine``) and, with three tiers,
+    ``core{c}`` (role ``core``); spines and cores carry ``attrs.plane`` (and ``attrs.pod``);
+  * leaf-spine: ``tor{r}`` (role ``tor``, in group ``rack{r}``), ``spine{s}`` (``core{c}``);
+  * fat-tree: ``edge{n}`` (role ``leaf``), ``agg{n}`` (role ``spine``) with ``attrs.pod``,
+    ``core{n}`` (role ``core``) — always three tiers.
 - Storage servers ``storage{i}`` (kind ``storage``) hang off storage leaves ``sleaf{j}`` (role
-  ``leaf``, ``attrs.storage``) that uplink to every spine without oversubscription (fat-tree: they
-  take the edge ports after the hosts' NICs).
+  ``leaf``, ``attrs.storage``) uplinked without oversubscription into plane 0 (fat-tree: they
+  take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
 - Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
 
-Capacities and oversubscription
--------------------------------
-Host⇄leaf links take ``nic_link_tech`` (default ``eth<port speed>``). Each lower-tier switch's
-uplinks total exactly its downlink capacity / ``oversubscription``, spread evenly: one link per
-(leaf, spine) pair with explicit ``capacity_gbps`` and ``bundle`` = number of physical
-``uplink_tech`` links it stands for. Hence the bisection bandwidth (half the capacity into the
-top tier) is ``injection / (2 * oversubscription)`` for the two-tier fabrics, where injection =
-hosts × compute NICs × NIC link speed, and ``k³/4 × speed / (2 * oversubscription)`` for a
-fat-tree (oversubscription applied at both the edge and the aggregation tier).
+Ports, not bandwidth
+--------------------
+Every tier is built from one catalog switch model (``switch``, :data:`catalog.SWITCH_MODELS`) in
+the port mode whose rate equals the NIC port rate (a 51.2 T switch serves 400G NICs as 128 ×
+400G). Every host⇄leaf link is one port; every switch⇄switch link is a ``bundle`` of whole ports
+with ``capacity_gbps = bundle × port rate`` (``clos.py`` has the rules). Leaves per rail, spines
+and a third tier follow from the radix, the host count and ``oversubscription`` unless given;
+the document's ``fabric.notes`` says every decision a user did not ask for (a single leaf with no
+spine, a third tier, an oversubscription rounded to whole ports).
+
+Documents stored before this (fractional ``capacity_gbps`` on ``bundle`` links) still load and
+simulate as written: a document is explicit, only the generator changed.
 """
 from __future__ import annotations
 
 import math
 
-from designer.engine.catalog import TECHS
+from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
+from designer.engine.clos import LeafPorts, SwitchSpec, max_down_ports, wire_three_tier, wire_two_tier
 from designer.engine.document import FORMAT, LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.templates import _instantiate, _spec, compute_nics
 
-__all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech"]
+__all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech", "default_switch"]
 
 FABRICS = ("rail-optimized", "leaf-spine", "fat-tree")
-# 2,048 eight-GPU hosts = 16,384 GPUs, the largest cluster the engine is benchmarked on; the pages
-# and the API both offer at most this many hosts per build.
+# 2,048 eight-GPU hosts = 16,384 GPUs: the most the pages and the API offer per build (a web
+# request). The engine itself builds more (benchmark fabric_32k: 4,096 hosts, 32,768 GPUs).
 MAX_HOSTS = 2048
-_MAX_DEFAULT_SPINES = 64
 _STORAGE_PER_LEAF = 32
 
 
@@ -58,6 +63,13 @@ def default_nic_tech(port_gbps: float) -> str:
     return name
 
 
+def default_switch(family: str, port_gbps: float) -> str:
+    """Catalog switch model used when none is asked: 51.2 T Ethernet, NDR or XDR InfiniBand."""
+    if family == "infiniband":
+        return "ib-ndr-64" if port_gbps <= 400 else "ib-xdr-144"
+    return "eth-51t2"
+
+
 def _tech(name: str, path: str):
     if name not in TECHS:
         _fail(path, f"unknown link technology {name!r}")
@@ -65,11 +77,19 @@ def _tech(name: str, path: str):
 
 
 class _Doc:
-    """Accumulates groups, nodes and links of a cluster document."""
+    """Accumulates groups, nodes and links of a cluster document, and ports used per switch."""
 
     def __init__(self, name: str) -> None:
         self.doc = {"format": FORMAT, "name": name, "groups": [], "nodes": [], "links": []}
         self.links = self.doc["links"]
+        self.ports_used: dict[str, int] = {}
+        self._counters: dict[str, int] = {}
+        self.notes: list[str] = []
+
+    def next_id(self, prefix: str) -> str:
+        n = self._counters.get(prefix, 0)
+        self._counters[prefix] = n + 1
+        return f"{prefix}{n}"
 
     def switch(self, sid: str, role: str, group: str | None = None, **attrs) -> str:
         node = {"id": sid, "kind": "switch", "attrs": {"role": role, **attrs}}
@@ -78,21 +98,28 @@ class _Doc:
         self.doc["nodes"].append(node)
         return sid
 
-    def link(self, a: str, b: str, tech: str, capacity_gbps: float | None = None, bundle=None) -> None:
-        link = {"id": f"{a}-{b}", "a": a, "b": b, "tech": tech}
-        if capacity_gbps is not None:
-            link["capacity_gbps"] = capacity_gbps
+    def link(self, a: str, b: str, tech: str) -> None:
+        """One port at ``tech``'s catalog rate (host⇄leaf, storage⇄leaf)."""
+        self.links.append({"id": f"{a}-{b}", "a": a, "b": b, "tech": tech})
+        self.ports_used[b] = self.ports_used.get(b, 0) + 1
+
+    def fabric_link(self, a: str, b: str, tech: str, ports: int, port_gbps: float) -> None:
+        """A bundle of ``ports`` whole switch ports: capacity ``ports × port_gbps``."""
+        link = {"id": f"{a}-{b}", "a": a, "b": b, "tech": tech, "bundle": ports}
+        if ports != 1 or abs(TECHS[tech].effective_gbps - port_gbps) > 1e-9:
+            link["capacity_gbps"] = ports * TECHS[tech].effective_gbps
             link["capacity_basis"] = "explicit"
-        if bundle is not None:
-            link["bundle"] = bundle
         self.links.append(link)
+        self.ports_used[a] = self.ports_used.get(a, 0) + ports
+        self.ports_used[b] = self.ports_used.get(b, 0) + ports
 
 
 def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails: int | None = None,
-                  leaves_per_rail: int = 1, spines: int | None = None, nic_link_tech: str | None = None,
-                  uplink_tech: str | None = None, oversubscription: float = 1.0,
-                  hosts_per_rack: int = 4, k: int | None = None, storage: int = 0,
-                  name: str | None = None, params: dict | None = None) -> dict:
+                  leaves_per_rail: int | None = None, spines: int | None = None,
+                  nic_link_tech: str | None = None, uplink_tech: str | None = None,
+                  oversubscription: float = 1.0, hosts_per_rack: int = 4, k: int | None = None,
+                  storage: int = 0, switch: str | None = None, tiers: int | None = None,
+                  planes: int = 1, name: str | None = None, params: dict | None = None) -> dict:
     """A cluster document: ``hosts`` copies of a host template wired into a fabric.
 
     Parameters
@@ -103,24 +130,33 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Number of hosts (``h0`` … ``h{hosts-1}``).
     fabric : {"rail-optimized", "leaf-spine", "fat-tree"}
         Rail-optimized: one leaf group per rail, compute NIC i of every host to rail ``i % rails``;
-        leaf-spine: one ToR per rack; fat-tree: k-ary three tiers, NICs fill edge ports in order.
+        leaf-spine: one ToR per rack; fat-tree: three tiers, NICs fill edge ports in order.
     rails : int, optional
         Rails (default: compute NICs per host). Rail-optimized only.
-    leaves_per_rail : int
-        Leaves per rail; hosts are split into equal contiguous blocks.
+    leaves_per_rail : int, optional
+        Leaves per rail (default: the fewest whose ports hold the rail's hosts); hosts are split
+        into equal contiguous blocks.
     spines : int, optional
-        Spines of the two-tier fabrics (default: enough for one full-speed uplink per spine,
-        at most 64; 0 only when there is a single leaf).
+        Spines (per pod with three tiers; default one per leaf uplink port). 0 only for one leaf.
     nic_link_tech, uplink_tech : str, optional
-        Catalog techs of host⇄leaf and switch⇄switch links (default ``eth<NIC port speed>``).
+        Catalog techs of host⇄leaf and switch⇄switch links (default the switch family's tech at
+        the NIC port rate, ``eth400``); both must run at the switch port rate.
     oversubscription : float
-        Downlink / uplink capacity of every lower-tier switch (≥ 1).
+        Host ports / uplink ports of every leaf (≥ 1); rounded to whole uplink ports.
     hosts_per_rack : int
         Hosts per rack group (and per ToR in leaf-spine).
     k : int, optional
-        Fat-tree radix (even); default the smallest that fits every NIC and storage port.
+        Fat-tree only: a generic ``k``-port switch instead of a catalog model (even).
     storage : int
         Storage servers attached to the fabric.
+    switch : str, optional
+        Catalog switch-model id (``catalog --switches``); default 51.2 T Ethernet for Ethernet
+        NICs, NDR / XDR InfiniBand for InfiniBand ones.
+    tiers : {2, 3}, optional
+        Force two or three switch tiers (default: three only when two cannot hold the leaves).
+    planes : int
+        Rail-optimized: independent spine planes, rails split evenly (``planes = rails``: one
+        plane per rail).
     name : str, optional
         Document name.
     params : dict, optional
@@ -130,48 +166,64 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
     -------
     dict
         A valid ``fabricscope.topology/1`` document (not yet normalized) with a ``fabric`` block
-        describing the generator's parameters.
+        describing the generator's parameters and decisions (``notes``).
 
     Raises
     ------
     InvalidTopology
-        Bad parameters (each located by parameter name).
+        Bad parameters or a request the switch ports cannot hold (located by parameter name,
+        with the port counts).
     """
     spec = _spec(template, dict(params or {}))
     nics = compute_nics(spec)
-    _check_args(hosts, fabric, nics, rails, leaves_per_rail, oversubscription, hosts_per_rack, storage, k)
+    _check_args(hosts, fabric, nics, rails, leaves_per_rail, oversubscription, hosts_per_rack, storage, k,
+                tiers, planes)
+    if spines is not None and (isinstance(spines, bool) or not isinstance(spines, int) or spines < 0):
+        _fail("spines", f"must be an integer ≥ 0, got {spines!r}")
     _check_size(spec, hosts)
-    nic_tech = nic_link_tech or default_nic_tech(nics[0]["attrs"].get("port_gbps", 100))
-    up_tech = uplink_tech or nic_tech
-    _tech(nic_tech, "nic_link_tech"), _tech(up_tech, "uplink_tech")
+    sw, nic_tech = _switch_spec(nics, switch, k, nic_link_tech, uplink_tech)
     tname = spec.get("name", "custom")
     out = _Doc(name or f"{tname}-{hosts}x-{fabric}")
     _add_hosts(out, spec, hosts, hosts_per_rack)
     info = {"kind": fabric, "template": tname, "hosts": hosts, "oversubscription": float(oversubscription),
-            "nic_link_tech": nic_tech, "uplink_tech": up_tech, "hosts_per_rack": hosts_per_rack,
-            "storage": storage}
+            "nic_link_tech": nic_tech, "uplink_tech": sw.tech, "hosts_per_rack": hosts_per_rack,
+            "storage": storage, "switch": sw.model, "radix": sw.radix, "port_gbps": sw.port_gbps}
     locals_ = [n["local"] for n in nics]
+    args = _Args(hosts, locals_, nic_tech, sw, float(oversubscription), spines, storage, tiers)
     if fabric == "rail-optimized":
-        info.update(_rail_optimized(out, hosts, locals_, rails or len(nics), leaves_per_rail, spines,
-                                    nic_tech, up_tech, oversubscription, storage))
+        info.update(_rail_optimized(out, args, rails or len(nics), leaves_per_rail, planes))
     elif fabric == "leaf-spine":
-        info.update(_leaf_spine(out, hosts, locals_, hosts_per_rack, spines, nic_tech, up_tech,
-                                oversubscription, storage))
+        if planes != 1:
+            _fail("planes", "planes apply to rail-optimized fabrics only")
+        info.update(_leaf_spine(out, args, hosts_per_rack))
     else:
-        info.update(_fat_tree(out, hosts, locals_, k, nic_tech, up_tech, oversubscription, storage))
+        info.update(_fat_tree(out, args))
+    info["notes"] = out.notes
     out.doc["fabric"] = info
     return out.doc
 
 
-def _check_args(hosts, fabric, nics, rails, lpr, oversub, hpr, storage, k) -> None:
+class _Args:
+    """What every fabric builder needs (keeps their signatures short)."""
+
+    def __init__(self, hosts, nic_locals, nic_tech, sw, oversub, spines, storage, tiers):
+        self.hosts, self.nic_locals, self.nic_tech, self.sw = hosts, nic_locals, nic_tech, sw
+        self.oversub, self.spines, self.storage, self.tiers = oversub, spines, storage, tiers
+
+
+def _check_args(hosts, fabric, nics, rails, lpr, oversub, hpr, storage, k, tiers, planes) -> None:
     def positive_int(path, v, minimum=1):
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
             _fail(path, f"must be an integer ≥ {minimum}, got {v!r}")
 
     positive_int("hosts", hosts)
-    positive_int("leaves_per_rail", lpr)
+    if lpr is not None:
+        positive_int("leaves_per_rail", lpr)
     positive_int("hosts_per_rack", hpr)
     positive_int("storage", storage, 0)
+    positive_int("planes", planes)
+    if tiers is not None and tiers not in (2, 3):
+        _fail("tiers", f"must be 2 or 3, got {tiers!r}")
     if fabric not in FABRICS:
         _fail("fabric", f"unknown fabric {fabric!r} (choose from {', '.join(FABRICS)})")
     if not nics:
@@ -187,6 +239,40 @@ def _check_args(hosts, fabric, nics, rails, lpr, oversub, hpr, storage, k) -> No
         positive_int("k", k, 2)
         if k % 2:
             _fail("k", f"a fat-tree radix must be even, got {k}")
+        if fabric != "fat-tree":
+            _fail("k", "k (a generic k-port switch) applies to the fat-tree fabric only")
+
+
+def _switch_spec(nics, switch, k, nic_link_tech, uplink_tech) -> tuple[SwitchSpec, str]:
+    """The switch model in the port mode of the NICs, and the host-link tech."""
+    if nic_link_tech is not None:
+        host = _tech(nic_link_tech, "nic_link_tech")
+        rate, family = host.raw_gbps, host.family
+    else:
+        rate, family = float(nics[0]["attrs"].get("port_gbps", 100)), None
+    if k is not None:
+        family = family or "ethernet"
+        model, radix = f"generic-{k}-port", k
+    else:
+        model_id = switch or default_switch(family or "ethernet", rate)
+        if model_id not in SWITCH_MODELS:
+            _fail("switch", f"unknown switch model {model_id!r} (choose from {', '.join(SWITCH_MODELS)})")
+        m = SWITCH_MODELS[model_id]
+        if family is not None and family != m.tech:
+            _fail("switch", f"{model_id} is {m.tech} but nic_link_tech {nic_link_tech} is {family}")
+        family = m.tech
+        mode = m.mode_for(rate)
+        if mode is None:
+            modes = ", ".join(f"{p} × {g:g}G" for p, g in m.modes())
+            _fail("switch", f"{model_id} has no {rate:g} Gb/s port mode for the NICs (modes: {modes})")
+        model, radix = model_id, mode[0]
+    port_tech = SWITCH_PORT_TECH.get((family, rate))
+    if port_tech is None:
+        _fail("switch", f"no catalog {family} tech for a {rate:g} Gb/s port")
+    if uplink_tech is not None and _tech(uplink_tech, "uplink_tech").raw_gbps != rate:
+        _fail("uplink_tech", f"{uplink_tech} runs at {TECHS[uplink_tech].raw_gbps:g} Gb/s but the switch "
+                             f"ports run at {rate:g} Gb/s")
+    return SwitchSpec(model, radix, rate, uplink_tech or port_tech), nic_link_tech or port_tech
 
 
 def _check_size(spec: dict, hosts: int) -> None:
@@ -211,117 +297,187 @@ def _add_hosts(out: _Doc, spec: dict, hosts: int, hpr: int) -> None:
         doc["links"] += frag["links"]
 
 
-def _spines(out: _Doc, count: int) -> list[str]:
-    return [out.switch(f"spine{s}", "spine") for s in range(count)]
+# ============================================================================ upper tiers
+def _upper_tiers(out: _Doc, a: _Args, pods: list[list[LeafPorts]], *, plane: int | None = None,
+                 names=("spine", "core")) -> dict:
+    """Spines (and cores) above leaves grouped in pods: two tiers when they fit, else three."""
+    leaves = [leaf for pod in pods for leaf in pod]
+    extra = {} if plane is None else {"plane": plane}
+    if len(leaves) == 1 and not a.spines and a.tiers != 3:
+        return {"spines": [], "cores": [], "pods": 0}
+    if a.spines == 0:
+        _fail("spines", f"{len(leaves)} leaves need at least one spine")
+    three = a.tiers == 3 or (a.tiers is None and len(leaves) > a.sw.radix and a.spines is None)
+    if not three:
+        return {"spines": wire_two_tier(out, leaves, a.sw, spines=a.spines, prefix=names[0], extra=extra),
+                "cores": [], "pods": 0}
+    if a.tiers is None:
+        out.notes.append(f"{len(leaves)} leaves{_plane(plane)} exceed the {a.sw.radix} ports of a "
+                         f"{a.sw.model} spine: built three tiers ({len(pods)} pods + super-spines)")
+    return wire_three_tier(out, pods, a.sw, spines=a.spines, names=names, extra=extra)
 
 
-def _default_spines(down_gbps: float, oversub: float, up_gbps: float) -> int:
-    return max(1, min(_MAX_DEFAULT_SPINES, math.ceil(down_gbps / oversub / up_gbps - 1e-9)))
+def _plane(plane):
+    return "" if plane is None else f" of plane {plane}"
 
 
-def _uplinks(out: _Doc, lower: str, uppers: list[str], down_gbps: float, oversub: float, up_tech: str) -> None:
-    """Uplinks of one switch: total down_gbps / oversub, split evenly over ``uppers``."""
-    per_link = down_gbps / oversub / len(uppers)
-    bundle = max(1, math.ceil(per_link / TECHS[up_tech].effective_gbps - 1e-9))
-    for upper in uppers:
-        out.link(lower, upper, up_tech, per_link, bundle)
+def _chunks(items: list, size: int) -> list[list]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _two_tier_spines(out, leaves_down: list[float], spines, oversub, up_tech) -> list[str]:
-    if spines is None:
-        if len(leaves_down) <= 1:
-            return []
-        spines = _default_spines(max(leaves_down), oversub, TECHS[up_tech].effective_gbps)
-    if isinstance(spines, bool) or not isinstance(spines, int) or spines < 0:
-        _fail("spines", f"must be an integer ≥ 0, got {spines!r}")
-    if spines == 0 and len(leaves_down) > 1:
-        _fail("spines", "several leaves need at least one spine")
-    return _spines(out, spines)
+def _leaf_capacity(a: _Args, path: str) -> int:
+    down = max_down_ports(a.sw.radix, a.oversub)
+    if down < 1:
+        _fail(path, f"a {a.sw.radix}-port {a.sw.model} cannot hold a host port and its uplinks at "
+                    f"oversubscription {a.oversub:g}")
+    return down
 
 
-def _rail_optimized(out, hosts, nic_locals, rails, lpr, spines, nic_tech, up_tech, oversub, storage) -> dict:
-    if lpr > hosts:
-        _fail("leaves_per_rail", f"{lpr} leaves per rail for only {hosts} hosts")
-    leaf_ids = [[out.switch(f"leaf{r * lpr + j}", "leaf", rail=r, index=j) for j in range(lpr)]
-                for r in range(rails)]
-    nic_gbps = TECHS[nic_tech].effective_gbps
-    down = [[0.0] * lpr for _ in range(rails)]
-    for h in range(hosts):
-        j = h * lpr // hosts
-        prefix = f"h{h}/"
-        for i, local in enumerate(nic_locals):
-            r = i % rails
-            out.link(prefix + local, leaf_ids[r][j], nic_tech)
-            down[r][j] += nic_gbps
-    flat_leaves = [leaf for row in leaf_ids for leaf in row]
-    flat_down = [d for row in down for d in row]
-    spine_ids = _two_tier_spines(out, flat_down, spines, oversub, up_tech)
-    if spine_ids:
-        for leaf, d in zip(flat_leaves, flat_down):
-            _uplinks(out, leaf, spine_ids, d, 1.0 * oversub, up_tech)
-    _storage(out, storage, spine_ids, flat_leaves[0], nic_tech, up_tech)
-    return {"rails": rails, "leaves_per_rail": lpr, "spines": len(spine_ids)}
+def _note_rounding(out: _Doc, leaves: list[LeafPorts], oversub: float) -> None:
+    compute = [leaf for leaf in leaves if not leaf.storage]
+    if not compute:
+        return
+    full = max(compute, key=lambda leaf: leaf.down)
+    actual = full.down / full.up
+    if abs(actual - oversub) > 1e-9:
+        out.notes.append(f"oversubscription {oversub:g} asked; whole ports give {full.down}:{full.up} "
+                         f"= {actual:.3g} on a full leaf")
 
 
-def _leaf_spine(out, hosts, nic_locals, hpr, spines, nic_tech, up_tech, oversub, storage) -> dict:
-    nic_gbps = TECHS[nic_tech].effective_gbps
-    racks = (hosts + hpr - 1) // hpr
-    tors = [out.switch(f"tor{r}", "tor", group=f"rack{r}", rack=r) for r in range(racks)]
-    down = [0.0] * racks
-    for h in range(hosts):
-        r = h // hpr
-        for local in nic_locals:
-            out.link(f"h{h}/{local}", tors[r], nic_tech)
-            down[r] += nic_gbps
-    spine_ids = _two_tier_spines(out, down, spines, oversub, up_tech)
-    if spine_ids:
-        for tor, d in zip(tors, down):
-            _uplinks(out, tor, spine_ids, d, oversub, up_tech)
-    _storage(out, storage, spine_ids, tors[0], nic_tech, up_tech)
-    return {"racks": racks, "spines": len(spine_ids)}
+# ============================================================================ rail-optimized
+def _rail_leaves(out: _Doc, a: _Args, rails: int, lpr: int | None) -> tuple[int, list[list[str]], list]:
+    per_rail = [sum(1 for i in range(len(a.nic_locals)) if i % rails == r) for r in range(rails)]
+    cap = _leaf_capacity(a, "leaves_per_rail")
+    if cap < max(per_rail):
+        _fail("switch", f"one host has {max(per_rail)} NICs on a rail but a leaf holds {cap} host ports")
+    hosts_per_leaf = cap // max(per_rail)
+    if lpr is None:
+        lpr = math.ceil(a.hosts / hosts_per_leaf)
+        if lpr > 1:
+            out.notes.append(f"{lpr} leaves per rail: a {a.sw.model} leaf holds {hosts_per_leaf} hosts "
+                             f"per rail at oversubscription {a.oversub:g}")
+    elif lpr > a.hosts:
+        _fail("leaves_per_rail", f"{lpr} leaves per rail for only {a.hosts} hosts")
+    elif math.ceil(a.hosts / lpr) > hosts_per_leaf:
+        _fail("leaves_per_rail", f"{lpr} leaves per rail put {math.ceil(a.hosts / lpr)} hosts on a leaf; "
+                                 f"a {a.sw.model} leaf holds {hosts_per_leaf} at oversubscription "
+                                 f"{a.oversub:g} (use ≥ {math.ceil(a.hosts / hosts_per_leaf)})")
+    ids = [[out.switch(f"leaf{r * lpr + j}", "leaf", rail=r, index=j, **a.sw.attrs("leaf"))
+            for j in range(lpr)] for r in range(rails)]
+    return lpr, ids, per_rail
 
 
-def _storage(out: _Doc, storage: int, spine_ids: list[str], only_leaf: str, nic_tech: str, up_tech: str) -> None:
-    """Storage servers on their own leaves, uplinked without oversubscription (one-leaf fabric: on it)."""
-    nic_gbps = TECHS[nic_tech].effective_gbps
-    for j in range(math.ceil(storage / _STORAGE_PER_LEAF) if spine_ids else 0):
-        out.switch(f"sleaf{j}", "leaf", storage=True)
-    for i in range(storage):
-        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": nic_gbps}})
-        out.link(f"storage{i}", f"sleaf{i // _STORAGE_PER_LEAF}" if spine_ids else only_leaf, nic_tech)
-    if spine_ids:
-        for j in range(math.ceil(storage / _STORAGE_PER_LEAF)):
-            count = min(_STORAGE_PER_LEAF, storage - j * _STORAGE_PER_LEAF)
-            _uplinks(out, f"sleaf{j}", spine_ids, count * nic_gbps, 1.0, up_tech)
+def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int) -> dict:
+    if rails % planes:
+        _fail("planes", f"{planes} planes do not split {rails} rails evenly")
+    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr)
+    down = [[0] * lpr for _ in range(rails)]
+    for h in range(a.hosts):
+        j = h * lpr // a.hosts
+        for i, local in enumerate(a.nic_locals):
+            out.link(f"h{h}/{local}", leaf_ids[i % rails][j], a.nic_tech)
+            down[i % rails][j] += 1
+    single = rails * lpr == 1 and a.spines is None and a.tiers is None
+    storage_leaves = _storage_leaves(out, a, leaf_ids[0][0] if single else None)
+    leaves = [[LeafPorts(leaf_ids[r][j], down[r][j], a.oversub) for j in range(lpr)] for r in range(rails)]
+    got = [_rail_plane(out, a, leaves, p, planes, storage_leaves if p == 0 else []) for p in range(planes)]
+    spines, cores = sum(len(g["spines"]) for g in got), sum(len(g["cores"]) for g in got)
+    return {"rails": rails, "leaves_per_rail": lpr, "planes": planes, "spines": spines, "cores": cores,
+            "pods": sum(g["pods"] for g in got), "tiers": 3 if cores else (2 if spines else 1)}
 
 
-def _fat_tree(out, hosts, nic_locals, k, nic_tech, up_tech, oversub, storage) -> dict:
-    ports = hosts * len(nic_locals) + storage
-    if k is None:
-        k = 2
-        while k ** 3 // 4 < ports:
-            k += 2
-    if k ** 3 // 4 < ports:
-        _fail("k", f"a k={k} fat-tree has {k ** 3 // 4} host ports; {ports} are needed")
-    half = k // 2
-    edges = [out.switch(f"edge{n}", "leaf", pod=n // half) for n in range(k * half)]
-    aggs = [out.switch(f"agg{n}", "spine", pod=n // half) for n in range(k * half)]
-    cores = [out.switch(f"core{n}", "core") for n in range(half * half)]
-    endpoints = [f"h{h}/{local}" for h in range(hosts) for local in nic_locals]
-    for i in range(storage):
-        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage",
-                                 "attrs": {"port_gbps": TECHS[nic_tech].effective_gbps}})
+def _rail_plane(out: _Doc, a: _Args, leaves: list[list[LeafPorts]], p: int, planes: int,
+                storage_leaves: list[LeafPorts]) -> dict:
+    """Upper tiers of plane ``p``: its rails' leaves in pods of whole host blocks (all its rails)."""
+    per_plane = len(leaves) // planes
+    rows = leaves[p * per_plane:(p + 1) * per_plane]
+    blocks = [[row[j] for row in rows] for j in range(len(rows[0]))]
+    pod_blocks = max(1, (a.sw.radix // 2) // per_plane)
+    pods = [sum(chunk, []) for chunk in _chunks(blocks, pod_blocks)] + _storage_pods(storage_leaves, a.sw.radix)
+    if p == 0:
+        _note_rounding(out, [leaf for pod in pods for leaf in pod], a.oversub)
+    got = _upper_tiers(out, a, pods, plane=p if planes > 1 else None)
+    if not got["spines"]:
+        where = f"plane {p}" if planes > 1 else "the fabric"
+        out.notes.append(f"{where}: one leaf holds all "
+                         f"{pods[0][0].down} host ports ({a.sw.radix}-port {a.sw.model}), so no spine is "
+                         f"needed (pass spines=N to add some)")
+    return got
+
+
+# ============================================================================ leaf-spine
+def _leaf_spine(out: _Doc, a: _Args, hpr: int) -> dict:
+    racks = (a.hosts + hpr - 1) // hpr
+    tors = [out.switch(f"tor{r}", "tor", group=f"rack{r}", rack=r, **a.sw.attrs("leaf")) for r in range(racks)]
+    down = [0] * racks
+    for h in range(a.hosts):
+        for local in a.nic_locals:
+            out.link(f"h{h}/{local}", tors[h // hpr], a.nic_tech)
+            down[h // hpr] += 1
+    single = racks == 1 and a.spines is None and a.tiers is None
+    cap = a.sw.radix if single else _leaf_capacity(a, "hosts_per_rack")
+    if max(down) + (a.storage if single else 0) > cap:
+        _fail("hosts_per_rack", f"a rack of {hpr} hosts has {max(down)} NIC ports; a {a.sw.model} ToR "
+                                f"holds {cap} with its uplinks at oversubscription {a.oversub:g}")
+    storage_leaves = _storage_leaves(out, a, tors[0] if single else None)
+    leaves = [LeafPorts(t, d, a.oversub) for t, d in zip(tors, down)]
+    pods = _chunks(leaves, a.sw.radix // 2) + _storage_pods(storage_leaves, a.sw.radix)
+    if not single:
+        _note_rounding(out, leaves, a.oversub)
+    got = _upper_tiers(out, a, pods)
+    if single:
+        out.notes.append(f"one rack: its ToR holds all {down[0]} host ports ({a.sw.radix}-port "
+                         f"{a.sw.model}), so no spine is needed (pass spines=N to add some)")
+    return {"racks": racks, "spines": len(got["spines"]), "cores": len(got["cores"]), "pods": got["pods"],
+            "tiers": 3 if got["cores"] else (2 if got["spines"] else 1)}
+
+
+# ============================================================================ storage
+def _storage_leaves(out: _Doc, a: _Args, only_leaf: str | None) -> list[LeafPorts]:
+    """Storage servers, one port each, on their own leaves (a one-leaf fabric: on that leaf)."""
+    gbps = TECHS[a.nic_tech].effective_gbps
+    per_leaf = min(_STORAGE_PER_LEAF, a.sw.radix // 2)
+    if only_leaf is not None and out.ports_used.get(only_leaf, 0) + a.storage > a.sw.radix:
+        _fail("storage", f"{only_leaf} has {out.ports_used.get(only_leaf, 0)} host ports; {a.storage} storage "
+                         f"ports more exceed its {a.sw.radix} (pass spines=N for storage leaves)")
+    leaves = []
+    for i in range(a.storage):
+        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": gbps}})
+        if only_leaf is None and i % per_leaf == 0:
+            leaves.append(LeafPorts(out.switch(f"sleaf{i // per_leaf}", "leaf", storage=True,
+                                               **a.sw.attrs("leaf")), 0, 1.0, storage=True))
+        out.link(f"storage{i}", only_leaf or leaves[-1].id, a.nic_tech)
+        if only_leaf is None:
+            leaves[-1].down += 1
+    return leaves
+
+
+def _storage_pods(leaves: list[LeafPorts], radix: int) -> list[list[LeafPorts]]:
+    return _chunks(leaves, radix // 2) if leaves else []
+
+
+# ============================================================================ fat-tree
+def _fat_tree(out: _Doc, a: _Args) -> dict:
+    """Three tiers always: edges take host NICs then storage ports in order, in pods of radix/2."""
+    if a.tiers == 2:
+        _fail("tiers", "a fat-tree has three tiers; use rail-optimized or leaf-spine for two")
+    endpoints = [f"h{h}/{local}" for h in range(a.hosts) for local in a.nic_locals]
+    gbps = TECHS[a.nic_tech].effective_gbps
+    for i in range(a.storage):
+        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": gbps}})
         endpoints.append(f"storage{i}")
-    for t, endpoint in enumerate(endpoints):
-        out.link(endpoint, edges[t // half], nic_tech)
-    speed = TECHS[nic_tech].effective_gbps
-    for n, edge in enumerate(edges):  # every edge to every agg of its pod
-        pod = n // half
-        _uplinks(out, edge, aggs[pod * half:(pod + 1) * half], half * speed, oversub, up_tech)
-    for n, agg in enumerate(aggs):  # agg j of a pod to cores j*half .. j*half+half-1
-        j = n % half
-        _uplinks(out, agg, cores[j * half:(j + 1) * half], half * speed / oversub, 1.0, up_tech)
-    return {"k": k, "pods": k, "cores": len(cores)}
+    per_edge = _leaf_capacity(a, "oversubscription")
+    half = a.sw.radix // 2
+    edges = []
+    for n, chunk in enumerate(_chunks(endpoints, per_edge)):
+        edge = out.switch(f"edge{n}", "leaf", pod=n // half, **a.sw.attrs("leaf"))
+        for endpoint in chunk:
+            out.link(endpoint, edge, a.nic_tech)
+        edges.append(LeafPorts(edge, len(chunk), a.oversub))
+    _note_rounding(out, edges, a.oversub)
+    got = wire_three_tier(out, _chunks(edges, half), a.sw, spines=a.spines, names=("agg", "core"))
+    return {"k": a.sw.radix, "pods": got["pods"], "spines": len(got["spines"]), "cores": len(got["cores"]),
+            "tiers": 3}
 
 
 def _link_gbps(link: dict) -> float:

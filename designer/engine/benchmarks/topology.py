@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["BENCHMARKS", "cluster_pipeline"]
+__all__ = ["BENCHMARKS", "cluster_pipeline", "fabric_32k"]
 
 
 def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
@@ -33,7 +33,27 @@ def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
             "normalize_compile_s": round(t4 - t2, 3), "total_s": round(t4 - t0, 3)}
 
 
+def fabric_32k(hosts: int = 4096) -> dict:
+    """Build + validate 4,096 DGX-H100 (32,768 GPUs), rail-optimized, eth-51t2 in 128 x 400G mode:
+    64 hosts per leaf at o = 1 → 64 leaves per rail, 512 leaves > 128 → three tiers (issue 16;
+    target ≤ 10 s)."""
+    from designer.engine.document import validate
+    from designer.engine.fabrics import build_cluster
+
+    t0 = time.perf_counter()
+    doc = build_cluster("dgx-h100", hosts, fabric="rail-optimized", switch="eth-51t2")
+    t1 = time.perf_counter()
+    problems = validate(doc)
+    t2 = time.perf_counter()
+    f = doc["fabric"]
+    return {"gpus": 8 * hosts, "hosts": hosts, "nodes": len(doc["nodes"]), "links": len(doc["links"]),
+            "leaves_per_rail": f["leaves_per_rail"], "tiers": f["tiers"], "pods": f["pods"],
+            "spines": f["spines"], "cores": f["cores"], "problems": len(problems),
+            "build_s": round(t1 - t0, 3), "validate_s": round(t2 - t1, 3), "total_s": round(t2 - t0, 3)}
+
+
 BENCHMARKS = {
     "rail_dgx_h100_1024gpu": lambda: cluster_pipeline(128),
     "rail_dgx_h100_16384gpu": lambda: cluster_pipeline(2048),
+    "fabric_32k": fabric_32k,
 }

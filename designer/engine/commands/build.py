@@ -5,6 +5,8 @@ Examples::
     python -m designer.engine build --template dgx-a100 -o host.json
     python -m designer.engine build --template dgx-h100 --hosts 128 --fabric rail-optimized \\
         --spines 16 --oversubscription 2 -o pod.json
+    python -m designer.engine build --template dgx-h100 --hosts 4096 --switch eth-51t2 \
+        --oversubscription 1 --planes 1 -o 32k.json          # three tiers follow from the radix
     python -m designer.engine build --template pcie-commodity --param gpus=4 --param nics=2
     python -m designer.engine build --template my-template.json --hosts 4   # a saved user template
 """
@@ -27,7 +29,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--fabric", choices=FABRICS, default="rail-optimized", help="fabric generator")
     parser.add_argument("--rails", type=int, help="rails (default: compute NICs per host)")
     parser.add_argument("--spines", type=int, help="spine switches (two-tier fabrics)")
-    parser.add_argument("--leaves-per-rail", type=int, default=1, help="leaves per rail (rail-optimized)")
+    parser.add_argument("--leaves-per-rail", type=int, help="leaves per rail (default: from the switch radix)")
+    parser.add_argument("--switch", help="catalog switch-model id (see: catalog --switches)")
+    parser.add_argument("--planes", type=int, default=1, help="independent spine planes (rail-optimized)")
+    parser.add_argument("--tiers", type=int, choices=(2, 3), help="force two or three switch tiers")
     parser.add_argument("--oversubscription", type=float, default=1.0, help="downlink/uplink ratio (≥ 1)")
     parser.add_argument("--k", type=int, help="fat-tree radix (even)")
     parser.add_argument("--hosts-per-rack", type=int, default=4, help="hosts per rack")
@@ -79,7 +84,8 @@ def run(args) -> int:
                             leaves_per_rail=args.leaves_per_rail, spines=args.spines,
                             nic_link_tech=args.nic_link_tech, uplink_tech=args.uplink_tech,
                             oversubscription=args.oversubscription, hosts_per_rack=args.hosts_per_rack,
-                            k=args.k, storage=args.storage, name=args.name, params=params)
+                            k=args.k, storage=args.storage, switch=args.switch, planes=args.planes,
+                            tiers=args.tiers, name=args.name, params=params)
     text = dump(normalize(doc))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

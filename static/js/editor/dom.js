@@ -185,7 +185,7 @@ export const domMethods = {
             h('option', { value: 'leaf-spine' }, 'Leaf/spine (ToR per rack)'),
             h('option', { value: 'fat-tree' }, '3-tier fat-tree (k)'))),
           h('label', {}, 'Rails', h('input', { type: 'number', name: 'rails', min: '1', max: '64', value: '8' })),
-          h('label', {}, 'Spines', h('input', { type: 'number', name: 'spines', min: '1', max: '512', value: '4' })),
+          h('label', {}, 'Spines', h('input', { type: 'number', name: 'spines', min: '1', max: '512', placeholder: 'derived from the switch radix' })),
           h('label', {}, 'Oversubscription', h('input', { type: 'number', name: 'oversubscription', min: '1', step: 'any', value: '1' })),
           h('label', {}, 'Host link speed', h('select', { name: 'nic_gbps' }, [100, 200, 400, 800].map((g) => h('option', { value: g, selected: g === 400 }, `${g} Gb/s`)))),
           h('label', {}, 'Uplink speed', h('select', { name: 'uplink_gbps' }, [100, 200, 400, 800].map((g) => h('option', { value: g, selected: g === 400 }, `${g} Gb/s`))))),
