@@ -167,11 +167,13 @@ def json_safe(value: Any) -> Any:
     """Plain-JSON copy of an engine result: numpy scalars/arrays unwrapped, NaN/inf -> None.
 
     PostgreSQL's jsonb rejects NaN and Infinity, and the JSON encoder rejects numpy types.
-    Tried first as one orjson encode + decode (C, ~10x faster than the Python walk on a
-    multi-megabyte result; orjson already writes NaN/inf as null, floats round-trip exactly and
-    key order is kept). Anything orjson would render differently from the walk — a non-string
-    key, an integer beyond 64 bits, a datetime, a dataclass or any other object the walk turns
-    into ``str(value)`` — makes it raise, and the walk below does the whole value instead.
+    Tried first as one orjson encode + decode (C, 3-4x faster than the Python walk on a
+    multi-megabyte result, docs/PERFORMANCE.md; orjson already writes NaN/inf as null, floats round-trip exactly and
+    key order is kept). What orjson would render differently from the walk — a non-string key,
+    an integer beyond 64 bits, a datetime, a dataclass, a set or any other object the walk turns
+    into ``str(value)`` — makes it raise, and the walk below does the whole value instead. (Two
+    exceptions, absent from engine results: orjson writes an ``enum.Enum`` as its value and a
+    ``uuid.UUID`` as its string, where the walk gives ``str(value)``.)
     """
     # The collector is paused: building a result's ~10^5-10^6 containers otherwise starts a
     # collection every 700 of them, which rescans the survivors (~2/3 of the time); JSON has no

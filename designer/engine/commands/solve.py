@@ -7,7 +7,7 @@ Input (a file, or ``-`` for stdin)::
 
 Each link id is one independent resource (a direction, if you model duplex links, is its own
 link). ``demand_gbps`` is optional (null or absent = no cap); ``bytes`` is required with
-``--timeline`` only. Output::
+``--timeline`` only. Output (standard output, or the file given with ``-o``)::
 
     {"rates_gbps": {"f1": 33.3}, "bottleneck": {"f1": "l1"}, "utilization": {"l1": 1.0}}
 
@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import json
 import math
-import sys
+import operator
+from itertools import chain, repeat
 
 import numpy as np
 
+from designer.engine.commands._scenario_io import gc_paused, loads, read_bytes, write
 from designer.engine.errors import InvalidWorkload, Problem
 
-__all__ = ["add_arguments", "run", "parse_problem"]
+__all__ = ["add_arguments", "run", "parse_problem", "answer"]
 
 
 def add_arguments(parser) -> None:
@@ -33,7 +35,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--timeline", action="store_true",
                         help="fluid mode: flows carry 'bytes'; re-solve at every completion and "
                              "print completion_s per flow")
-    parser.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    parser.add_argument("--indent", type=int, default=2,
+                        help="JSON indentation (default 2; 0 = compact)")
+    parser.add_argument("-o", "--output", help="write the answer here instead of standard output")
 
 
 def _is_number(value) -> bool:
@@ -42,8 +46,7 @@ def _is_number(value) -> bool:
 
 def _read(path: str) -> dict:
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-        doc = json.loads(text)
+        doc = loads(read_bytes(path))
     except json.JSONDecodeError as exc:
         raise InvalidWorkload(f"{path}: not valid JSON", [Problem("", f"not valid JSON: {exc}")]) from None
     except UnicodeDecodeError:
@@ -101,19 +104,116 @@ def _parse_flow(i, flow, index, timeline, problems) -> tuple[list[int], float, f
             float(size) if _is_number(size) else 0.0)
 
 
+_NONE = type(None)
+
+
+def _column(items: list, key: str) -> list:
+    # dict.get over the whole list at C speed; raises TypeError if an item is not an object.
+    return list(map(dict.get, items, repeat(key)))
+
+
+def _ids_ok(ids: list) -> bool:
+    return set(map(type, ids)) <= {str} and "" not in (unique := set(ids)) and len(unique) == len(ids)
+
+
+def _numbers(values: list, *, allow_none: bool):
+    """float64 array of JSON numbers >= 0 (None -> inf when allowed), or None if any value is not."""
+    types = set(map(type, values))
+    if not types <= ({int, float, _NONE} if allow_none else {int, float}):
+        return None
+    try:
+        arr = np.array(values, dtype=np.float64)  # None -> nan
+    except (OverflowError, ValueError, TypeError):
+        return None
+    none = (np.fromiter(map(operator.is_, values, repeat(None)), dtype=bool, count=len(values))
+            if _NONE in types else np.zeros(len(values), dtype=bool))
+    good = np.isfinite(arr) & (arr >= 0)
+    if not (good | none).all():
+        return None
+    arr[none] = np.inf
+    return arr
+
+
+def _sizes_if_any(values: list) -> np.ndarray:
+    # Without --timeline "bytes" is informative only: kept where it is a finite number, else 0.
+    types = set(map(type, values))
+    if types <= {_NONE}:  # the usual case: no flow gives bytes
+        return np.zeros(len(values))
+    if types <= {int, float, _NONE}:
+        try:
+            arr = np.array(values, dtype=np.float64)  # None -> nan
+        except OverflowError:  # an integer beyond float range
+            arr = None
+        if arr is not None:
+            arr[~np.isfinite(arr)] = 0.0
+            return arr
+    return np.array([float(v) if _is_number(v) else 0.0 for v in values], dtype=np.float64)
+
+
+def _paths_csr(paths: list, index: dict):
+    """(flow_ptr, flow_res) of the flows' link-id lists, or None if one is not a list of known ids."""
+    if not set(map(type, paths)) <= {list}:
+        return None
+    lens = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+    ptr = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    try:
+        res = np.fromiter(map(index.__getitem__, chain.from_iterable(paths)), dtype=np.int64,
+                          count=int(ptr[-1]))
+    except (KeyError, TypeError):  # unknown id, or an unhashable value in a path
+        return None
+    return ptr, res
+
+
+def _parse_bulk(doc: dict, timeline: bool):
+    """The solver arrays, checked column by column (no Python loop per flow), or None when any
+    check fails: the caller then re-parses one flow at a time to locate every problem."""
+    links, flows = doc.get("links"), doc.get("flows")
+    if type(links) is not list or type(flows) is not list:
+        return None
+    try:
+        link_ids, flow_ids = _column(links, "id"), _column(flows, "id")
+        caps = _numbers(_column(links, "capacity_gbps"), allow_none=False)
+        dem = _numbers(_column(flows, "demand_gbps"), allow_none=True)
+        size = (_numbers(_column(flows, "bytes"), allow_none=False) if timeline
+                else _sizes_if_any(_column(flows, "bytes")))
+    except TypeError:  # a link or a flow that is not an object
+        return None
+    if caps is None or dem is None or size is None or not (_ids_ok(link_ids) and _ids_ok(flow_ids)):
+        return None
+    csr = _paths_csr(_column(flows, "links"), {lid: k for k, lid in enumerate(link_ids)})
+    if csr is None or (np.isinf(dem) & (np.diff(csr[0]) == 0)).any():  # no link and no demand
+        return None
+    return link_ids, flow_ids, caps, csr[0], csr[1], dem, size
+
+
 def parse_problem(doc: dict, *, timeline: bool = False):
     """Turn the ``solve`` JSON document into solver arrays.
+
+    A valid document is checked and converted column by column (ids, capacities, demands, paths
+    mapped through one id -> index dict into CSR); only an invalid one is walked flow by flow to
+    locate its problems.
 
     Returns
     -------
     link_ids, flow_ids : list of str
     capacity_gbps, flow_ptr, flow_res, demand_gbps, bytes_ : ndarray
+        Capacities and demands in Gb/s (no demand: ``inf``), sizes in bytes (0 where a flow
+        gives none), CSR ``flow_ptr`` (n_flows + 1) / ``flow_res`` (int64 link indices).
 
     Raises
     ------
     InvalidWorkload
         With every located problem (``flows[3].links[1]: unknown link id 'l9'``).
     """
+    with gc_paused():
+        parsed = _parse_bulk(doc, timeline)
+        return parsed if parsed is not None else _parse_located(doc, timeline)
+
+
+def _parse_located(doc: dict, timeline: bool):
+    # One flow at a time, collecting every located problem; run only when the bulk checks of
+    # _parse_bulk found something wrong (or something they do not vouch for).
     problems: list[Problem] = []
     link_ids, caps = _parse_links(doc, problems)
     index = {lid: k for k, lid in enumerate(link_ids) if isinstance(lid, str)}
@@ -142,8 +242,30 @@ def parse_problem(doc: dict, *, timeline: bool = False):
             np.array(res, dtype=np.int64), np.array(dem, dtype=np.float64), np.array(size, dtype=np.float64))
 
 
-def _finite_or_none(value: float):
-    return float(value) if math.isfinite(value) else None
+def answer(link_ids, flow_ids, alloc, result=None) -> dict:
+    """The ``solve`` output document, built from whole arrays (``tolist`` + ``zip``).
+
+    Parameters
+    ----------
+    link_ids, flow_ids : list of str
+    alloc : Allocation
+        From :func:`designer.engine.solver.maxmin` (rates in Gb/s, bottleneck link index or -1).
+    result : TimelineResult, optional
+        From :func:`designer.engine.timeline.timeline`: adds ``completion_s`` (seconds, null when
+        the flow never finishes) and ``events_s``.
+    """
+    names = np.array([*link_ids, None], dtype=object)  # bottleneck -1 (demand-limited) -> None
+    out = {
+        "rates_gbps": dict(zip(flow_ids, alloc.rates_gbps.tolist())),
+        "bottleneck": dict(zip(flow_ids, names[alloc.bottleneck].tolist())),
+        "utilization": dict(zip(link_ids, alloc.utilization.tolist())),
+    }
+    if result is not None:
+        completion = result.completion_s.astype(object)
+        completion[~np.isfinite(result.completion_s)] = None
+        out["completion_s"] = dict(zip(flow_ids, completion.tolist()))
+        out["events_s"] = np.asarray(result.events_s, dtype=np.float64).tolist()
+    return out
 
 
 def run(args) -> int:
@@ -151,16 +273,12 @@ def run(args) -> int:
 
     doc = _read(args.file)
     link_ids, flow_ids, cap, ptr, res, dem, size = parse_problem(doc, timeline=args.timeline)
+    del doc  # ~1.4M Python objects: free them before the solver allocates its arrays
     alloc = maxmin(cap, ptr, res, dem)
-    out = {
-        "rates_gbps": {f: float(r) for f, r in zip(flow_ids, alloc.rates_gbps)},
-        "bottleneck": {f: (link_ids[b] if b >= 0 else None) for f, b in zip(flow_ids, alloc.bottleneck)},
-        "utilization": {lid: float(u) for lid, u in zip(link_ids, alloc.utilization)},
-    }
+    result = None
     if args.timeline:
         from designer.engine.timeline import timeline
         result = timeline(cap, ptr, res, size, dem)
-        out["completion_s"] = {f: _finite_or_none(c) for f, c in zip(flow_ids, result.completion_s)}
-        out["events_s"] = [float(t) for t in result.events_s]
-    print(json.dumps(out, indent=args.indent or None))
+    with gc_paused():
+        write(answer(link_ids, flow_ids, alloc, result), args.output, indent=args.indent)
     return 0
