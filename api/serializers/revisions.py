@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.fields import DocumentField
+from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
 
 __all__ = ["RevisionSerializer", "RevisionDetailSerializer", "RevisionCreateSerializer"]
 
@@ -24,8 +24,22 @@ class RevisionDetailSerializer(RevisionSerializer):
 
 
 class RevisionCreateSerializer(serializers.Serializer):
-    document = DocumentField()
+    """A new revision: the whole ``document``, or a ``patch`` against ``base_revision``'s."""
+
+    document = DocumentField(required=False, help_text="the whole new document; or send patch")
+    patch = JsonObjectField(
+        required=False,
+        help_text="instead of document: what changed since base_revision, by element id — "
+                  '{"nodes"|"links"|"groups": {"remove": [ids], "update": [whole items], '
+                  '"add": [items]}, other top-level field: new value (null deletes it)}; '
+                  "applied in that order, then validated and saved as a whole document "
+                  "(designer/engine/document_patch.py)")
     base_revision = serializers.IntegerField(
         min_value=0, help_text="the revision number you edited (0 when there is none yet); "
                                "a stale one is a 409 carrying the current number")
-    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    message = StrictCharField(required=False, allow_blank=True, default="", max_length=500)
+
+    def validate(self, attrs):
+        if ("document" in attrs) == ("patch" in attrs):
+            raise serializers.ValidationError({"document": ["give either document or patch"]})
+        return attrs

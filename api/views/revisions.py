@@ -44,7 +44,8 @@ class RevisionViewSet(ApiMixin, viewsets.GenericViewSet):
         self.check_object_permissions(request, topology)
         data = valid_data(s.RevisionCreateSerializer, request.data)
         revision = services.revision_save(topology=topology, user=request.user,
-                                          document=data["document"],
+                                          document=data.get("document"),
+                                          patch=data.get("patch"),
                                           base_revision=data["base_revision"],
                                           message=data["message"])
         return Response(s.RevisionDetailSerializer(revision).data,

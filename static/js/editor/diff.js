@@ -79,11 +79,6 @@ export function diffDocuments(base, current) {
   return patch;
 }
 
-/** True when the patch changes nothing. */
-export function isEmptyPatch(patch) {
-  return Object.keys(patch).every((k) => COLLECTIONS.includes(k) && !['add', 'remove', 'update'].some((op) => (patch[k][op] || []).length));
-}
-
 /** The document the server builds from `base` and `patch` (same order); `base` is untouched. */
 export function applyPatch(base, patch) {
   const doc = { ...base };

@@ -318,9 +318,11 @@ export const ioMethods = {
       if (d.returnValue !== 'ok') return;
       const params = {
         template: f.template.value, hosts: Number(f.hosts.value), fabric: f.fabric.value,
-        rails: Number(f.rails.value), spines: Number(f.spines.value), oversubscription: Number(f.oversubscription.value),
+        rails: Number(f.rails.value), oversubscription: Number(f.oversubscription.value),
         nic_gbps: Number(f.nic_gbps.value), uplink_gbps: Number(f.uplink_gbps.value), name: this.model.doc.name,
       };
+      // Blank spines: the generator derives the fewest that take every leaf's uplinks in whole ports.
+      if (f.spines.value) params.spines = Number(f.spines.value);
       this.generate(params, f.merge.value);
     };
     d.showModal();

@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from designer.engine.document_patch import apply_patch
+
 __all__ = ["MockState", "serve", "dgx_h100_host", "cluster_document", "catalog"]
 
 REPO = Path(__file__).resolve().parents[3]
@@ -214,7 +216,10 @@ def _handler(state: MockState):
                     return self._send(400, {"error": {"code": "invalid_topology", "message": "The topology is not valid.",
                                                       "details": state.invalid_details}})
                 state.revision = (state.revision or 0) + 1
-                state.document = body["document"]
+                # the editor sends a patch against the revision it loaded when that is smaller
+                # (issue 18); applied as the real API does
+                state.document = (apply_patch(state.document, body["patch"]) if "patch" in body
+                                  else body["document"])
                 return self._send(201, {"revision": state.revision, "message": body.get("message", "")})
             if url.path == "/api/v1/topologies/build-preview/":
                 return self._send(200, {"document": cluster_document(**body)})
