@@ -11,9 +11,10 @@ numbers (their drill-down figure is built here on a click: :mod:`designer.figure
 Modules
 -------
 ``style``        palette, device colours/shapes, tier labels, number formats; ``style_json()`` for the browser
-``base``         the figure dict shell (``figure``, ``empty_figure``, ``axis``)
+``base``         the figure dict shell (``figure``, ``empty_figure``, ``axis``); the page's JSON scripts
 ``model``        what figures read from a topology document and a result (hosts, loads, failures)
-``topology``     layout geometry, node-link traces, unified topology, host drill-down
+``hostlayout``   where a host's devices go: the PCIe tree, NICs on the fabric side (as the editor)
+``topology``     layout geometry, node-link traces (labels that fit), unified topology, host drill-down
 ``paths``        the flow index of the picker and the path view
 ``charts``       utilization by tier, bottlenecks, completion, flow rates, timeline, latency
 ``whatif``       completion before → after, what changed, failure ranking, NIC policies

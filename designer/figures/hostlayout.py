@@ -20,6 +20,7 @@ a GPU and its CPU.
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import pairwise
 
 from designer.figures.model import natural
 
@@ -133,35 +134,54 @@ def host_tree_layout(kinds: dict[str, str], links: list[tuple[str, str]],
     rows : int
         Rows used.
     """
+    adj = _adjacency(kinds, links)
+    sockets = {n for n, k in kinds.items() if k == "cpu" and (roles or {}).get(n) == "socket"}
+    roots, children, depth = _tree(kinds, adj, sockets)
+    col = _columns(roots, children, kinds)
+    _place_off_tree(kinds, adj, roots, col)
+    row = _rows(kinds, depth, sockets)
+    _spread_rows(col, row)
+    used = sorted(set(row.values()))
+    renumber = {r: i for i, r in enumerate(used)}
+    width = max(int(max(col.values(), default=0.0)) + 1, 1)
+    return {n: (col[n] + 0.5, renumber[row[n]]) for n in kinds}, width, len(used)
+
+
+def _adjacency(kinds: dict, links: list) -> dict[str, set]:
     adj: dict[str, set] = defaultdict(set)
     for a, b in links:
         if a in kinds and b in kinds and a != b:
             adj[a].add(b)
             adj[b].add(a)
-    sockets = {n for n, k in kinds.items() if k == "cpu" and (roles or {}).get(n) == "socket"}
-    roots, children, depth = _tree(kinds, adj, sockets)
-    col = _columns(roots, children, kinds)
+    return adj
+
+
+def _next_free(col: dict) -> float:
+    return float(max(col.values(), default=-1.0) + 1)
+
+
+def _place_off_tree(kinds: dict, adj: dict, roots: list, col: dict) -> None:
+    """Columns of what the tree walk left: childless CPUs (by the CPUs they link), memory (under its
+    CPU), NVSwitches (spread over the host's width)."""
     placed_cpus = {n for n in col if kinds[n] == "cpu"}
-    for n in (r for r in roots if r not in col):  # a CPU without PCIe children: by the CPUs it links
+    for n in (r for r in roots if r not in col):
         xs = [col[m] for m in adj[n] if m in placed_cpus]
-        col[n] = sum(xs) / len(xs) if xs else float(max(col.values(), default=-1.0) + 1)
-    for n in sorted((n for n, k in kinds.items() if k == "memory"), key=natural):  # under its socket
+        col[n] = sum(xs) / len(xs) if xs else _next_free(col)
+    for n in sorted((n for n, k in kinds.items() if k == "memory"), key=natural):
         xs = [col[m] for m in sorted(adj[n], key=natural) if kinds.get(m) == "cpu"]
-        col[n] = xs[0] if xs else float(max(col.values(), default=-1.0) + 1)
-    # Switch levels, deepest first (nearest the devices they serve).
-    levels = sorted({d for n, d in depth.items() if kinds[n] == "pcie_switch"}, reverse=True)
-    level_row = {d: i for i, d in enumerate(levels)}
-    row = {n: _row_key(k, level_row.get(depth.get(n), 0), len(levels) or 1, n in sockets)
-           for n, k in kinds.items()}
+        col[n] = xs[0] if xs else _next_free(col)
     width = max(int(max(col.values(), default=0.0)) + 1, 1)
     nvs = sorted((n for n, k in kinds.items() if k == "nvswitch"), key=natural)
-    for j, n in enumerate(nvs):  # not in the tree: spread over the host's width
+    for j, n in enumerate(nvs):
         col[n] = (j + 0.5) * width / len(nvs) - 0.5
-    _spread_rows(col, row)
-    used = sorted(set(row.values()))
-    renumber = {r: i for i, r in enumerate(used)}
-    width = max(width, int(max(col.values(), default=0.0)) + 1)
-    return {n: (col[n] + 0.5, renumber[row[n]]) for n in kinds}, width, len(used)
+
+
+def _rows(kinds: dict, depth: dict, sockets: set) -> dict[str, int]:
+    """Row of every node (before empty rows are dropped); PCIe switch levels deepest first."""
+    levels = sorted({d for n, d in depth.items() if kinds[n] == "pcie_switch"}, reverse=True)
+    level_row = {d: i for i, d in enumerate(levels)}
+    return {n: _row_key(k, level_row.get(depth.get(n), 0), len(levels) or 1, n in sockets)
+            for n, k in kinds.items()}
 
 
 def _spread_rows(col: dict, row: dict) -> None:
@@ -171,6 +191,5 @@ def _spread_rows(col: dict, row: dict) -> None:
         by_row[r].append(n)
     for ids in by_row.values():
         ids.sort(key=lambda n: (col[n], natural(n)))
-        for prev, n in zip(ids, ids[1:]):
-            if col[n] < col[prev] + 1:
-                col[n] = col[prev] + 1
+        for prev, n in pairwise(ids):
+            col[n] = max(col[n], col[prev] + 1)

@@ -132,17 +132,7 @@ def _node_traces(nodes: list[dict], labels: bool) -> list[dict]:
     traces = []
     for kind in sorted(by_kind, key=lambda k: _KIND_ORDER.index(k) if k in KIND_STYLE else 99):
         group = by_kind[kind]
-        names = [n.get("label", "") if labels else "" for n in group]
-        room = [round(gaps[n["id"]], 3) for n in group]
-        trace = {"type": "scatter", "mode": "markers+text" if any(names) else "markers", "name": kind_label(kind),
-                 "x": [n["x"] for n in group], "y": [n["y"] for n in group],
-                 "text": [t if label_fits(t, g, ppu) else "" for t, g in zip(names, room)],
-                 "textposition": "top center", "textfont": {"size": 9},
-                 "hovertext": [n["hover"] for n in group], "hoverinfo": "text",
-                 "customdata": [n["id"] for n in group], "marker": _node_marker(kind, group), "cliponaxis": False}
-        if any(names):
-            trace["meta"] = {"labels": names, "gaps": room}
-        traces.append(trace)
+        traces.append(_node_trace(kind, group, [round(gaps[n["id"]], 3) for n in group], ppu, labels))
         failed = [n for n in group if n.get("failed")]
         if failed:
             traces.append({"type": "scatter", "mode": "markers", "name": "failed", "showlegend": False,
@@ -150,6 +140,22 @@ def _node_traces(nodes: list[dict], labels: bool) -> list[dict]:
                            "marker": {"symbol": "x-thin-open", "size": 16,
                                       "line": {"width": 3, "color": FAILED_COLOR}}})
     return traces
+
+
+def _node_trace(kind: str, group: list[dict], room: list[float], ppu: float, labels: bool) -> dict:
+    """Markers of one kind; labels that fit ``room`` (data units) at ``ppu`` px per unit, the rest in ``meta``."""
+    names = [n.get("label", "") if labels else "" for n in group]
+    trace = {"type": "scatter", "mode": "markers+text" if any(names) else "markers", "name": kind_label(kind),
+             "x": [n["x"] for n in group], "y": [n["y"] for n in group],
+             "text": [t if label_fits(t, g, ppu) else "" for t, g in zip(names, room)],
+             "textposition": "top center", "textfont": {"size": 9},
+             "hovertext": [n["hover"] for n in group], "hoverinfo": "text",
+             "customdata": [n["id"] for n in group], "marker": _node_marker(kind, group), "cliponaxis": False}
+    if kind == "host":  # super-nodes as big as their row leaves room for (128 in a row: ~7 px, not a bar)
+        trace["marker"]["size"] = [round(min(16.0, max(5.0, 0.8 * g * ppu)), 1) for g in room]
+    if any(names):
+        trace["meta"] = {"labels": names, "gaps": room}
+    return trace
 
 
 # ================================================================================ layout geometry

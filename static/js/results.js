@@ -209,10 +209,17 @@ function downloadHtml(el) {
 }
 
 // ------------------------------------------------------------------ path picker and hop list
+/** The flow index of the picker: sent apart (#fs-path-index) and parsed only when first needed. */
+function pathIndex(FIGS) {
+  const meta = (FIGS.path || {}).fabricscope;
+  if (meta && !meta.path_index) meta.path_index = readJson('fs-path-index', null);
+  return meta ? meta.path_index : null;
+}
+
 function setupPicker(FIGS, STYLE) {
   const fig = FIGS.path, input = document.getElementById('fs-flow-search'), select = document.getElementById('fs-flow-select');
   if (!fig || !input || !select) return;
-  const ix = (fig.fabricscope || {}).path_index;
+  const ix = pathIndex(FIGS);
   const note = document.querySelector('[data-picker-note]');
   if (!ix || !ix.flows.length) {
     input.disabled = true; select.hidden = true;

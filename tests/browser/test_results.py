@@ -27,6 +27,7 @@ import pytest
 from django.shortcuts import render
 from django.urls import path
 
+from tests.browser.imagediff import assert_matches_reference
 from tests.scenarios import dgx_h100_scenario
 
 
@@ -373,56 +374,6 @@ def test_1024_gpu_result_renders_fast_and_expands_a_host(page, server, big):
 
 
 # ---------------------------------------------------------------------------------- reference images
-REFERENCE = Path(__file__).resolve().parent / "reference"
-UPDATE_REFERENCES = os.environ.get("FABRICSCOPE_UPDATE_REFERENCES") == "1"
-# Tolerance: anti-aliasing and font hinting move a few pixels between runs; a layout or colour
-# regression moves thousands. Mean absolute difference over RGB (0-255) and share of pixels off
-# by more than 48 in any channel.
-MAX_MEAN_DIFF, MAX_CHANGED_SHARE = 3.0, 0.02
-
-IMAGE_DIFF = """async ([a, b]) => {
-    const load = (src) => new Promise((ok, bad) => { const i = new Image(); i.onload = () => ok(i);
-        i.onerror = () => bad(new Error('not a PNG')); i.src = 'data:image/png;base64,' + src; });
-    const [ia, ib] = await Promise.all([load(a), load(b)]);
-    if (ia.width !== ib.width || ia.height !== ib.height) return {size: [ia.width, ia.height, ib.width, ib.height]};
-    const px = (img) => { const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
-        const g = c.getContext('2d'); g.drawImage(img, 0, 0); return g.getImageData(0, 0, img.width, img.height).data; };
-    const pa = px(ia), pb = px(ib);
-    let sum = 0, changed = 0;
-    for (let k = 0; k < pa.length; k += 4) {
-        const d = Math.max(Math.abs(pa[k] - pb[k]), Math.abs(pa[k + 1] - pb[k + 1]), Math.abs(pa[k + 2] - pb[k + 2]));
-        sum += (Math.abs(pa[k] - pb[k]) + Math.abs(pa[k + 1] - pb[k + 1]) + Math.abs(pa[k + 2] - pb[k + 2])) / 3;
-        if (d > 48) changed += 1;
-    }
-    const n = pa.length / 4;
-    return {mean: sum / n, changed: changed / n};
-}"""
-
-
-def assert_matches_reference(browser, png: bytes, name: str) -> dict:
-    """Compare a screenshot with tests/browser/reference/<name>.png (decoded by Chromium: no imaging
-    library needed); FABRICSCOPE_UPDATE_REFERENCES=1 rewrites the reference instead."""
-    import base64
-
-    ref = REFERENCE / f"{name}.png"
-    if UPDATE_REFERENCES or not ref.exists():
-        REFERENCE.mkdir(parents=True, exist_ok=True)
-        ref.write_bytes(png)
-        if not UPDATE_REFERENCES:
-            pytest.fail(f"no reference image {ref} yet: written now, look at it and commit it")
-        return {"mean": 0.0, "changed": 0.0}
-    pg = browser.new_page()
-    try:
-        diff = pg.evaluate(IMAGE_DIFF, [base64.b64encode(png).decode(), base64.b64encode(ref.read_bytes()).decode()])
-    finally:
-        pg.close()
-    (SHOTS / f"results-{name}-actual.png").write_bytes(png)
-    assert "size" not in diff, f"{name}: size {diff['size'][:2]} != reference {diff['size'][2:]}"
-    assert diff["mean"] <= MAX_MEAN_DIFF and diff["changed"] <= MAX_CHANGED_SHARE, (
-        f"{name} differs from {ref}: {diff} (see {SHOTS}/results-{name}-actual.png)")
-    return diff
-
-
 def test_result_topology_matches_reference_image(browser, server, data):
     """The 2-host result topology (expanded, light) looks like tests/browser/reference/: PCIe-tree hosts,
     NICs on the fabric side, labels that fit. A changed drawing fails here; look, then update."""
@@ -434,4 +385,5 @@ def test_result_topology_matches_reference_image(browser, server, data):
     errors = pg.errors
     pg.context.close()
     assert not errors, errors
-    print(f"\nresult topology vs reference: {assert_matches_reference(browser, png, 'result-topology-small')}")
+    diff = assert_matches_reference(browser, png, "result-topology-small", SHOTS)
+    print(f"\nresult topology vs reference: {diff}")

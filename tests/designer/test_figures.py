@@ -265,6 +265,14 @@ def test_policy_comparison_grouped_bars():
     assert [t["name"] for t in fig["data"]] == list(cmp_["policies"])
     cases, patterns = fig["data"][0]["x"]
     assert set(cases) == {"baseline", "with failures"} and set(patterns) == {"ar", "load"}
+    # Bar labels: the time only, shrunk to the bar or hidden rather than overlapping; lost flows in the hover.
+    assert fig["layout"]["uniformtext"] == {"minsize": 8, "mode": "hide"}
+    rows = fig["fabricscope"]["table"]["rows"]
+    for trace in fig["data"]:
+        assert trace["constraintext"] == "both" and "%{customdata}" in trace["hovertemplate"]
+        mine = [r for r in rows if r[0] == trace["name"]]
+        assert trace["text"] == [F.fmt_time(r[3]) for r in mine]
+        assert trace["customdata"] == [f"<br>{r[4]:,} flows lost" if r[4] else "" for r in mine]
 
 
 def test_compare_two_results(small, failed):

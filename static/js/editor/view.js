@@ -26,7 +26,7 @@ export const KIND_STYLE = { // fallback shape, width, height (shape and colour c
 // The kind vocabulary of designer/figures/style.py style_json() (one palette and one set of shapes
 // for the editor and every result view); editor.html prints it as #fs-style.
 const CSS_KIND = { gpu: '--fs-gpu', cpu: '--fs-cpu', memory: '--fs-memory', pcie_switch: '--fs-pcie',
-  nvswitch: '--fs-nvswitch', nic: '--fs-nic', nvme: '--fs-nvme', storage: '--fs-storage' };
+  nvswitch: '--fs-nvswitch', nic: '--fs-nic', nvme: '--fs-nvme', storage: '--fs-storage', switch: '--fs-switch-leaf' };
 
 export function sharedKinds(doc = (typeof document !== 'undefined' ? document : null)) {
   const el = doc && doc.getElementById('fs-style');
