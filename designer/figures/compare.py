@@ -47,6 +47,19 @@ def _completion(pats: dict, p: str) -> tuple:
     return t, (num(v.get("surviving_completion_s")) if broken else t), broken
 
 
+def _completion_bar(name: str, ids: list, cells: list, colors, extra: dict | None = None) -> dict:
+    """One side's bars: drawn at each pattern's (surviving) time, hatched where it does not complete."""
+    return {"type": "bar", "name": name, "x": ids, "y": _ms([c[1] for c in cells]),
+            "marker": {"color": colors, "pattern": {"shape": ["/" if c[2] else "" for c in cells]}},
+            "hovertemplate": f"{name} · %{{x}}: %{{y:.4g}} ms<extra></extra>", **(extra or {})}
+
+
+def _bar_color(x, y, broken_b: bool) -> str:
+    if broken_b or _worse(x, y):
+        return "#d7263d"
+    return "#54A24B" if _better(x, y) else "#F58518"
+
+
 def _compare_completion(a: dict, b: dict) -> dict:
     pa = (a.get("summary") or {}).get("patterns") or {}
     pb = (b.get("summary") or {}).get("patterns") or {}
@@ -56,20 +69,13 @@ def _compare_completion(a: dict, b: dict) -> dict:
         return empty_figure("compare_completion", title, "Neither result has a traffic pattern.")
     ca, cb = [_completion(pa, p) for p in ids], [_completion(pb, p) for p in ids]
     ta, tb = [c[0] for c in ca], [c[0] for c in cb]
-    delta = [delta_text(x, y, broken_a=x_[2], broken_b=y_[2], present_a=p in pa, present_b=p in pb)
-             for p, x, y, x_, y_ in zip(ids, ta, tb, ca, cb)]
-    colors = ["#d7263d" if y_[2] or _worse(x, y) else "#54A24B" if _better(x, y) else "#F58518"
-              for x, y, y_ in zip(ta, tb, cb)]
-    data = [{"type": "bar", "name": "A", "x": ids, "y": _ms([c[1] for c in ca]), "marker": {
-                "color": "#4C78A8", "pattern": {"shape": ["/" if c[2] else "" for c in ca]}},
-             "hovertemplate": "A · %{x}: %{y:.4g} ms<extra></extra>"},
-            {"type": "bar", "name": "B", "x": ids, "y": _ms([c[1] for c in cb]), "text": delta,
-             "textposition": "outside", "cliponaxis": False,
-             "marker": {"color": colors, "pattern": {"shape": ["/" if c[2] else "" for c in cb]}},
-             "hovertemplate": "B · %{x}: %{y:.4g} ms<extra></extra>"}]
+    delta = [delta_text(x[0], y[0], broken_a=x[2], broken_b=y[2], present_a=p in pa, present_b=p in pb)
+             for p, x, y in zip(ids, ca, cb)]
+    colors = [_bar_color(x[0], y[0], y[2]) for x, y in zip(ca, cb)]
+    data = [_completion_bar("A", ids, ca, "#4C78A8"),
+            _completion_bar("B", ids, cb, colors, {"text": delta, "textposition": "outside", "cliponaxis": False})]
     drawn = [v for v in _ms([c[1] for c in ca + cb]) if v is not None]
-    top = max(drawn, default=1) or 1
-    layout = {"barmode": "group", "yaxis": axis("completion time (ms)", range=[0, top * 1.22]),
+    layout = {"barmode": "group", "yaxis": axis("completion time (ms)", range=[0, (max(drawn, default=1) or 1) * 1.22]),
               "xaxis": axis("pattern"), "legend": dict(_SIDE_LEGEND)}
     return figure("compare_completion", title, data, layout, table={
         "columns": ["pattern", "a_completion_s", "b_completion_s", "change"],

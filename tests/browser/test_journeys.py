@@ -130,7 +130,9 @@ def test_generate_cluster_scenario_run_to_result(app_page, live_server, user, si
     # Where the result page is installed the job page moves there by itself.
     if page.locator("#job-result").is_visible() or page.url != job_url:
         page.wait_for_url(re.compile(r"/result/"), timeout=15_000)
-        page.wait_for_load_state("networkidle")
+        # On a condition, not the network: every figure is drawn (results.js sets the flag).
+        page.wait_for_function("document.documentElement.getAttribute('data-figures-ready') === '1'",
+                               timeout=30_000)
         shot(page, "journey-13-result")
         assert "Simulation result" in page.locator("h1").inner_text()
     assert not page.js_errors, page.js_errors

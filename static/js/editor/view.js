@@ -30,7 +30,7 @@ const CSS_KIND = { gpu: '--fs-gpu', cpu: '--fs-cpu', memory: '--fs-memory', pcie
 
 export function sharedKinds(doc = (typeof document !== 'undefined' ? document : null)) {
   const el = doc && doc.getElementById('fs-style');
-  try { return (el && JSON.parse(el.textContent).kinds) || {}; } catch (e) { return {}; }
+  try { return (el && JSON.parse(el.textContent).kinds) || {}; } catch { return {}; }
 }
 const ROLE_COLOR = { tor: '--fs-switch-tor', leaf: '--fs-switch-leaf', spine: '--fs-switch-spine', core: '--fs-switch-core' };
 const LARGE = 1500; // visible elements above which cheap rendering kicks in
