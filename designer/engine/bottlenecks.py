@@ -32,16 +32,21 @@ _LISTED = 20
 
 
 
-def _job_time(done: dict, completion: np.ndarray, members: dict) -> float | None:
-    """Slowest completing pattern's completion under ``completion`` (the flows of each pattern
-    that completes in the base allocation)."""
-    times = [float(np.max(completion[members[pid]])) if len(members[pid]) else 0.0
-             for pid, c in done.items() if c.complete]
+def _job_time(done: dict, completion: np.ndarray, members: dict, time_model: dict) -> float | None:
+    """Slowest completing pattern's completion under per-flow data times ``completion`` (the
+    flows of each pattern that completes in the base allocation), with each pattern's latency
+    and efficiency (``time_model``, as :mod:`designer.engine.completion` applies them)."""
+    def pattern_time(pid):
+        lat, eff = time_model.get(pid, (0.0, 1.0))
+        return lat + float(np.max(completion[members[pid]])) / eff if len(members[pid]) else 0.0
+
+    times = [pattern_time(pid) for pid, c in done.items() if c.complete]
     return max(times) if times else None
 
 
 def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callable[[np.ndarray], np.ndarray] | None,
-                     capacity: np.ndarray, routed_members: dict, entries: int) -> dict:
+                     capacity: np.ndarray, routed_members: dict, entries: int,
+                     time_model: dict | None = None) -> dict:
     """Bottlenecks ranked by what relieving them would buy.
 
     Parameters
@@ -75,10 +80,11 @@ def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callab
     for pid, r in per_pattern.items():
         limits.setdefault(r, []).append(pid)
     candidates = list(dict.fromkeys(list(limits) + by_count[:_EXTRA_CANDIDATES]))
-    job0 = _job_time(done, solved.flow_completion_s, routed_members)
+    time_model = time_model or {}
+    job0 = _job_time(done, solved.flow_completion_s, routed_members, time_model)
     can_resolve = resolve is not None and job0 is not None and job0 > 0 and entries <= _MAX_ENTRIES
     relief = [_relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0,
-                            resolve if can_resolve else None) for r in candidates]
+                            resolve if can_resolve else None, time_model) for r in candidates]
     relief.sort(key=lambda e: (-(e["gain_s"] or 0.0), -len(e["limits"]), -e["flows_limited"]))
     critical = _critical(topo, tiers, util, done, per_pattern, relief)
     if critical is not None and critical.get("id"):
@@ -107,14 +113,15 @@ def _limits(solved, done: dict) -> tuple[dict, np.ndarray, list[int]]:
     return per_pattern, counts, by_count
 
 
-def _relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0, resolve) -> dict:
+def _relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0, resolve,
+                  time_model) -> dict:
     """One candidate's relief: job time gained (s) with its capacity × :data:`RELIEF_FACTOR`."""
     entry = {"_r": r, "id": topo.resource_id(r), "tier": tiers[r], "utilization": _finite(util[r]),
              "flows_limited": int(counts[r]), "limits": limits.get(r, []), "gain_s": None, "gain_fraction": None}
     if resolve is not None:
         cap = capacity.copy()
         cap[r] *= RELIEF_FACTOR
-        job1 = _job_time(done, resolve(cap), routed_members)
+        job1 = _job_time(done, resolve(cap), routed_members, time_model)
         gain = max(0.0, job0 - job1) if job1 is not None else 0.0
         entry.update({"gain_s": gain, "gain_fraction": gain / job0})
     return entry

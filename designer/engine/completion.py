@@ -26,7 +26,7 @@ import numpy as np
 
 from designer.engine.numbers import json_float as _finite
 
-__all__ = ["PatternCompletion", "pattern_completions", "job_completion", "headline", "lost_phrase"]
+__all__ = ["PatternCompletion", "pattern_completions", "pattern_time_model", "job_completion", "headline", "lost_phrase"]
 
 # A reason names at most this many flows (counts always cover them all).
 _NAMED_FLOWS = 3
@@ -108,6 +108,12 @@ def pattern_completions(flows, routes, completion_s: np.ndarray, members: list[n
                                      int(len(stalled)), float(flows.bytes[mine].sum()), slowest, surviving,
                                      throughput, _reason(flows, routes, mine, lost, stalled))
     return out
+
+
+def pattern_time_model(flows) -> dict[str, tuple[float, float]]:
+    """Pattern id → (latency s, efficiency): completion = latency + data_time / efficiency."""
+    latency, efficiency = _time_model(flows)
+    return {pid: (float(latency[k]), float(efficiency[k])) for k, pid in enumerate(flows.pattern_ids)}
 
 
 def _time_model(flows) -> tuple[np.ndarray, np.ndarray]:

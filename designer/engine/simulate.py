@@ -43,7 +43,8 @@ import numpy as np
 from designer.engine import solver
 from designer.engine.bottlenecks import rank_bottlenecks
 from designer.engine.collectives import collective_fields, fallback_fields
-from designer.engine.completion import PatternCompletion, headline, job_completion, pattern_completions
+from designer.engine.completion import (PatternCompletion, headline, job_completion, pattern_completions,
+                                        pattern_time_model)
 from designer.engine.diff import Frame, Outcome, compare, echo_failures
 from designer.engine.failures import failed_resources, resolve_failures
 from designer.engine.routing import Routes, route, routing_context
@@ -433,7 +434,8 @@ def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.nd
         alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight)
         return _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck, alloc.flow_level)[2]
 
-    ranked = rank_bottlenecks(topo, solved, tiers, done, resolve, prep.capacity_gbps, routed, len(routes.flow_res))
+    ranked = rank_bottlenecks(topo, solved, tiers, done, resolve, prep.capacity_gbps, routed, len(routes.flow_res),
+                              pattern_time_model(flows))
     critical = ranked["critical"]
     if critical is not None:
         critical["flow"] = flows.flow_id(critical.pop("flow_index"))
