@@ -14,8 +14,9 @@ Names
   ``xgmi-zen4``, ``xgmi-zen5``; ``upi`` and ``xgmi`` are the Sapphire Rapids / Zen 4 figures.
 - Memory: ``ddr4``/``ddr5`` (one channel) and ``ddr4x{n}``/``ddr5x{n}``, n 1..16 channels.
 - Network: ``eth100 eth200 eth400 eth800``, ``ib-edr ib-hdr ib-ndr ib-xdr``; per NIC model, with a
-  measured effective rate: ``cx6-ib-hdr cx6-roce-200 cx7-ib-ndr cx7-roce-400 efa-100``
-  (:data:`NIC_MODELS`).
+  measured effective rate: ``cx6-ib-hdr cx6-roce-200 cx7-ib-ndr cx7-roce-400 efa-100``,
+  ``cx8-ib-xdr cx8-roce-800 bf3-ib-ndr bf3-roce-400 efa-200`` (:data:`NIC_MODELS`).
+- GPU fabric (AMD Infinity Fabric between GPUs, one x16 link): ``xgmi-mi300``, ``xgmi-mi325``.
 
 Measured, per direction
 -----------------------
@@ -48,7 +49,8 @@ class TechInfo:
     name : str
         Catalog name (``pcie4x16``).
     family : str
-        ``pcie``, ``nvlink``, ``inter_socket``, ``memory``, ``ethernet`` or ``infiniband``.
+        ``pcie``, ``nvlink``, ``xgmi`` (AMD GPU⇄GPU Infinity Fabric), ``inter_socket``, ``memory``,
+        ``ethernet`` or ``infiniband``.
     generation : str
         ``"4"`` for PCIe Gen4, ``"spr"`` for Sapphire Rapids UPI, ``"ndr"`` …
     width : int
@@ -95,6 +97,13 @@ _PCIE_WIDTHS = (1, 2, 4, 8, 16)
 _NVLINK_LINK_GBYTES = {3: (25.0, 20.0), 4: (25.0, 20.6), 5: (50.0, 40.1)}
 # NVLink/NVSwitch hop latency is a few hundred ns end to end; ~100 ns per link (NVIDIA GTC talks).
 _NVLINK_LATENCY_NS = 100.0
+# NVLink-C2C, Grace CPU <-> Blackwell GPU inside a GB200 superchip: 900 GB/s bidirectional =
+# 450 GB/s per direction (https://www.nvidia.com/en-us/data-center/gb200-nvl72/ ; NVIDIA
+# Grace Blackwell superchip brief). NCCL's topo.h has no planning figure for it, so the
+# effective rate is the raw one (no overhead fraction is invented here).
+_NVLINK_C2C_GBYTES = 450.0
+_NVLINK_C2C_SOURCE = ("NVIDIA GB200 NVL72 page: NVLink-C2C 900 GB/s bidirectional per Grace-GPU "
+                      "(https://www.nvidia.com/en-us/data-center/gb200-nvl72/); effective = raw")
 
 # ---------------------------------------------------------------------------- inter-socket
 # Effective GB/s: NCCL topo.h (SKL_QPI_BW 10, SRP_QPI_BW 22, ERP_QPI_BW 40, AMD Zen3/4 24, Zen5 32
@@ -136,6 +145,23 @@ _NETWORK = {
 }
 _NETWORK_LATENCY_NS = 100.0
 
+# ---------------------------------------------------------------------------- GPU fabrics (AMD)
+# Infinity Fabric / xGMI links *between GPUs* (family ``xgmi``; the socket-to-socket xGMI above is
+# ``inter_socket``). One link joins each pair of GPUs of an 8-GPU MI300X platform (a full mesh of
+# 7 links per GPU, no switch). Raw 64 GB/s per direction per link ("128 GB/s bidirectional"), usable
+# ~48 GB/s after CRC and protocol overhead: AMD ROCm blog "Understanding RCCL Bandwidth and xGMI
+# Performance on AMD Instinct MI300X" (https://rocm.blogs.amd.com/software-tools-optimization/
+# mi300x-rccl-xgmi/README.html); RCCL models the same 48 GB/s (ROCm/rccl src/graph/topo.h,
+# GFX94X_XGMI_WIDTH 48.0). MI325X keeps the MI300X links (same 8-OAM platform, 896 GB/s of peer
+# links per GPU = 7 x 128 GB/s: AMD Instinct MI325X platform data sheet), GFX94X in RCCL as well.
+# Latency: one direct hop, charged like an NVLink hop (~100 ns).
+_GPU_FABRIC = {
+    "xgmi-mi300": ("mi300", 64.0, 48.0),
+    "xgmi-mi325": ("mi325", 64.0, 48.0),
+}
+_GPU_FABRIC_SOURCE = ("AMD ROCm blog 'Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct "
+                      "MI300X' (64 GB/s raw, ~48 GB/s usable per link); ROCm/rccl topo.h GFX94X_XGMI_WIDTH 48")
+
 
 def _build_techs() -> dict[str, TechInfo]:
     techs: dict[str, TechInfo] = {}
@@ -170,6 +196,12 @@ def _build_techs() -> dict[str, TechInfo]:
     for name, (family, gen, gbps) in _NETWORK.items():
         techs[name] = TechInfo(name, family, gen, 1, gbps, gbps, _NETWORK_LATENCY_NS,
                                "IEEE 802.3 / IBTA port speeds")
+    for name, (gen, raw, eff) in _GPU_FABRIC.items():
+        techs[name] = TechInfo(name, "xgmi", gen, 1, raw * GBPS_PER_GBYTE, eff * GBPS_PER_GBYTE,
+                               _NVLINK_LATENCY_NS, _GPU_FABRIC_SOURCE)
+    c2c = _NVLINK_C2C_GBYTES * GBPS_PER_GBYTE
+    techs["nvlink-c2c"] = TechInfo("nvlink-c2c", "nvlink", "c2c", 1, c2c, c2c, _NVLINK_LATENCY_NS,
+                                   _NVLINK_C2C_SOURCE)
     return techs
 
 
@@ -210,6 +242,26 @@ NIC_MODELS = {
     "EFA": {"port_gbps": 100.0, "host": "pcie4x8", "effective_gbps": 100.0,
             "source": "AWS p4d (4 x 100 Gb/s EFA) and p5 (32 x 100 Gb/s EFA) instance pages; no per-NIC "
                       "NCCL figure found, so effective = port speed"},
+    # Issue 21 (800G and current NICs). ConnectX-8 SuperNIC: one 800 Gb/s port (XDR InfiniBand or
+    # 800GbE), PCIe Gen6 x16 host interface with an integrated PCIe Gen6 switch (48 lanes).
+    "ConnectX-8": {"port_gbps": 800.0, "host": "pcie6x16", "effective_gbps": 800.0,
+                   "source": "NVIDIA ConnectX-8 SuperNIC product page (800 Gb/s, PCIe Gen6 x16, integrated "
+                             "PCIe Gen6 switch: https://www.nvidia.com/en-us/networking/products/ethernet/"
+                             "supernic/connectx-8/); no published per-NIC NCCL/perftest figure found, so "
+                             "effective = port speed"},
+    # BlueField-3 DPU: its network controller is a ConnectX-7 (pci.ids 15b3:a2dc "BlueField-3
+    # integrated ConnectX-7 network controller"; DOCA docs: BlueField-3 network interfaces are
+    # ConnectX-7 compatible), so it carries the ConnectX-7 measured rates; 400 Gb/s per card.
+    "BlueField-3": {"port_gbps": 400.0, "host": "pcie5x16", "effective_gbps": 388.0,
+                    "roce_effective_gbps": 392.0,
+                    "source": "DGX B200 user guide (2 x dual-port BlueField-3, up to 400 Gb/s: https://docs."
+                              "nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html); rates of its "
+                              "ConnectX-7 core: NVIDIA/nccl-tests#267, NVIDIA/nccl#2409"},
+    # EFA v3 (p5en): 16 devices x 200 Gb/s = 3,200 Gb/s per instance.
+    "EFAv3": {"port_gbps": 200.0, "host": "pcie5x8", "effective_gbps": 200.0,
+              "source": "AWS P5 instance page (p5en.48xlarge: 3,200 Gbps EFAv3, https://aws.amazon.com/ec2/"
+                        "instance-types/p5/); 16 EFA devices (meta-pytorch/torchx#995 p5en devices "
+                        "EFA_DEVICE 16); no per-NIC NCCL figure found, so effective = port speed"},
 }
 
 # Link techs of a NIC port by model (raw = port speed, effective = the measured figure above).
@@ -219,6 +271,11 @@ _NIC_MODEL_TECHS = {
     "cx7-ib-ndr": ("infiniband", "ndr", "ConnectX-7", "effective_gbps"),
     "cx7-roce-400": ("ethernet", "400g", "ConnectX-7", "roce_effective_gbps"),
     "efa-100": ("ethernet", "100g", "EFA", "effective_gbps"),
+    "cx8-ib-xdr": ("infiniband", "xdr", "ConnectX-8", "effective_gbps"),
+    "cx8-roce-800": ("ethernet", "800g", "ConnectX-8", "effective_gbps"),
+    "bf3-ib-ndr": ("infiniband", "ndr", "BlueField-3", "effective_gbps"),
+    "bf3-roce-400": ("ethernet", "400g", "BlueField-3", "roce_effective_gbps"),
+    "efa-200": ("ethernet", "200g", "EFAv3", "effective_gbps"),
 }
 
 
@@ -260,7 +317,8 @@ def gpu_direction_capacities(tech: str, gpu_end: str) -> dict:
 # Node kinds with what they model. ``default_capacity_gbps`` is None where a node is not a
 # resource by default; templates set a capacity where one matters (e.g. a root complex).
 NODE_KINDS: dict[str, dict] = {
-    "gpu": {"description": "GPU (endpoint; forwards only as an explicit PXN relay)",
+    "gpu": {"description": "GPU (endpoint; forwards only as an explicit PXN relay). GPUs join NVSwitches, "
+                           "or each other directly: NVLink, or AMD Infinity Fabric (xgmi-* techs, no switch)",
             "default_capacity_gbps": None},
     "cpu": {"description": "CPU socket or one of its PCIe root complexes / host bridges "
                            "(attrs.socket; attrs.role socket|root_complex)",
@@ -280,6 +338,8 @@ NODE_KINDS: dict[str, dict] = {
 GROUP_KINDS: dict[str, str] = {
     "host": "one server", "rack": "a rack of servers", "pod": "a pod / scalable unit",
     "row": "a row of racks", "cluster": "a whole cluster", "plane": "a network plane or rail",
+    "nvlink_domain": "GPUs of several hosts (trays) sharing one NVLink switch fabric (GB200 NVL72)",
+    "nvlink_switch_tray": "an NVLink-switch tray: the NVSwitch chips of a rack-scale NVLink domain",
     "other": "anything else",
 }
 
@@ -430,7 +490,8 @@ SWITCH_MODELS: dict[str, SwitchModel] = {m.id: m for m in (
     SwitchModel("eth-51t2", "51.2 Tb/s Ethernet, 64 x 800G", "ethernet", 64, 800.0,
                 ((128, 400.0), (256, 200.0), (512, 100.0)), 1100.0,
                 "https://www.nvidia.com/en-us/networking/ethernet-switching/spectrum-sn5000/" + _UNVERIFIED,
-                "Broadcom Tomahawk 5 / NVIDIA Spectrum-4 (SN5600) class"),
+                "Broadcom Tomahawk 5 / NVIDIA Spectrum-4 (SN5600, the switch of the Spectrum-X800 "
+                "platform: 64 x 800G) class"),
     # Broadcom Tomahawk 4 / NVIDIA Spectrum-3 SN4700 class: 25.6 Tb/s, 64 x 400G in 2U (or 32 x 800G)
     SwitchModel("eth-25t6", "25.6 Tb/s Ethernet, 64 x 400G", "ethernet", 64, 400.0,
                 ((128, 200.0), (256, 100.0)), 650.0,

@@ -27,7 +27,9 @@ Selectors
 ``group``, ``ids``, ``role`` (switch role), ``rail``, ``every``; ``{"kind": "link", ...}`` takes
 ``group`` (both ends inside the group), ``tech`` (catalog name, or a prefix ending in ``*`` like
 ``"pcie5*"``), ``tier`` (``leaf-spine``, ``nic-leaf``, ``pcie``, ``nvlink``, … as in results),
-``node`` (links touching that node), ``ids``, ``every``.
+``node`` (links touching that node), ``touching`` (links with at least one end in that group,
+e.g. ``{"kind": "link", "touching": "h0/tray3", "tech": "nvlink5*"}``: one NVL72 tray's NVLinks),
+``ids``, ``every``.
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ __all__ = ["MODES", "resolve_failure", "normalize_failures", "resolve_failures",
 
 MODES = ("down", "degrade")
 _NODE_SELECTOR_KEYS = {"kind", "group", "ids", "role", "rail", "every"}
-_LINK_SELECTOR_KEYS = {"kind", "group", "tech", "tier", "node", "ids", "every"}
+_LINK_SELECTOR_KEYS = {"kind", "group", "tech", "tier", "node", "touching", "ids", "every"}
 
 
 # ======================================================================================== targets
@@ -135,6 +137,11 @@ def _link_selector(topo: Topology, sel: dict, where: str) -> np.ndarray:
             if node is None:
                 raise _bad(f"{where}.node", f'unknown node "{sel["node"]}"')
             mask &= (topo.link_a == node) | (topo.link_b == node)
+        if "touching" in sel:   # links with an end in the group: a GB200 tray's NVLinks to the switch trays
+            if not isinstance(sel["touching"], str) or sel["touching"] not in topo.groups:
+                raise _bad(f"{where}.touching", f'unknown group "{sel["touching"]}"')
+            inside = topo.in_group_mask(sel["touching"])
+            mask &= inside[topo.link_a] | inside[topo.link_b]
         chosen = np.flatnonzero(mask).astype(np.int64)
     return _every(sel, chosen, where)
 

@@ -13,6 +13,13 @@ Classes, from closest to farthest:
 - ``PXN``  a routed path relaying through a GPU (NVLink to a peer GPU, then its NIC);
 - ``NET``  different hosts / through a fabric switch.
 
+NVLink domains (a group of kind ``nvlink_domain``: the 18 trays of a GB200 NVL72) join GPUs of
+several hosts over NVLink: two GPUs of one domain are ``NV#`` (``NV18`` on an NVL72) whether or
+not they share a tray, and a routed NVLink-only path between them is ``NVL``, not ``NET``. A
+GPU reached through NVLink-C2C (Grace⇄Blackwell) is not on PCIe, so ``nvidia-smi`` shows it
+``SYS`` to every NIC of its tray (GB200 tray output in sgl-project/sglang#11208); the PCIe-side
+classes here say the same.
+
 How ``cpu`` nodes model root complexes is explained in ``templates.py``. :func:`classify` looks
 at the device pair the way ``nvidia-smi`` does (NVLink first for GPU pairs, else the PCIe/CPU
 path that never forwards through an endpoint); :func:`classify_path` classifies a path that
@@ -29,7 +36,10 @@ from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
 from designer.engine.topology import Topology
 
-__all__ = ["CLASSES", "LEGEND", "classify", "classify_path", "classify_grouped", "topo_matrix", "nvlink_count"]
+__all__ = ["CLASSES", "LEGEND", "classify", "classify_path", "classify_grouped", "topo_matrix", "nvlink_count",
+           "node_domains", "DOMAIN_KIND"]
+
+DOMAIN_KIND = "nvlink_domain"
 
 CLASSES = ("X", "NV#", "NVL", "PIX", "PXB", "PHB", "NODE", "SYS", "PXN", "NET")
 
@@ -91,6 +101,9 @@ def classify_path(topo: Topology, path: list[int]) -> str:
     if any(kinds[n] == "gpu" for n in nodes[1:-1]):
         return "PXN"
     hosts = topo.node_host
+    nvlink_only = all(_is_nvlink_hop(kinds, u, v) for u, v in zip(nodes, nodes[1:]))
+    if nvlink_only and _same_domain(topo, nodes[0], nodes[-1]):
+        return "NVL"   # across trays of one NVLink domain (GB200 NVL72): NVLink, not the network
     if hosts[nodes[0]] is None or hosts[nodes[0]] != hosts[nodes[-1]] or any(
             kinds[n] == "switch" for n in nodes):
         return "NET"
@@ -225,18 +238,67 @@ def classify(topo: Topology, a, b) -> str:
     if a == b:
         return "X"
     host = topo.node_host[a]
+    gpus = topo.node_kind[a] == "gpu" and topo.node_kind[b] == "gpu"
+    if gpus and _same_domain(topo, a, b):
+        count = nvlink_count(topo, a, b)
+        if count:
+            return f"NV{count}"
     if host is None or host != topo.node_host[b]:
         return "NET"
-    if topo.node_kind[a] == "gpu" and topo.node_kind[b] == "gpu":
+    if gpus:
         count = nvlink_count(topo, a, b)
         if count:
             return f"NV{count}"
     path = _pcie_path(topo, a, b)
-    return "-" if path is None else _pcie_class(topo, path)
+    if path is None:
+        return "-"
+    return "SYS" if _through_c2c(topo, path) else _pcie_class(topo, path)
+
+
+def _through_c2c(topo: Topology, path: list[int]) -> bool:
+    """Whether a PCIe-side path enters or leaves through an NVLink-C2C link (a Grace-attached
+    GPU: ``nvidia-smi`` shows it SYS to the tray's NICs, sgl-project/sglang#11208)."""
+    for u, v in zip(path, path[1:]):
+        for peer, link in topo.adjacency[u]:
+            if peer == v and (topo.link_tech[link] or "") == "nvlink-c2c":
+                return True
+    return False
+
+
+def node_domains(topo: Topology) -> tuple[list[str], np.ndarray]:
+    """The ``nvlink_domain`` groups of ``topo`` and, per node, the index of the one holding it
+    (-1 outside every domain; a domain nested in another one wins). Cached on the topology."""
+    cached = topo.__dict__.get("_nvlink_domains")
+    if cached is None:
+        ids = [gid for gid, g in topo.groups.items() if g.get("kind") == DOMAIN_KIND]
+        index = np.full(topo.num_nodes, -1, dtype=np.int64)
+        for d in sorted(range(len(ids)), key=lambda d: _depth(topo, ids[d])):
+            index[topo.in_group_mask(ids[d])] = d
+        cached = topo.__dict__["_nvlink_domains"] = (ids, index)
+    return cached
+
+
+def _depth(topo: Topology, group: str) -> int:
+    depth, seen = 0, set()
+    while group is not None and group not in seen:
+        seen.add(group)
+        group = topo.groups.get(group, {}).get("parent")
+        depth += 1
+    return depth
+
+
+def _same_domain(topo: Topology, a: int, b: int) -> bool:
+    ids, domain = node_domains(topo)
+    if not ids:
+        return False
+    return bool(domain[a] >= 0 and domain[a] == domain[b])
 
 
 def topo_matrix(topo: Topology, host: str) -> dict:
-    """``nvidia-smi topo -m`` of one host: GPUs × (GPUs + NICs).
+    """``nvidia-smi topo -m`` of one host, or of a whole NVLink domain: GPUs × (GPUs + NICs).
+
+    ``host`` may name an ``nvlink_domain`` group (a GB200 NVL72 rack): its GPUs in domain order
+    (``attrs.domain_index``) against its GPUs and NICs, GPUs of other trays ``NV#``.
 
     Returns
     -------
@@ -245,11 +307,13 @@ def topo_matrix(topo: Topology, host: str) -> dict:
         list of class strings per row), ``ids`` (label -> node id), ``numa`` (socket per row, or
         None) and ``legend`` (class -> meaning, plus NIC label -> node id).
     """
-    if host not in topo.groups or topo.groups[host].get("kind") != "host":
+    kind = topo.groups.get(host, {}).get("kind")
+    if kind not in ("host", DOMAIN_KIND):
         raise InvalidTopology(f'no host "{host}"', [Problem("host", f'no host group "{host}"')])
-    members = topo.nodes_of_host(host)
+    members = topo.nodes_of_host(host) if kind == "host" else np.flatnonzero(topo.in_group_mask(host)).tolist()
+    order = "index" if kind == "host" else "domain_index"
     gpus = sorted((n for n in members if topo.node_kind[n] == "gpu"),
-                  key=lambda n: (topo.node_attrs[n].get("index", n), n))
+                  key=lambda n: (topo.node_attrs[n].get(order, topo.node_attrs[n].get("index", n)), n))
     nics = [n for n in members if topo.node_kind[n] == "nic"]
     labels = [f"GPU{i}" for i in range(len(gpus))] + [f"NIC{i}" for i in range(len(nics))]
     columns = gpus + nics

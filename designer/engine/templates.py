@@ -23,7 +23,9 @@ Modelling the CPU side (why it looks like this)
 - A root complex may carry ``capacity_gbps`` (peer-to-peer throughput through it); only the
   commodity template sets one, and only when asked (``root_complex_gbps``).
 
-Per template: see the builder docstrings (``_dgx_a100`` …). NIC ``attrs``: ``rail`` (compute
+Per template: see the builder docstrings (``_dgx_a100`` …). AMD platforms have no switch between
+GPUs: one direct ``gpu``–``gpu`` link per pair (catalog family ``xgmi``), which routing and path
+classes treat like a direct NVLink (``NV1``: one bonded link). NIC ``attrs``: ``rail`` (compute
 NICs, 0-based, = index among compute NICs), ``port_gbps``, ``role`` (``compute``/``storage``),
 ``socket``, ``model``; GPU ``attrs``: ``model``, ``index``, ``socket``; CPU ``attrs``: ``socket``.
 """
@@ -37,7 +39,7 @@ from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
 
 __all__ = ["TEMPLATES", "TEMPLATE_FORMAT", "MAX_TEMPLATE_COUNT", "SOCKET_FABRIC_GBPS", "build_host", "host_document",
-           "template_spec", "template_from_host", "compute_nics"]
+           "template_spec", "template_from_host", "compute_nics", "XGMI_TECH_BY_MODEL"]
 
 TEMPLATE_FORMAT = "fabricscope.host-template/1"
 # On-die fabric between a root complex and its socket: AMD quotes ~>1 TB/s Infinity Fabric
@@ -217,6 +219,192 @@ def _aws_p5(nvme: int = 8, gpu_model: str = "H100-SXM5-80GB") -> dict:
     return b.spec
 
 
+# ---------------------------------------------------------------------------- issue 21: current parts
+# Each builder's docstring names its sources (it is the template's ``details`` in the API and the
+# editor); the rates of the links themselves and their sources are in catalog.py.
+
+#: xGMI GPU-link tech of an AMD GPU model (catalog ``xgmi`` family); MI300X figures otherwise.
+XGMI_TECH_BY_MODEL = {"MI300X": "xgmi-mi300", "MI325X": "xgmi-mi325"}
+
+
+def _gpu_switches(b: _Spec, *, gpu_model: str, gpu_tech: str, uplink_tech: str, nic_model: str,
+                  nic_gbps: float, nic_tech: str, nics_per_gpu: int = 1, gpus: int = 8) -> None:
+    """One PCIe switch ``pcie{i}`` per GPU on its own root complex ``rc{i}`` (half the GPUs per
+    socket), holding GPU i and its compute NICs (rails ``nics_per_gpu * i + k``): GPU⇄own NIC is
+    PIX, the socket's other NICs NODE, the other socket's SYS."""
+    for i in range(gpus):
+        s = i // (gpus // 2)
+        b.switch_on_root_complex(i, s, uplink_tech)
+        b.gpu(i, gpu_model, s)
+        b.link(f"gpu{i}", f"pcie{i}", gpu_tech)
+        for k in range(nics_per_gpu):
+            n = nics_per_gpu * i + k
+            b.nic(n, rail=n, port_gbps=nic_gbps, socket=s, model=nic_model)
+            b.link(f"nic{n}", f"pcie{i}", nic_tech)
+
+
+def _storage_nics(b: _Spec, first: int, model: str, gbps: float, tech: str) -> None:
+    """One dual-port storage / in-band NIC per socket, on the socket's own root port."""
+    for s in range(2):
+        b.nic(first + s, rail=None, port_gbps=gbps, socket=s, model=model, role="storage", ports=2)
+        b.link(f"nic{first + s}", f"cpu{s}", tech)
+
+
+def _nvme_per_switch(b: _Spec, nvme: int, switches: int = 8) -> None:
+    for d in range(nvme):
+        b.node(f"nvme{d}", "nvme", None, socket=(d % switches) // (switches // 2))
+        b.link(f"nvme{d}", f"pcie{d % switches}", "pcie4x4")
+
+
+def _dgx_b200(nvme: int = 8, gpu_model: str = "B200") -> dict:
+    """DGX B200: 8 B200, 2 NVSwitch chips (9 + 9 NVLink 5 per GPU: NV18, 900 GB/s), 2 x Xeon 8570.
+
+    NVIDIA DGX B200 user guide: 8 x B200, 2 x Intel Xeon 8570 (PCIe Gen5, Emerald Rapids: UPI
+    ``upi-emr``), 2 x 5th-generation NVLink switches, 8 single-port ConnectX-7 (400 Gb/s IB) behind
+    4 OSFP cages, 2 dual-port BlueField-3 (storage / in-band, up to 400 Gb/s), 8 U.2 NVMe, 2 TB DDR5
+    in 32 DIMMs (8 channels per socket). The B200 has 18 NVLink 5 links (50 GB/s per direction
+    each); 18 x 8 = 144 GPU ports on two 72-port NVSwitch chips = 9 links per GPU per chip. PCIe as
+    on DGX H100 (same network-module design, BasePOD reference architecture): one Gen5 switch per
+    GPU with its NIC (PIX, as ``nvidia-smi topo -m`` of B200 systems shows). NVMe Gen4 x4 (the
+    guide does not state the generation). Sources: https://docs.nvidia.com/dgx/dgxb200-user-guide/
+    introduction-to-dgxb200.html; DGX BasePOD RA, https://docs.nvidia.com/dgx-basepod/
+    reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html.
+    """
+    b = _Spec("dgx-b200", "NVIDIA DGX B200")
+    b.sockets(2, "Intel Xeon Platinum 8570", "upi-emr", "ddr5x8")
+    _gpu_switches(b, gpu_model=gpu_model, gpu_tech="pcie5x16", uplink_tech="pcie5x16",
+                  nic_model="ConnectX-7", nic_gbps=400, nic_tech="pcie5x16")
+    _storage_nics(b, 8, "BlueField-3", 400, "pcie5x16")
+    _nvme_per_switch(b, nvme)
+    b.nvswitches([9, 9], 5, 8)
+    return b.spec
+
+
+def _hgx_b300(nvme: int = 8, gpu_model: str = "B300") -> dict:
+    """HGX B300: 8 B300, 2 NVSwitch chips (NV18, NVLink 5), 8 ConnectX-8 800G on the GPU board.
+
+    Unlike HGX B200, the eight ConnectX-8 SuperNICs sit on the GPU baseboard (DGX B300 user guide
+    photographs, read in https://vengineer.hatenablog.com/entry/2025/12/06/080000); each CX-8 has
+    an integrated 48-lane PCIe Gen6 switch (NVIDIA ConnectX-8 product page), modelled as
+    ``pcie{i}`` holding GPU i (Gen6 x16) and the NIC (Gen6 x16, 800 Gb/s, rail i); its uplink to the
+    host is Gen5 x16 (the host CPUs are PCIe Gen5). Host side assumed as DGX B200 (2 Xeon sockets,
+    EMR UPI figures; the CPU model is not taken from a source), 2 dual-port BlueField-3 storage
+    NICs (DGX B300: one BlueField-3 in each of slots 1 and 2).
+    """
+    b = _Spec("hgx-b300", "NVIDIA HGX B300 (ConnectX-8 800G on the GPU board)")
+    b.sockets(2, "Intel Xeon (HGX B300 host)", "upi-emr", "ddr5x8")
+    _gpu_switches(b, gpu_model=gpu_model, gpu_tech="pcie6x16", uplink_tech="pcie5x16",
+                  nic_model="ConnectX-8", nic_gbps=800, nic_tech="pcie6x16")
+    _storage_nics(b, 8, "BlueField-3", 400, "pcie5x16")
+    _nvme_per_switch(b, nvme)
+    b.nvswitches([9, 9], 5, 8)
+    return b.spec
+
+
+def _dgx_h200(nvme: int = 8, gpu_model: str = "H200-SXM5-141GB") -> dict:
+    """DGX H200: the DGX H100 system with H200 GPUs (141 GB HBM3e); same NVLink 4 / 4 NVSwitches.
+
+    BasePOD reference architecture: DGX H200 and H100 share 2 x Xeon 8480C, 4 NVSwitch chips,
+    8 single-port + 2 dual-port ConnectX-7 and the CPU tray; 1,128 GB of GPU memory for H200
+    (8 x 141 GB). Layout as ``dgx-h100``. Source: https://docs.nvidia.com/dgx-basepod/
+    reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html.
+    """
+    spec = _dgx_h100(nvme=nvme, gpu_model=gpu_model)
+    spec.update(name="dgx-h200", description="NVIDIA DGX H200")
+    return spec
+
+
+def _hgx_h200(nvme: int = 8, gpu_model: str = "H200-SXM5-141GB", nic_gbps: float = 400.0) -> dict:
+    """Generic 8 x H200 HGX server: 4 NVSwitches (NV18, NVLink 4), one NIC per GPU, 2 x Xeon (SPR).
+
+    The HGX H200 8-GPU board is the HGX H100 board with H200 GPUs (NVLink 4, 18 links, 4 NVSwitch
+    chips: 5+4+4+5); OEM hosts pair each GPU 1:1 with a 400G NIC behind a PCIe Gen5 switch
+    (GPU⇄own NIC PIX). No storage NICs (OEM-specific). ``nic_gbps`` sets the compute NIC speed.
+    """
+    b = _Spec("hgx-h200", "8 x H200 HGX server (generic)")
+    b.sockets(2, "Intel Xeon Platinum 8480+", "upi-spr", "ddr5x8")
+    _gpu_switches(b, gpu_model=gpu_model, gpu_tech="pcie5x16", uplink_tech="pcie5x16",
+                  nic_model="ConnectX-7" if nic_gbps == 400 else "RDMA NIC", nic_gbps=nic_gbps,
+                  nic_tech="pcie5x16")
+    _nvme_per_switch(b, nvme)
+    b.nvswitches([5, 4, 4, 5], 4, 8)
+    return b.spec
+
+
+def _aws_p5e(nvme: int = 8, gpu_model: str = "H200-SXM5-141GB") -> dict:
+    """AWS p5e.48xlarge: p5.48xlarge with H200 GPUs (32 x 100G EFA = 3,200 Gb/s, EPYC 7R13).
+
+    AWS P5 page: p5e.48xlarge has 8 H200 (141 GB), 3,200 Gbps of EFA networking, 2 x 3rd-gen AMD
+    EPYC, like p5; 32 EFA devices (meta-pytorch/torchx#1098: ``EFA_DEVICE: 32``). Layout as
+    ``aws-p5``. Source: https://aws.amazon.com/ec2/instance-types/p5/.
+    """
+    spec = _aws_p5(nvme=nvme, gpu_model=gpu_model)
+    spec.update(name="aws-p5e", description="AWS p5e.48xlarge")
+    return spec
+
+
+def _aws_p5en(nvme: int = 8, gpu_model: str = "H200-SXM5-141GB") -> dict:
+    """AWS p5en.48xlarge: 8 H200 + 4 NVSwitches, 2 x Sapphire Rapids, 16 x 200G EFAv3 (3.2 Tb/s).
+
+    AWS P5 page: p5en has Intel Sapphire Rapids CPUs with PCIe Gen5 between CPU and GPU and
+    3,200 Gbps of EFAv3; 16 EFA devices (meta-pytorch/torchx#995) = 200 Gb/s each, 2 per GPU.
+    One PCIe switch per GPU (root complex ``rc{i}``, Gen5 x16 uplink) holding GPU i and EFAs
+    2i, 2i+1 (Gen5 x8 assumed, as p5's Gen4 x8; rails 2i, 2i+1); one NVMe per switch.
+    """
+    b = _Spec("aws-p5en", "AWS p5en.48xlarge")
+    b.sockets(2, "Intel Xeon (Sapphire Rapids)", "upi-spr", "ddr5x8")
+    _gpu_switches(b, gpu_model=gpu_model, gpu_tech="pcie5x16", uplink_tech="pcie5x16",
+                  nic_model="EFAv3", nic_gbps=200, nic_tech="pcie5x8", nics_per_gpu=2)
+    _nvme_per_switch(b, nvme)
+    b.nvswitches([5, 4, 4, 5], 4, 8)
+    return b.spec
+
+
+def _xgmi_mesh(b: _Spec, gpus: int, tech: str) -> None:
+    """Infinity Fabric full mesh: one direct xGMI link between every pair of GPUs (no switch)."""
+    for i in range(gpus):
+        for j in range(i + 1, gpus):
+            b.link(f"gpu{i}", f"gpu{j}", tech)
+
+
+def _amd_platform(name: str, description: str, gpu_model: str, cpu_model: str, inter: str,
+                  nic_gbps: float, nvme: int) -> dict:
+    b = _Spec(name, description)
+    b.sockets(2, cpu_model, inter, "ddr5x12")
+    _gpu_switches(b, gpu_model=gpu_model, gpu_tech="pcie5x16", uplink_tech="pcie5x16",
+                  nic_model="RDMA NIC", nic_gbps=nic_gbps, nic_tech="pcie5x16")
+    _nvme_per_switch(b, nvme)
+    family = str(gpu_model).upper().split("-")[0]
+    _xgmi_mesh(b, 8, XGMI_TECH_BY_MODEL.get(family, "xgmi-mi300"))
+    return b.spec
+
+
+def _amd_mi300x(nvme: int = 8, gpu_model: str = "MI300X", nic_gbps: float = 400.0) -> dict:
+    """AMD Instinct MI300X platform: 8 MI300X in an xGMI full mesh (7 links per GPU), 2 x EPYC 9004.
+
+    Each GPU joins its seven peers by one Infinity Fabric link (64 GB/s per direction raw, ~48
+    usable: ``xgmi-mi300``) — no switch (AMD ROCm blog, https://rocm.blogs.amd.com/software-tools-
+    optimization/mi300x-rccl-xgmi/README.html); host interface PCIe Gen5 x16. As RCCL's own
+    8 x MI300X model (ROCm/rccl tools/topo_expl/models/topo_8p_940.xml): each GPU and one 400 Gb/s NIC
+    share a PCIe Gen5 switch, four GPUs per NUMA node of a two-socket host (EPYC 9004: Zen 4,
+    12 DDR5 channels per socket; one switch per I/O-die root complex). Matrix: GPU pairs NV1
+    (one direct link), GPU⇄own NIC PIX, same socket NODE, other socket SYS.
+    """
+    return _amd_platform("amd-mi300x", "AMD Instinct MI300X platform (8 x MI300X)", gpu_model,
+                         "AMD EPYC 9654 (Zen 4)", "xgmi-zen4", nic_gbps, nvme)
+
+
+def _amd_mi325x(nvme: int = 8, gpu_model: str = "MI325X", nic_gbps: float = 400.0) -> dict:
+    """AMD Instinct MI325X platform: the MI300X platform with MI325X (256 GB HBM3E), same xGMI mesh.
+
+    AMD MI325X platform: 8 OAMs on the same baseboard design, 896 GB/s of peer Infinity Fabric per
+    GPU (7 x 128 GB/s bidirectional: ``xgmi-mi325``); host as ``amd-mi300x`` with EPYC 9005
+    (Zen 5 inter-socket figures).
+    """
+    return _amd_platform("amd-mi325x", "AMD Instinct MI325X platform (8 x MI325X)", gpu_model,
+                         "AMD EPYC 9005 (Zen 5)", "xgmi-zen5", nic_gbps, nvme)
+
+
 def _pcie_commodity(gpus: int = 2, nics: int = 1, sockets: int = 1, nvme: int = 1,
                     gpu_model: str = "L40S", nic_gbps: float = 100, pcie_gen: int = 4,
                     root_complex_gbps: float | None = None) -> dict:
@@ -242,7 +430,10 @@ def _pcie_commodity(gpus: int = 2, nics: int = 1, sockets: int = 1, nvme: int = 
 
 
 _BUILDERS = {"dgx-a100": _dgx_a100, "dgx-h100": _dgx_h100, "aws-p4d": _aws_p4d,
-             "aws-p5": _aws_p5, "pcie-commodity": _pcie_commodity}
+             "aws-p5": _aws_p5, "pcie-commodity": _pcie_commodity,
+             "dgx-b200": _dgx_b200, "hgx-b300": _hgx_b300, "dgx-h200": _dgx_h200, "hgx-h200": _hgx_h200,
+             "aws-p5e": _aws_p5e, "aws-p5en": _aws_p5en, "amd-mi300x": _amd_mi300x,
+             "amd-mi325x": _amd_mi325x}
 
 _PARAM_HELP = {
     "nvme": "number of NVMe drives", "gpu_model": "GPU model string", "gpus": "number of GPUs",
@@ -250,6 +441,12 @@ _PARAM_HELP = {
     "nic_gbps": "NIC port speed, Gb/s", "pcie_gen": "PCIe generation of the slots (3-6)",
     "root_complex_gbps": "peer-to-peer limit through each socket's root complex, Gb/s (none)",
 }
+
+# Rack-scale systems (several hosts in one NVLink domain, GB200 NVL72): designer/engine/racks.py.
+from designer.engine.racks import RACK_BUILDERS, RACK_PARAM_HELP  # noqa: E402  (needs _Spec above)
+
+_BUILDERS.update(RACK_BUILDERS)
+_PARAM_HELP.update(RACK_PARAM_HELP)
 
 
 def _describe(name: str, fn) -> dict:
@@ -362,12 +559,16 @@ def _check_user_spec(spec: dict) -> None:
 
 def _instantiate(spec: dict, host_id: str, parent: str | None) -> dict:
     prefix = f"{host_id}/"
-    group = {"id": host_id, "kind": "host", "template": spec.get("name", "")}
+    # A rack-scale spec (racks.py) names its top group's kind and local sub-groups (trays).
+    group = {"id": host_id, "kind": spec.get("kind", "host"), "template": spec.get("name", "")}
     if parent is not None:
         group["parent"] = parent
+    groups = [group] + [{**{k: v for k, v in g.items() if k != "local"}, "id": prefix + str(g.get("local")),
+                         "parent": host_id} for g in spec.get("groups") or ()]
     nodes = []
     for n in spec["nodes"]:
-        node = {"id": prefix + str(n.get("local")), "kind": n.get("kind"), "group": host_id,
+        node = {"id": prefix + str(n.get("local")), "kind": n.get("kind"),
+                "group": prefix + str(n["group"]) if n.get("group") else host_id,
                 "attrs": dict(n.get("attrs") or {})}
         if n.get("capacity_gbps") is not None:
             node["capacity_gbps"] = n["capacity_gbps"]
@@ -380,7 +581,7 @@ def _instantiate(spec: dict, host_id: str, parent: str | None) -> dict:
             if l.get(key) is not None:
                 link[key] = l[key]
         links.append(link)
-    return {"groups": [group], "nodes": nodes, "links": links}
+    return {"groups": groups, "nodes": nodes, "links": links}
 
 
 def build_host(template: str | dict, host_id: str, *, parent: str | None = None, **params) -> dict:
@@ -389,8 +590,10 @@ def build_host(template: str | dict, host_id: str, *, parent: str | None = None,
     Parameters
     ----------
     template : str or dict
-        Built-in template name (``dgx-a100``, ``dgx-h100``, ``aws-p4d``, ``aws-p5``,
-        ``pcie-commodity``) or a user template spec (:func:`template_from_host`).
+        Built-in template name (``dgx-a100``, ``dgx-h100``, ``dgx-h200``, ``hgx-h200``,
+        ``dgx-b200``, ``hgx-b300``, ``aws-p4d``, ``aws-p5``, ``aws-p5e``, ``aws-p5en``,
+        ``amd-mi300x``, ``amd-mi325x``, ``pcie-commodity``) or a user template spec
+        (:func:`template_from_host`).
     host_id : str
         Id of the host group; node ids become ``<host_id>/<local>``.
     parent : str, optional

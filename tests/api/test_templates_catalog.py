@@ -12,6 +12,8 @@ def test_templates(api):
     body = api.get(f"{API}/templates/").json()
     names = {t["name"] for t in body["results"]}
     assert {"dgx-h100", "dgx-a100", "aws-p5", "pcie-commodity"} <= names
+    assert {"dgx-b200", "hgx-b300", "dgx-h200", "hgx-h200", "aws-p5e", "aws-p5en", "amd-mi300x",
+            "amd-mi325x"} <= names
     assert body["count"] == len(names)
     detail = api.get(f"{API}/templates/dgx-h100/").json()
     assert detail["name"] == "dgx-h100" and "nvme" in detail["params"]
@@ -34,3 +36,4 @@ def test_template_host_document(api):
 def test_catalog(api):
     body = api.get(f"{API}/catalog/").json()
     assert "pcie5x16" in body["techs"] and "gpu" in body["node_kinds"]
+    assert body["techs"]["xgmi-mi300"]["family"] == "xgmi" and "ConnectX-8" in body["nic_models"]

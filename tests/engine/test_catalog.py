@@ -72,6 +72,9 @@ def test_catalog_as_dict_is_json():
     ("cx6-ib-hdr", 200, 24 * 8, "infiniband"), ("cx6-roce-200", 200, 192, "ethernet"),
     ("cx7-ib-ndr", 400, 48.5 * 8, "infiniband"), ("cx7-roce-400", 400, 392, "ethernet"),
     ("efa-100", 100, 100, "ethernet"),
+    ("cx8-ib-xdr", 800, 800, "infiniband"), ("cx8-roce-800", 800, 800, "ethernet"),
+    ("bf3-ib-ndr", 400, 48.5 * 8, "infiniband"), ("bf3-roce-400", 400, 392, "ethernet"),
+    ("efa-200", 200, 200, "ethernet"),
 ])
 def test_nic_model_techs_carry_the_measured_rate(name, raw, effective, family):
     t = tech_info(name)
@@ -136,3 +139,32 @@ def test_catalog_as_dict_lists_measured_figures_and_nic_models():
         "value": 25.13, "source": PCIE_MEASURED_GBYTES["pcie4x16"]["h2d"][1]}
     assert data["measured"]["nvlink_gbytes"]["4"]["one_way"]["value"] == 380.0
     assert set(data["nic_models"]) == set(NIC_MODELS)
+
+
+# ---------------------------------------------------------------- issue 21: current parts
+
+
+def test_xgmi_gpu_links_are_their_own_family():
+    """MI300X xGMI: 64 GB/s raw per direction per link, ~48 usable (AMD), not inter-socket xGMI."""
+    for name in ("xgmi-mi300", "xgmi-mi325"):
+        t = tech_info(name)
+        assert (t.family, t.width, t.raw_gbps, t.effective_gbps) == ("xgmi", 1, 512.0, 384.0)
+        assert "rocm.blogs.amd.com" in t.source or "AMD ROCm blog" in t.source
+    assert tech_info("xgmi-zen4").family == "inter_socket"
+
+
+def test_blackwell_and_gen6_figures():
+    """NVLink 5: 18 x 50 GB/s = 900 GB/s raw per direction, NCCL 40.1 GB/s per link; PCIe Gen6 x16."""
+    assert tech_info("nvlink5x18").raw_gbps == 900 * 8
+    assert tech_info("nvlink5x18").effective_gbps == pytest.approx(18 * 40.1 * 8)
+    assert tech_info("pcie6x16").raw_gbps == pytest.approx(121 * 8)
+    assert NIC_MODELS["ConnectX-8"]["host"] == "pcie6x16" and NIC_MODELS["ConnectX-8"]["port_gbps"] == 800
+
+
+def test_800g_switch_classes_exist():
+    from designer.engine.catalog import SWITCH_MODELS
+
+    xdr, eth = SWITCH_MODELS["ib-xdr-144"], SWITCH_MODELS["eth-51t2"]
+    assert (xdr.tech, xdr.radix, xdr.port_gbps) == ("infiniband", 144, 800.0)
+    assert (eth.tech, eth.radix, eth.port_gbps) == ("ethernet", 64, 800.0)
+    assert "Quantum-X800" in xdr.vendor_class and "Spectrum-X800" in eth.vendor_class

@@ -16,6 +16,8 @@ failures. Modules (one per algorithm):
 - :mod:`.select` — :func:`plan_pattern`: NCCL-tuner-style choice of algorithm and protocol;
 - :mod:`.summary` — the result fields of a collective pattern and its fallback under failures;
 - :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors.
+- :mod:`.mesh` — channels over a switchless direct GPU mesh (AMD xGMI): link-disjoint rings on
+  one host, rail-aligned Hamiltonian paths across hosts, the tree's chains.
 """
 from __future__ import annotations
 

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.engine.catalog import nvls_efficiency, nvswitch_generation
+from designer.engine.collectives.mesh import mesh_ring_orders
+from designer.engine.pathclass import DOMAIN_KIND, node_domains
 from designer.engine.topology import Topology
 
 __all__ = [
     "EMPTY",
     "Group",
+    "block_key",
     "busbw_factor",
     "empty",
     "group_of",
@@ -49,15 +52,23 @@ def busbw_factor(kind: str, n: int) -> float:
     return 1.0
 
 
+def block_key(topo: Topology, n: int) -> str | None:
+    """What a collective treats as one node: the NVLink domain holding ``n`` (the 18 trays of a
+    GB200 NVL72 share one NVSwitch plane, as NCCL's multi-node NVLink treats them), else its host."""
+    ids, domain = node_domains(topo)
+    return ids[int(domain[n])] if ids and domain[n] >= 0 else topo.node_host[n]
+
+
 def host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
-    """Participants grouped by host (hosts in order of first appearance), each block sorted by
-    GPU index so that the same local position means the same rail on every host."""
+    """Participants grouped by host — by NVLink domain where one holds them (:func:`block_key`)
+    — in order of first appearance, each block sorted by GPU index (``attrs.domain_index`` in a
+    domain) so that the same local position means the same rail on every host."""
     blocks: dict[str, list[int]] = {}
     for n in np.asarray(nodes).tolist():
-        blocks.setdefault(topo.node_host[n] or f"\0{n}", []).append(n)
+        blocks.setdefault(block_key(topo, n) or f"\0{n}", []).append(n)
 
     def local_key(n):
-        index = topo.node_attrs[n].get("index")
+        index = topo.node_attrs[n].get("domain_index", topo.node_attrs[n].get("index"))
         return (0, index, n) if isinstance(index, int) else (1, 0, n)
 
     return [np.array(sorted(b, key=local_key), dtype=np.int64) for b in blocks.values()]
@@ -75,9 +86,13 @@ def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None =
     The default number of channels is the smallest per-host GPU count (1 for a single host).
     ``rails`` (local positions whose NICs are up, see :func:`live_rails`) keeps only the channels
     whose two rails (``c−1`` and ``c``) are both up, as NCCL only builds channels over the NICs
-    it finds.
+    it finds. Hosts whose GPUs are a direct mesh (no NVSwitch: AMD xGMI) get channels spread
+    over every GPU⇄GPU link instead (:func:`~.mesh.mesh_ring_orders`).
     """
     blocks = host_blocks(topo, participants)
+    mesh = mesh_ring_orders(topo, blocks, channels, rails)   # switchless GPU meshes (AMD xGMI)
+    if mesh is not None:
+        return mesh
     if len(blocks) == 1:
         return [blocks[0]]
     per_host = min(len(b) for b in blocks)
@@ -100,9 +115,12 @@ def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None =
 
 
 def nvswitch_plane(topo: Topology, host: str | None) -> list[int]:
-    """NVSwitch nodes of ``host`` in document order (its NVSwitch plane)."""
+    """NVSwitch nodes of ``host`` in document order (its NVSwitch plane); ``host`` may be an
+    NVLink domain (:func:`block_key`), whose plane is every NVSwitch inside it."""
     if host is None:
         return []
+    if topo.groups.get(host, {}).get("kind") == DOMAIN_KIND:
+        return [i for i in np.flatnonzero(topo.in_group_mask(host)).tolist() if topo.node_kind[i] == "nvswitch"]
     return [i for i in topo.nodes_of_host(host) if topo.node_kind[i] == "nvswitch"]
 
 
@@ -214,6 +232,6 @@ def group_of(topo: Topology, pattern: dict, failed=None) -> Group:
     :class:`~designer.engine.routing.FailureSet`) leaves out the rails whose NICs are down."""
     p = np.asarray(pattern["participants"], dtype=np.int64)
     blocks = host_blocks(topo, p)
-    hosts = [topo.node_host[int(b[0])] for b in blocks]
+    hosts = [block_key(topo, int(b[0])) for b in blocks]
     return Group(pattern["kind"], float(pattern["bytes"]), p, blocks, hosts, pattern.get("channels"),
                  live_rails(topo, blocks, failed))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.engine.collectives.common import Group, empty, nvswitch_plane
+from designer.engine.collectives.common import Group, block_key, empty, nvswitch_plane
 
 __all__ = ["KINDS", "flows", "plane_flows", "supports"]
 
@@ -47,7 +47,7 @@ def _volumes(kind: str, size: float, m: int) -> tuple[float, float]:
 
 def plane_flows(topo, block: np.ndarray, up: float, down: float):
     """Flows of the GPUs of one host to and from its NVSwitch plane (``up``/``down`` bytes each)."""
-    plane = nvswitch_plane(topo, topo.node_host[int(block[0])])[0]
+    plane = nvswitch_plane(topo, block_key(topo, int(block[0])))[0]   # a host's, or an NVL72's
     hub = np.full(len(block), plane, dtype=np.int64)
     src = np.concatenate([block, hub])
     dst = np.concatenate([hub, block])

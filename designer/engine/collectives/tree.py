@@ -8,12 +8,18 @@ is a leaf in the other: NCCL's double binary tree), and every tree edge joins he
 same local position, so it crosses the fabric on one rail (NIC ``c`` to NIC ``c``). Each tree
 carries half of the channel's data; every edge — chain or tree — carries it up (reduce) and down
 (broadcast): ``S / (2·channels)`` per edge per direction per tree.
+
+On a direct GPU mesh (AMD xGMI, no NVSwitch) the chain of channel ``c`` is the Hamiltonian path
+of :func:`~.mesh.rail_paths` that starts at GPU ``c`` instead of the rotation, so the channels'
+chains load every directed GPU⇄GPU link equally (each by two channels, a path and its reverse)
+rather than all riding the links ``i ⇄ i+1``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from designer.engine.collectives.common import Group, empty
+from designer.engine.collectives.mesh import chain_paths
 
 __all__ = ["edges_both_ways", "flows", "node_trees", "supports"]
 
@@ -45,12 +51,13 @@ def flows(topo, group: Group):
         return empty()
     starts = group.rails or list(range(group.per_node))
     channels = group.channels or len(starts)
+    mesh = chain_paths(topo, group.blocks)   # per-head chains over a direct GPU mesh, or None
     srcs, dsts = [], []
     for k in range(channels):
         c = starts[k % len(starts)]
         heads = []
         for block in group.blocks:
-            chain = np.roll(block, -(c % len(block)))
+            chain = block[mesh[c]] if mesh else np.roll(block, -(c % len(block)))
             heads.append(chain[0])
             if len(chain) > 1:
                 s, d = edges_both_ways(chain[1:], chain[:-1])

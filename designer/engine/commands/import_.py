@@ -1,4 +1,5 @@
-"""``import``: read NCCL topology XML, ``nvidia-smi topo -m`` text or hwloc XML as one host.
+"""``import``: read NCCL/RCCL topology XML, ``nvidia-smi topo -m``, ``rocm-smi --showtopo`` text or
+hwloc XML as one host.
 
 Prints the ``fabricscope.topology/1`` document (JSON) on stdout or into ``-o OUT``; every default
 the importer had to take is one ``warning:`` line on stderr. The format is sniffed unless given.
@@ -16,6 +17,9 @@ def add_arguments(parser) -> None:
                         help="input format (default: sniffed from the content)")
     parser.add_argument("--host-id", default="h0", help="id of the imported host group (default h0)")
     parser.add_argument("--name", default=None, help="document name (default: the host id)")
+    parser.add_argument("--gpu-model", default=None,
+                        help="GPU model for nvidia-smi / rocm-smi text, which does not name it (B200: "
+                             "NV18 is NVLink 5; MI325X: its xGMI links)")
     parser.add_argument("-o", "--output", default=None, help="write the document here, not stdout")
 
 
@@ -29,7 +33,8 @@ def _read(path: str) -> bytes:
 def run(args) -> int:
     from designer.engine.document import dump
 
-    result = import_text(_read(args.file), format=args.format, host_id=args.host_id, name=args.name)
+    result = import_text(_read(args.file), format=args.format, host_id=args.host_id, name=args.name,
+                         gpu_model=args.gpu_model)
     for line in result.warnings:
         print(f"warning: {line}", file=sys.stderr)
     text = dump(result.document)

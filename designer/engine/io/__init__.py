@@ -1,4 +1,5 @@
-"""Import real servers (NCCL topology XML, ``nvidia-smi topo -m``, hwloc XML) and export NCCL XML.
+"""Import real servers (NCCL/RCCL topology XML, ``nvidia-smi topo -m``, ``rocm-smi --showtopo``, hwloc
+XML) and export NCCL XML.
 
 Every importer turns its input into one ``host`` group of a ``fabricscope.topology/1`` document,
 modelled with the templates' conventions (see ``_model.py``) so that
@@ -23,8 +24,9 @@ from designer.engine.errors import ImportFormatError, Problem
 __all__ = ["FORMATS", "ImportResult", "import_text", "sniff_format", "export_nccl_xml"]
 
 #: Accepted ``format`` names.
-FORMATS = ("nccl-xml", "nvidia-smi", "hwloc")
+FORMATS = ("nccl-xml", "nvidia-smi", "hwloc", "rocm-smi")
 _SNIFF_CHARS = 64 * 1024
+_TEXT_FORMATS = ("nvidia-smi", "rocm-smi")   # text tables that do not name the GPU model
 _HOST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
@@ -61,8 +63,8 @@ def sniff_format(text: str | bytes) -> str:
     Returns
     -------
     str
-        ``"nccl-xml"`` (a ``<system>`` root), ``"hwloc"`` (``<topology>``) or ``"nvidia-smi"``
-        (a ``GPU0`` header line).
+        ``"nccl-xml"`` (a ``<system>`` root), ``"hwloc"`` (``<topology>``), ``"rocm-smi"`` (a
+        ``… between two GPUs`` table title) or ``"nvidia-smi"`` (a ``GPU0`` header line).
 
     Raises
     ------
@@ -77,30 +79,38 @@ def sniff_format(text: str | bytes) -> str:
         return "nccl-xml"
     if re.search(r"<topology[\s>/]", head):
         return "hwloc"
+    from designer.engine.io.rocm_smi import looks_like_rocm_smi
+
+    if looks_like_rocm_smi(head):   # before nvidia-smi: its tables have a GPU0 header too
+        return "rocm-smi"
     if re.search(r"(^|\s)GPU0(\s|$)", re.sub(r"\x1b\[[0-9;]*m", " ", head), flags=re.M):
         return "nvidia-smi"
     if head.lstrip().startswith("<"):
         raise ImportFormatError("XML input is neither NCCL topology XML (<system>) nor hwloc XML "
                                 "(<topology>)", [Problem("format", "unknown XML root")])
-    raise ImportFormatError("cannot tell the input format: expected NCCL topology XML, hwloc XML "
-                            "or nvidia-smi topo -m text (or pass format=)",
+    raise ImportFormatError("cannot tell the input format: expected NCCL topology XML, hwloc XML, "
+                            "nvidia-smi topo -m or rocm-smi --showtopo text (or pass format=)",
                             [Problem("format", "not recognised")])
 
 
 def import_text(text: str | bytes, *, format: str | None = None, host_id: str = "h0",
-                name: str | None = None) -> ImportResult:
+                name: str | None = None, gpu_model: str | None = None) -> ImportResult:
     """Import one server from text.
 
     Parameters
     ----------
     text : str or bytes
         The file content (untrusted).
-    format : {"nccl-xml", "nvidia-smi", "hwloc"}, optional
+    format : {"nccl-xml", "nvidia-smi", "hwloc", "rocm-smi"}, optional
         Sniffed with :func:`sniff_format` when omitted.
     host_id : str
         Id of the host group (node ids ``<host_id>/gpu0`` …).
     name : str, optional
         Document name (default: ``host_id``).
+    gpu_model : str, optional
+        GPU model for text formats that do not name it (``nvidia-smi``: sets ``attrs.model`` and
+        the NVLink generation, e.g. ``B200`` → NVLink 5; ``rocm-smi``: the xGMI link tech, e.g.
+        ``MI325X``). XML files name their GPUs by PCI id; there it is ignored with a warning.
 
     Returns
     -------
@@ -119,16 +129,26 @@ def import_text(text: str | bytes, *, format: str | None = None, host_id: str = 
                                 [Problem("host_id", "invalid host id")])
     fmt = format or sniff_format(text)
     parse = _parser(fmt)
-    if fmt == "nvidia-smi" and isinstance(text, (bytes, bytearray)):
+    if fmt in _TEXT_FORMATS and isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise ImportFormatError(f"input is not UTF-8 text (byte {exc.start} is invalid)") from None
-    model = parse(text)
+    model = parse(text, gpu_model=gpu_model) if fmt in _TEXT_FORMATS else parse(text)
+    if gpu_model and fmt not in _TEXT_FORMATS:
+        model.warn(f"gpu_model {gpu_model!r} ignored: {fmt} names its GPUs itself")
     ids: dict = {}
-    doc = normalize(to_document(model, host_id=host_id, name=name, ids=ids))
+    raw = to_document(model, host_id=host_id, name=name, ids=ids)
+    from designer.engine.io.rocm_smi import write_gpu_links
+
+    write_gpu_links(raw, model, ids)   # xGMI links (rocm-smi, RCCL XML): not NVLink, not in _model
+    doc = normalize(raw)
     if fmt == "nvidia-smi":
         from designer.engine.io.nvidia_smi import check_reproduction
+
+        matrix = check_reproduction(text, doc, host_id, ids, model)
+    elif fmt == "rocm-smi":
+        from designer.engine.io.rocm_smi import check_reproduction
 
         matrix = check_reproduction(text, doc, host_id, ids, model)
     else:
@@ -147,6 +167,8 @@ def _parser(fmt: str):
         from designer.engine.io.nvidia_smi import parse_nvidia_smi as parse
     elif fmt == "hwloc":
         from designer.engine.io.hwloc import parse_hwloc as parse
+    elif fmt == "rocm-smi":
+        from designer.engine.io.rocm_smi import parse_rocm_smi as parse
     else:
         raise ImportFormatError(f"unknown import format {fmt!r} (choose from {', '.join(FORMATS)})",
                                 [Problem("format", f"unknown format {fmt!r}")])

@@ -22,7 +22,9 @@ How it maps (see ``_model.py`` for the shared conventions):
 
 Defaults, each with a warning: link speed 0 or missing → PCIe Gen4 x16; NIC port speed →
 100 Gb/s (hwloc does not record it); no NUMANode → one NUMA domain per Package (or one).
-NVLinks are not in hwloc's tree: GPUs are imported without them (warned).
+NVLinks are not in hwloc's tree: GPUs are imported without them (warned). AMD GPUs (class
+``1200`` for MI300X) carry their xGMI peers in the RSMI backend's ``XGMIPeers`` info
+(``"rsmi1 rsmi2 …"``, hwloc ``topology-rsmi.c``): each pair becomes one direct ``xgmi-*`` link.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ import re
 from designer.engine.errors import ImportFormatError, Problem
 from designer.engine.io._model import Bridge, Device, HostModel, Numa, cpu_family
 from designer.engine.io.pci_ids import lookup
+from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, xgmi_tech
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_hwloc", "speed_to_pcie", "DEFAULT_NIC_GBPS"]
@@ -60,6 +63,8 @@ class _Reader:
     def __init__(self, model: HostModel):
         self.model = model
         self.numas: dict[int, Numa] = {}
+        self.gpu_of_osdev: dict[str, str] = {}          # "rsmi3" -> GPU bus id
+        self.xgmi_peers: dict[str, tuple[list, str]] = {}   # bus id -> (peer OS names, model)
 
     # ------------------------------------------------------------ CPU side
     def collect_numas(self, el, package: dict | None) -> None:
@@ -157,7 +162,8 @@ class _Reader:
         osdevs = [(o.get("name") or "", o.get("osdev_type"), (o.get("subtype") or "").lower())
                   for o in el.iter("object") if o.get("type") == "OSDev"]
         gpu_osdev = [n for n, t, s in osdevs if re.match(r"^(cuda|nvml|rsmi|opencl)\d", n) or s in ("cuda", "nvml", "rsmi")]
-        if cls.startswith("03") and (vendor in _GPU_VENDORS or gpu_osdev):
+        # AMD Instinct MI300X/MI325X are class 1200 (processing accelerator), not 03xx display.
+        if cls[:2] in ("03", "12") and (vendor in _GPU_VENDORS or gpu_osdev):
             item = self.gpu(el, busid, (vendor, device), gpu_osdev)
         elif cls.startswith("02"):
             names = [n for n, t, s in osdevs if n]
@@ -187,7 +193,27 @@ class _Reader:
             attrs["model"] = infos["GPUModel"]
         if osdevs:
             attrs["name"] = osdevs[0]
+        for name in osdevs:
+            self.gpu_of_osdev[name] = busid
+        peers = (infos.get("XGMIPeers") or "").split()
+        if peers:   # hwloc's RSMI backend: the GPU's xGMI peers by OS device name
+            self.xgmi_peers[busid] = (peers, attrs["model"])
         return Device("gpu", busid, attrs, order=(index if index is not None else 1 << 30, busid))
+
+    def xgmi_links(self) -> None:
+        """One direct xGMI ``GpuLink`` per pair of GPUs that list each other (or one lists the
+        other) in ``XGMIPeers``."""
+        seen = set()
+        for busid, (peers, model) in sorted(self.xgmi_peers.items()):
+            for name in peers:
+                other = self.gpu_of_osdev.get(name)
+                if other is None:
+                    self.model.warn(f"pci {busid}: xGMI peer {name} is not a GPU of the file; skipped")
+                    continue
+                pair = tuple(sorted((busid, other)))
+                if other != busid and pair not in seen:
+                    seen.add(pair)
+                    self.model.gpu_links.append(GpuLink(busid, other, xgmi_tech(model)))
 
 
 def _pci_attrs(vendor: str, device: str, kind: str) -> dict:
@@ -239,7 +265,7 @@ def parse_hwloc(text: str | bytes) -> HostModel:
     if machine is None:
         raise ImportFormatError("hwloc XML has no <object> (Machine) element",
                                 [Problem("/topology", "no Machine object")])
-    model = HostModel()
+    model = FabricHostModel()
     reader = _Reader(model)
     reader.collect_numas(machine, None)
     if not reader.numas:
@@ -250,8 +276,11 @@ def parse_hwloc(text: str | bytes) -> HostModel:
         if packages:
             model.warn("no NUMANode in the hwloc file: one NUMA domain per Package assumed")
     reader.walk(machine, [])
+    reader.xgmi_links()
     model.numas = [reader.numas[k] for k in sorted(reader.numas)]
-    if any(d for d in _devices(model) if d.kind == "gpu"):
+    nvidia = [d for d in _devices(model)
+              if d.kind == "gpu" and not str(d.attrs.get("pci_id", "")).startswith("1002")]
+    if nvidia:
         model.warn("hwloc does not record NVLinks: GPUs imported with PCIe links only")
     return model
 

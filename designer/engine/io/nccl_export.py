@@ -12,6 +12,12 @@ without entities, at most 16 attributes an element. Structure as in a ``NCCL_TOP
 - ``link_speed``/``link_width`` strings NCCL parses (``"16.0 GT/s PCIe"``, ``"16"``);
 - bus ids are made up, unique (``0000:BB:00.0``); NVSwitches get bus ids only as nvlink targets
   (``tclass="0x068000"``), as in real dumps.
+- AMD GPUs (PCI vendor ``0x1002``: MI300X, MI325X) are written the way RCCL writes them (its
+  8 x MI300X model ROCm/rccl ``tools/topo_expl/models/topo_8p_940.xml``): ``<pci
+  class="0x120000">`` (processing accelerator), ``<gpu dev sm gcn arch rank gdr>`` and one ``<xgmi
+  target count tclass="0x120000"/>`` per Infinity Fabric peer, listed on both GPUs; a host with
+  AMD GPUs gets ``<system version="2">``, the version RCCL's reader expects
+  (ROCm/rccl ``src/graph/xml.h``: ``NCCL_TOPO_XML_VERSION 2``; NCCL's is 1).
 
 Fabricscope extension: when a socket has several root complexes, the top-level ``<pci>``
 elements carry ``host_bridge="k"`` (NCCL ignores unknown attributes; our importer rebuilds the
@@ -22,9 +28,9 @@ from __future__ import annotations
 
 from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidTopology, Problem
-from designer.engine.io.pci_ids import device_for_model, parse_id
+from designer.engine.io.pci_ids import device_for_model, family_of, parse_id
 
-__all__ = ["export_nccl_xml", "CPU_IDS_BY_TECH", "SM_BY_MODEL"]
+__all__ = ["export_nccl_xml", "AMD_GPU_ATTRS", "AMD_GPU_CLASS", "CPU_IDS_BY_TECH", "SM_BY_MODEL"]
 
 #: Inter-socket tech -> (vendor, familyid, modelid) NCCL maps back to the same figure.
 CPU_IDS_BY_TECH = {
@@ -34,6 +40,12 @@ CPU_IDS_BY_TECH = {
     "xgmi-zen4": ("AuthenticAMD", 25, 17), "xgmi": ("AuthenticAMD", 25, 17),
     "xgmi-zen5": ("AuthenticAMD", 26, 2),
 }
+#: AMD GPU family -> (gcn, sm, arch) as RCCL writes them for gfx942 (ROCm/rccl
+#: tools/topo_expl/models/topo_8p_940.xml: ``sm="304" gcn="gfx942" arch="38911"``); the MI325X is
+#: the same gfx942 part with the same 304 compute units.
+AMD_GPU_ATTRS = {"MI300X": ("gfx942", 304, 38911), "MI325X": ("gfx942", 304, 38911)}
+#: PCI class of an AMD Instinct GPU (processing accelerator), also the ``tclass`` of its xGMI peers.
+AMD_GPU_CLASS = "0x120000"
 #: GPU model prefix -> compute capability written as ``sm``.
 SM_BY_MODEL = (("B300", 103), ("B200", 100), ("GB200", 100), ("H100", 90), ("H200", 90),
                ("H800", 90), ("GH200", 90), ("A100", 80), ("A800", 80), ("A10", 86), ("A40", 86),
@@ -52,6 +64,15 @@ def _pci_id(attrs: dict, kind: str) -> str:
         vendor, device = (known.vendor, known.device) if known else ("10de" if kind == "gpu" else "", "")
     out = f' vendor="0x{parse_id(vendor)}"' if parse_id(vendor) else ""
     return out + (f' device="0x{parse_id(device)}"' if parse_id(device) else "")
+
+
+def _is_amd_gpu(attrs: dict) -> bool:
+    """Whether a GPU is AMD's: its PCI vendor (``attrs.pci_id`` or the model's id), or a ``gcn``."""
+    vendor = str(attrs.get("pci_id") or "").partition(":")[0]
+    if not parse_id(vendor):
+        known = device_for_model(attrs.get("model"), "gpu")
+        vendor = known.vendor if known else ""
+    return parse_id(vendor) == "1002" or bool(attrs.get("gcn"))
 
 
 class _Host:
@@ -150,7 +171,8 @@ class _Emitter:
                 self.emit(child, clink, indent + 2)
             self.lines.append(f"{pad}</pci>")
         elif kind == "gpu":
-            self.lines.append(f'{pad}<pci busid="{busid}" class="0x030200"{_pci_id(h.attrs(node), "gpu")}{extra} {speed}>')
+            cls = AMD_GPU_CLASS if _is_amd_gpu(h.attrs(node)) else "0x030200"
+            self.lines.append(f'{pad}<pci busid="{busid}" class="{cls}"{_pci_id(h.attrs(node), "gpu")}{extra} {speed}>')
             self.gpu(node, indent + 2)
             self.lines.append(f"{pad}</pci>")
         elif kind == "nic":
@@ -163,6 +185,9 @@ class _Emitter:
     def gpu(self, node: int, indent: int) -> None:
         h, pad = self.h, " " * indent
         attrs, dev = h.attrs(node), self.gpu_dev[node]
+        if _is_amd_gpu(attrs):
+            self.amd_gpu(node, indent)
+            return
         model = str(attrs.get("model", ""))
         sm = attrs.get("sm") or next((v for p, v in SM_BY_MODEL if model.upper().startswith(p)), 80)
         self.lines.append(f'{pad}<gpu dev="{dev}" sm="{int(sm)}" rank="{dev}" gdr="1">')
@@ -177,6 +202,29 @@ class _Emitter:
             target = self.busid.get(peer, self.busid.get(node))
             self.lines.append(f'{pad}  <nvlink target="{target}" count="{count}" tclass="{tclass}"/>')
         self.lines.append(f"{pad}</gpu>")
+
+    def amd_gpu(self, node: int, indent: int) -> None:
+        """RCCL's ``<gpu>`` of an AMD GPU with one ``<xgmi>`` per directly linked GPU peer."""
+        h, pad = self.h, " " * indent
+        attrs, dev = h.attrs(node), self.gpu_dev[node]
+        gcn, sm, arch = AMD_GPU_ATTRS.get(family_of(attrs.get("model")), AMD_GPU_ATTRS["MI300X"])
+        gcn, sm = _safe(attrs.get("gcn") or gcn), int(attrs.get("sm") or sm)
+        self.lines.append(f'{pad}<gpu dev="{dev}" sm="{sm}" gcn="{gcn}" arch="{arch}" rank="{dev}" gdr="1">')
+        for peer, count in sorted(self.xgmi_peers(node).items()):
+            self.lines.append(f'{pad}  <xgmi target="{self.busid[peer]}" count="{count}" tclass="{AMD_GPU_CLASS}"/>')
+        self.lines.append(f"{pad}</gpu>")
+
+    def xgmi_peers(self, node: int) -> dict[int, int]:
+        """GPU peer -> number of direct Infinity Fabric links (catalog family ``xgmi``, or a
+        tech-less direct link between two AMD GPUs, as an imported non-gfx942 xGMI link is)."""
+        h, counts = self.h, {}
+        for peer, link in h.adj[node]:
+            if h.kind(peer) != "gpu" or peer not in self.busid:
+                continue
+            tech = h.tech(link)
+            if (tech is not None and tech.family == "xgmi") or (tech is None and _is_amd_gpu(h.attrs(peer))):
+                counts[peer] = counts.get(peer, 0) + (tech.width if tech is not None else 1)
+        return counts
 
     def nic(self, node: int, indent: int) -> None:
         attrs, dev, pad = self.h.attrs(node), self.nic_dev[node], " " * indent
@@ -235,7 +283,9 @@ def export_nccl_xml(doc: dict, host_id: str) -> str:
                               [Problem("host", "no cpu node")])
     tree = _children(h, sockets)
     em = _Emitter(h, tree)
-    em.lines.append(f'<system version="1" name="{_safe(topo.doc.get("name") or host_id)}">')
+    amd = any(_is_amd_gpu(h.attrs(n)) for n in h.members if h.kind(n) == "gpu")
+    version = 2 if amd else 1      # RCCL's reader wants 2, NCCL's 1
+    em.lines.append(f'<system version="{version}" name="{_safe(topo.doc.get("name") or host_id)}">')
     for k, socket in enumerate(sockets):
         attrs = h.attrs(socket)
         vendor, family, model = _cpu_ids(h, socket)

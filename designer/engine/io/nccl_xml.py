@@ -27,6 +27,10 @@ How it maps (see ``_model.py`` for the shared conventions):
   kept as ``attrs.pci_id`` and the ``pci.ids`` product name as ``attrs.product``.
 - ``<nvlink tclass="0x068000">`` targets are NVSwitch chips: one ``nvswitch`` node per target bus
   id; other targets are GPUs (one link per pair) or, for ``0x068001``, the local CPU.
+- RCCL dumps (``version="2"``, AMD GPUs with ``gcn="gfx942"``, class ``0x1200``): each
+  ``<xgmi target count>`` is a direct ``gpu``–``gpu`` Infinity Fabric link (one per pair), tech
+  ``xgmi-mi300``/``xgmi-mi325`` by the PCI id's model (``1002:74a1`` MI300X), as the
+  ``amd-mi300x`` template has them.
 
 Defaults (each one adds a line to the warnings, never an error): ``link_width`` missing/0 → 16
 (as NCCL); ``link_speed`` missing/unknown → 8 GT/s (Gen3, NCCL's fallback); ``numaid`` missing or
@@ -48,7 +52,8 @@ from designer.engine.io._model import (
     NvLink,
     cpu_family,
 )
-from designer.engine.io.pci_ids import PciModel, lookup, parse_id
+from designer.engine.io.pci_ids import PciModel, family_of, lookup, parse_id
+from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, xgmi_tech
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_nccl_xml", "GEN_BY_GTS", "GPU_MODEL_BY_SM", "DEFAULT_NET_GBPS"]
@@ -59,7 +64,12 @@ GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 GPU_MODEL_BY_SM = {60: "P100", 70: "V100", 75: "T4", 80: "A100", 86: "A10", 89: "L40S",
                    90: "H100", 100: "B200", 103: "B300"}
 #: Compute capability of a family the PCI id names, when the file has no ``sm`` (NVLink gen).
-_SM_BY_FAMILY = {"A100": 80, "H100": 90, "H200": 90, "B200": 100, "GB200": 100}
+_SM_BY_FAMILY = {"A100": 80, "H100": 90, "H200": 90, "B100": 100, "B200": 100, "GB200": 100,
+                 "B300": 103, "GB300": 103}
+#: RCCL's effective xGMI rate per link by GPU architecture, GB/s per direction (ROCm/rccl
+#: src/graph/topo.h: VEGA_XGMI_WIDTH 24, MI200_XGMI_WIDTH 36, GFX94X_XGMI_WIDTH 48) — used for
+#: parts the catalog has no ``xgmi-*`` tech for; gfx942 (MI300X/MI325X) uses the catalog's.
+_XGMI_GBYTES_BY_GCN = {"gfx906": 24.0, "gfx908": 24.0, "gfx90a": 36.0, "gfx942": 48.0, "gfx950": 48.0}
 #: Port speed assumed when a ``<net>`` has no usable ``speed`` (NCCL uses 10000 Mb/s), Gb/s.
 DEFAULT_NET_GBPS = 10.0
 _SPEED = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GT/s")
@@ -185,7 +195,34 @@ class _Reader:
         if hasattr(gpu_el, "findall"):
             for nv in gpu_el.findall("nvlink"):
                 self.nvlink(nv, busid, sm)
+            gcn = (gpu_el.get("gcn") or "").strip().lower()
+            if gcn:
+                attrs["gcn"] = gcn
+            for x in gpu_el.findall("xgmi"):
+                self.xgmi(x, busid, attrs["model"], gcn)
         return Device("gpu", busid, attrs, order=(dev if dev is not None else 1 << 30, busid))
+
+    def xgmi(self, el, busid: str, model: str, gcn: str) -> None:
+        """RCCL's ``<xgmi target count>``: a direct AMD GPU⇄GPU Infinity Fabric link (one per
+        pair; RCCL lists it on both GPUs). MI300X/MI325X (gfx942) get the catalog ``xgmi-*``
+        tech; other parts RCCL's per-link figure as an explicit capacity."""
+        target = (el.get("target") or "").lower()
+        count = _int(el.get("count")) or 1
+        if not target:
+            self.model.warn(f"pci {busid}: xgmi without target skipped")
+            return
+        pair = tuple(sorted((busid, target)))
+        if pair in self.gpu_keys:
+            return
+        self.gpu_keys[pair] = busid
+        if count == 1 and (gcn == "gfx942" or family_of(model) in ("MI300X", "MI325X")):
+            self.model.gpu_links.append(GpuLink(busid, target, xgmi_tech(model)))
+            return
+        gbytes = _XGMI_GBYTES_BY_GCN.get(gcn, _XGMI_GBYTES_BY_GCN["gfx942"])
+        if gcn not in _XGMI_GBYTES_BY_GCN:
+            self.model.warn(f"pci {busid}: xgmi on {gcn or 'an unknown GPU'}: RCCL's gfx942 rate "
+                            f"({gbytes:g} GB/s per link) assumed")
+        self.model.gpu_links.append(GpuLink(busid, target, None, round(gbytes * 8.0 * count, 3)))
 
     def nvlink(self, nv, busid: str, sm: int | None) -> None:
         target, tclass = (nv.get("target") or "").lower(), (nv.get("tclass") or "").lower()
@@ -316,9 +353,9 @@ def parse_nccl_xml(text: str | bytes) -> HostModel:
     if root.tag != "system":
         raise ImportFormatError(f"NCCL topology XML must have a <system> root, found <{root.tag}>",
                                 [Problem("/", f"root element is <{root.tag}>")])
-    model = HostModel()
-    if root.get("version") not in ("1", None):
-        model.warn(f"system version {root.get('version')!r}: NCCL reads version 1, imported anyway")
+    model = FabricHostModel()
+    if root.get("version") not in ("1", "2", None):
+        model.warn(f"system version {root.get('version')!r}: NCCL reads 1, RCCL 2; imported anyway")
     reader = _Reader(model)
     used: set = set()
     cpus = [c for c in root if c.tag == "cpu"]

@@ -18,7 +18,8 @@ answers, by single-linkage clustering on the PCIe levels:
   any GPU has (18): then an NVSwitch plane, each GPU joined by its ``#``.
 
 What the matrix does not say becomes a default with a warning: PCIe Gen4 x16 links, NIC port
-speed 100 Gb/s, NVLink generation 3 (4 when a GPU bonds more than 12 links), inter-socket link
+speed 100 Gb/s, NVLink generation 3 (4 when a GPU bonds more than 12 links; the generation of the
+GPU model when the caller names it — ``NV18`` on a B200 is NVLink 5), inter-socket link
 with Skylake UPI figures; a GPU pair shown as ``NV#`` has no visible PCIe relation and is placed
 by its other relations. Robust to real terminal output: ANSI escapes, tabs or spaces, Windows
 newlines, trailing blanks, the legend and NIC legend blocks, extra columns (``GPU NUMA ID``).
@@ -28,7 +29,8 @@ from __future__ import annotations
 import re
 
 from designer.engine.errors import ImportFormatError, Problem
-from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink
+from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink, walk_devices
+from designer.engine.io.pci_ids import nvlink_generation
 
 __all__ = ["parse_nvidia_smi", "parse_matrix", "LEVELS", "DEFAULT_NIC_GBPS", "MAX_NVLINKS_PER_GPU"]
 
@@ -138,8 +140,12 @@ def _split(parsed: dict, items: list, max_level: int, hint=None) -> list[list]:
     return clusters.groups(items)
 
 
-def parse_nvidia_smi(text: str) -> HostModel:
+def parse_nvidia_smi(text: str, gpu_model: str | None = None) -> HostModel:
     """Parse ``nvidia-smi topo -m`` text into a :class:`HostModel` (warnings inside it).
+
+    ``gpu_model`` (``B200``, ``H200``…), which the matrix cannot show, sets every GPU's
+    ``attrs.model`` and the NVLink generation (:func:`pci_ids.nvlink_generation`: a Blackwell
+    ``NV18`` is 18 NVLink 5 links, a Hopper one 18 NVLink 4).
 
     Raises
     ------
@@ -166,8 +172,13 @@ def parse_nvidia_smi(text: str) -> HostModel:
         node = Numa(numa, numa, "unknown", {"cpu_affinity": cpu_aff} if cpu_aff else {})
         node.children = _domain_children(parsed, group, numa, model)
         model.numas.append(node)
-    _nvlinks(parsed, model)
-    _defaults_warnings(parsed, model)
+    _nvlinks(parsed, model, nvlink_generation(gpu_model) if gpu_model else None)
+    _defaults_warnings(parsed, model, gpu_model)
+    if gpu_model:
+        for numa in model.numas:
+            for device in walk_devices(numa.children):
+                if device.kind == "gpu":
+                    device.attrs["model"] = str(gpu_model)
     return model
 
 
@@ -238,7 +249,7 @@ def _affinity(extra: dict) -> dict:
     return out
 
 
-def _nvlinks(parsed: dict, model: HostModel) -> None:
+def _nvlinks(parsed: dict, model: HostModel, known_gen: int | None = None) -> None:
     gpus = [d for d in parsed["devices"] if d.startswith("GPU")]
     pairs = {}
     for i, a in enumerate(gpus):
@@ -250,27 +261,31 @@ def _nvlinks(parsed: dict, model: HostModel) -> None:
         return
     total = {g: sum(n for p, n in pairs.items() if g in p) for g in gpus}
     busiest = max(total.values())
-    gen = 4 if busiest > 12 else 3
+    gen = known_gen or (4 if busiest > 12 else 3)
     if busiest <= MAX_NVLINKS_PER_GPU:
         for (a, b), n in pairs.items():
             model.nvlinks.append(NvLink(a, b, n, gen))
     else:   # more links than a GPU has: the pairs meet in an NVSwitch plane
         per_gpu = {g: max((n for p, n in pairs.items() if g in p), default=0) for g in gpus}
-        gen = 4 if max(per_gpu.values()) > 12 else 3
+        gen = known_gen or (4 if max(per_gpu.values()) > 12 else 3)
         model.nvswitches.append("nvswitch-plane")
         for g, n in per_gpu.items():
             if n:
                 model.nvlinks.append(NvLink(g, "nvswitch-plane", n, gen))
-    model.warn(f"NVLink generation not shown by nvidia-smi: NVLink{gen} assumed")
+    if known_gen is None:
+        model.warn(f"NVLink generation not shown by nvidia-smi: NVLink{gen} assumed "
+                   "(pass the GPU model, e.g. B200 for NVLink 5)")
 
 
-def _defaults_warnings(parsed: dict, model: HostModel) -> None:
+def _defaults_warnings(parsed: dict, model: HostModel, gpu_model: str | None = None) -> None:
     model.warn("PCIe generation and width not shown by nvidia-smi: Gen4 x16 assumed for every link")
     if any(not d.startswith("GPU") for d in parsed["devices"]):
         model.warn(f"NIC port speed not shown by nvidia-smi: {DEFAULT_NIC_GBPS:g} Gb/s assumed")
     if len(model.numas) > 1:
         model.warn("CPU model not shown by nvidia-smi: inter-socket link uses Skylake UPI figures")
-    for g in (d for d in parsed["devices"] if d.startswith("GPU")):
+    if gpu_model and nvlink_generation(gpu_model) is None:
+        model.warn(f"GPU model {gpu_model!r} has no known NVLink generation: heuristics used")
+    for g in (d for d in parsed["devices"] if d.startswith("GPU") and not gpu_model):
         model.warn("GPU model not shown by nvidia-smi: attrs.model = 'unknown'")
         break
 

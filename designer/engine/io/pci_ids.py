@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PciModel", "PCI_MODELS", "VENDORS", "lookup", "parse_id", "device_for_model"]
+__all__ = ["PciModel", "PCI_MODELS", "VENDORS", "NVLINK_GEN_BY_FAMILY", "lookup", "parse_id",
+           "device_for_model", "family_of", "nvlink_generation"]
 
 _PCI_IDS_NVIDIA = "https://pci-ids.ucw.cz/read/PC/10de"
 _PCI_IDS_AMD = "https://pci-ids.ucw.cz/read/PC/1002"
@@ -51,6 +52,11 @@ def _entries():
         ("10de", "233b", gpu, "H200", "GH100 [H200 NVL]", _PCI_IDS_NVIDIA),
         ("10de", "2901", gpu, "B200", "GB100 [B200]", _PCI_IDS_NVIDIA),
         ("10de", "2941", gpu, "GB200", "GB100 [HGX GB200]", _PCI_IDS_NVIDIA),
+        # B100 / GB300 names as pci.ids gives them (checked against a copy of pci.ids quoted in
+        # public device tables; B300 has no entry there yet, so it is not listed).
+        ("10de", "29bc", gpu, "B100", "GB102 [B100]", _PCI_IDS_NVIDIA),
+        ("10de", "31c2", gpu, "GB300", "GB110 [GB300]", _PCI_IDS_NVIDIA),
+        ("10de", "31c3", gpu, "GB300", "GB110 [GB300]", _PCI_IDS_NVIDIA),
         # Older or inference parts the hwloc importer already named.
         ("10de", "1db1", gpu, "V100", "GV100GL [Tesla V100 SXM2 16GB]", _PCI_IDS_NVIDIA),
         ("10de", "1eb8", gpu, "T4", "TU104GL [Tesla T4]", _PCI_IDS_NVIDIA),
@@ -138,3 +144,28 @@ def device_for_model(model: str, kind: str = "gpu") -> PciModel | None:
         if entry.kind == kind and entry.model.upper() == family:
             return entry
     return None
+
+
+#: NVLink generation of a GPU family (NVIDIA NVLink page, https://www.nvidia.com/en-us/data-center/
+#: nvlink/: A100 = NVLink 3, H100/H200 = NVLink 4, Blackwell B200/B300/GB200/GB300 = NVLink 5).
+NVLINK_GEN_BY_FAMILY = {"A100": 3, "A800": 3, "H100": 4, "H200": 4, "H800": 4, "H20": 4,
+                        "B100": 5, "B200": 5, "B300": 5, "GB200": 5, "GB300": 5}
+
+
+def family_of(model: str | None) -> str:
+    """Family part of a model string, upper case: ``"H200-SXM5-141GB"`` → ``"H200"``,
+    ``"AMD Instinct MI300X OAM"`` → ``"MI300X"``; ``""`` for nothing."""
+    words = str(model or "").upper().replace("-", " ").split()
+    known = {e.model.upper() for e in PCI_MODELS.values()} | set(NVLINK_GEN_BY_FAMILY)
+    return next((w for w in words if w in known), words[0] if words else "")
+
+
+def nvlink_generation(model: str | None) -> int | None:
+    """NVLink generation of a GPU model (:data:`NVLINK_GEN_BY_FAMILY`), None when unknown.
+
+    Examples
+    --------
+    >>> nvlink_generation("B200"), nvlink_generation("H200-SXM5-141GB"), nvlink_generation("MI300X")
+    (5, 4, None)
+    """
+    return NVLINK_GEN_BY_FAMILY.get(family_of(model))

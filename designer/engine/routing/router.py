@@ -9,12 +9,15 @@ paths: every combination of the intra-host alternatives (striped), and of the fa
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from designer.engine.errors import InvalidScenario, LimitExceeded, Problem
 from designer.engine.pathclass import classify_grouped
 from designer.engine.routing.context import FailureSet, RoutingContext, cached_context
 from designer.engine.routing.csr import SegTable, concat_parts, dense_ids, gather_rows, lookup
+from designer.engine.routing.domain import domain_segments
 from designer.engine.routing.fabric import fabric_segments
 from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
 from designer.engine.routing.limits import MAX_PATH_ENTRIES
@@ -74,7 +77,47 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
         raise InvalidScenario("unknown multipath mode", [Problem(
             "routing.multipath", f"unknown mode {multipath!r} (choose from {', '.join(MULTIPATH_MODES)})")])
     ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
-    return Router(ctx, flows, policy, multipath, int(seed), name).run()
+    key = _memo_key(flows, name, multipath, int(seed)) if isinstance(nic_policy, str) else None
+    if key is None:
+        return Router(ctx, flows, policy, multipath, int(seed), name).run()
+    # id(ctx) in the key: a derived context starts as a copy of its base's attributes, memo
+    # included, but routes differently.
+    key = (id(ctx), *key)
+    memo = ctx.__dict__.get("_recent_routes")
+    if memo is None or memo[0] != id(ctx):
+        memo = ctx.__dict__["_recent_routes"] = (id(ctx), {})
+    recent = memo[1]
+    routes = recent.get(key)
+    if routes is None:
+        routes = Router(ctx, flows, policy, multipath, int(seed), name).run()
+        if len(recent) >= _RECENT_ROUTES:
+            recent.pop(next(iter(recent)))   # the oldest
+        recent[key] = routes
+    return routes
+
+
+# Routes kept per context for repeated calls: the planner predicts up to three algorithms of a
+# collective (ring, tree, NVLS tree) before the chosen one is routed for the simulation.
+_RECENT_ROUTES = 4
+
+
+def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
+    """What a flow's route depends on besides the context: its source, destination and hash
+    identity (pattern, index; :func:`~designer.engine.routing.hashing.flow_hash`), the policy,
+    the multipath mode and the seed — digested, so equal workloads routed twice on one context
+    are recognised without keeping a copy of their arrays.
+
+    Why: planning a collective (``collectives.select``) routes the pattern's flows to predict its
+    time, then ``simulate.prepare`` routes the same flows again; for a 1M-flow all-to-all that
+    second routing is ~1 s of a ~4 s process. ``Routes`` are never modified once returned
+    (``replace_flows`` and ``repeated`` build new ones), so handing out the same object is safe.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for column in (flows.src, flows.dst, flows.pattern, flows.index):
+        arr = np.ascontiguousarray(column)
+        digest.update(str(arr.dtype).encode())
+        digest.update(memoryview(arr).cast("B"))
+    return (policy_name, multipath, seed, len(flows), digest.digest())
 
 
 def _nvswitch_mask(topo: Topology) -> np.ndarray:
@@ -99,6 +142,7 @@ class Router:
         self.subject = np.full(self.n, -1, dtype=np.int64)
         self.intra = SegTable()
         self.fabric = SegTable()
+        self.domain = SegTable()   # NVLink paths between hosts of one NVLink domain (domain.py)
         self.nic_slot: np.ndarray | None = None
         self.dead_nic = np.full(self.n, -1, dtype=np.int64)
 
@@ -143,9 +187,12 @@ class Router:
     def _pieces(self, src, dst, hs, hd, same) -> list:
         """Per flow: a list of pieces, each (kind, first alternative, count, host) arrays; kind
         'intra' rows hold local tokens mapped through the host, 'fabric' rows hold resources,
-        'single' pieces one resource (or -1)."""
+        'single' pieces one resource (or -1), 'domain' rows global NVLink resources."""
+        dom = domain_segments(self.ctx, self.domain, src, dst)   # None without NVLink domains
+        if dom is not None:
+            same = same & (dom[0] < 0)
         sfirst, scount = self._same_host(src, dst, hs, same)
-        cross = ~same
+        cross = ~same if dom is None else ~same & (dom[0] < 0)
         gs, gd, relay = self._gateways(src, dst, hs, hd, cross)
         p1f, p1c, p2f, p2c = self._source_side(src, hs, cross, gs, relay)
         p4f, p4c = self._destination_side(dst, hd, cross, gd)
@@ -154,9 +201,10 @@ class Router:
         node_res = self.topo.node_resource
         src_tok = np.where(cross & (hs < 0), node_res[src], -1)
         dst_tok = np.where(cross & (hd < 0), node_res[dst], -1)
-        return [("single", src_tok), ("intra", sfirst, scount, hs), ("intra", p1f, p1c, hs),
-                ("intra", p2f, p2c, hs), ("single", up_tok), ("fabric", p3f, p3c),
-                ("single", down_tok), ("intra", p4f, p4c, hd), ("single", dst_tok)]
+        pieces = [("single", src_tok), ("intra", sfirst, scount, hs), ("intra", p1f, p1c, hs),
+                  ("intra", p2f, p2c, hs), ("single", up_tok), ("fabric", p3f, p3c),
+                  ("single", down_tok), ("intra", p4f, p4c, hd), ("single", dst_tok)]
+        return pieces if dom is None else pieces + [("domain", dom[0], dom[1])]
 
     def _none(self) -> np.ndarray:
         return np.full(self.n, -1, dtype=np.int64)
@@ -282,7 +330,7 @@ class Router:
         owner = np.repeat(np.arange(n, dtype=np.int64), nsub)
         combo = np.arange(total, dtype=np.int64) - np.repeat(first, nsub)
         stripes = np.ones(total)   # product of the striping weights of the rows a path combines
-        tables = {"intra": self.intra.arrays(), "fabric": self.fabric.arrays()}
+        tables = {"intra": self.intra.arrays(), "fabric": self.fabric.arrays(), "domain": self.domain.arrays()}
         fab_hash = flow_hash(self.flows, self.seed, salt=FABRIC_SALT) if self.multipath == "hash" else None
         parts = []
         for piece, c in zip(pieces, counts):
@@ -341,7 +389,7 @@ class Router:
         for piece in pieces:
             if piece[0] == "intra":
                 cols.append(piece[1][ok])
-            elif piece[0] == "fabric":
+            elif piece[0] in ("fabric", "domain"):
                 cols.append((piece[1][ok] >= 0).astype(np.int64))
         cols.append(np.where(ctx.node_hidx[src] < 0, src, -1))
         cols.append(np.where(ctx.node_hidx[dst] < 0, dst, -1))
