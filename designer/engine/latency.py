@@ -19,8 +19,10 @@ Collective steps and round trips (issue 15) build on the same pieces:
   from "the sender's data is ready" to "the receiver's GPU sees it": the sender's control path,
   the NIC's DMA read of the payload, flight (propagation + forwarding), and the receiver's
   *completion* (``cpu_proxy``: the NIC writes a CQE, the receiving proxy polls it and writes a
-  flag the GPU polls; ``gpu_initiated`` or a protocol whose data carries its own flag, NCCL's
-  LL/LL128: the receiving GPU polls the data). A path without a NIC is a kernel's own stores
+  flag the GPU polls; ``gpu_initiated``: the put's signal atomic lands one PCIe read round trip
+  after the data and the GPU polls it; a protocol whose data carries its own flag, NCCL's
+  LL/LL128: the receiving GPU polls the data). The GPU-initiated post itself is WQE stores, two
+  system-scope fences and the MMIO doorbell. A path without a NIC is a kernel's own stores
   over NVLink/PCIe whatever the initiator (NCCL's kernels move intra-node data themselves).
 - :func:`kernel_launch_s`: once per collective (the launch is not per step).
 - :func:`round_trip`: a ping-pong — a step there and a step back — the figure GPU-initiated
@@ -73,8 +75,19 @@ CONTROL_NS = {
     "PROXY_NOTICE_NS": 1500.0,
     # Building a WQE in host memory from the CPU (a few cache lines).
     "CPU_WQE_POST_NS": 150.0,
-    # A GPU thread building the WQE (uncached stores to device/host memory + memory fence).
+    # A GPU thread building the WQE (uncached stores to device/host memory). The NVSHMEM
+    # performance guide: "A thread on the GPU cannot fill out a work queue entry (WQE) as quickly
+    # as a CPU thread. This results in a higher latency for individual messages"
+    # (https://docs.nvidia.com/nvshmem/release-notes-install-guide/best-practice-guide/performance.html).
     "GPU_WQE_POST_NS": 400.0,
+    # One system-scope memory fence (``__threadfence_system``) on the GPU. The mlx5 post sequence
+    # needs two before the doorbell: WQE stores visible before the doorbell-record update, and
+    # that update before the MMIO doorbell write (rdma-core providers/mlx5/qp.c post_send_db:
+    # udma_to_device_barrier, DBR write, mmio_wc_start, doorbell), which a GPU-initiated post
+    # (IBGDA / GDAKI) runs as GPU fences. ~200 ns per system-scope fence (DotCompute FenceType
+    # reference, https://mivertowski.github.io/DotCompute/api/DotCompute.Abstractions.Memory.FenceType.html;
+    # a third-party figure, not an NVIDIA measurement).
+    "GPU_FENCE_NS": 200.0,
     # Fixed cost of an MMIO doorbell write at the issuer (posted write leaving the core / SM),
     # before the path's own PCIe propagation and switch hops are added.
     "DOORBELL_ISSUE_NS": 100.0,
@@ -104,6 +117,14 @@ COMPLETION_NS = {
     # The receiving CPU proxy noticing the CQE: half a period of the proxy's progress loop, the
     # same loop as PROXY_NOTICE_NS (NCCL's proxy adds ~1-3 µs per operation).
     "CQ_POLL_NS": 1500.0,
+    # A GPU-initiated put with a signal (NCCL GIN ``put<ncclGin_SignalInc>``, NVIDIA/nccl#1893's
+    # ping-pong; NVSHMEM put_signal) is an RDMA write followed by an RDMA atomic on the signal word,
+    # ordered after the data on the same queue pair. The target NIC executes the atomic as a PCIe
+    # read-modify-write of the GPU's memory: the read is non-posted (and, by PCIe ordering, flushes
+    # the data's posted writes ahead of it), so the signal lands one PCIe read round trip after the
+    # data. pcie-bench (Neugebauer et al., SIGCOMM 2018) measures ~0.5-1 µs DMA read latency; we
+    # take 900 ns like PAYLOAD_READ_NS.
+    "SIGNAL_ATOMIC_READ_NS": 900.0,
     # A GPU thread spinning on a flag (or LL data line) in its own memory sees a remote write
     # after a few hundred ns: NCCL's per-step NVLink ring LL latency is 0.47-0.6 µs in total
     # (tuning.cc hwLat, NVLINK Ring LL), which bounds store + flight + poll.
@@ -218,7 +239,7 @@ def _control(topo: Topology, nodes: list[int], initiator: str, k: dict) -> dict:
                 "doorbell": k["DOORBELL_ISSUE_NS"] + _one_way_ns(topo, cpu, nic, k),
                 "wqe_fetch": k["WQE_FETCH_NS"]}
     issuer = nodes[0] if topo.node_kind[nodes[0]] == "gpu" else _nearest_of_kind(topo, nic, "gpu")
-    return {"wqe_post": k["GPU_WQE_POST_NS"],
+    return {"wqe_post": k["GPU_WQE_POST_NS"], "fences": 2 * k["GPU_FENCE_NS"],
             "doorbell": k["DOORBELL_ISSUE_NS"] + _one_way_ns(topo, issuer, nic, k),
             "wqe_fetch": k["WQE_FETCH_NS"]}
 
@@ -297,7 +318,7 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
         own bytes ÷ rate bandwidth term).
     flag_in_data : bool
         True for protocols whose data carries its own flag (NCCL's LL, LL128): the receiving GPU
-        polls the data; no CQE, proxy poll or separate flag on the receive side.
+        polls the data; no CQE, proxy poll, signal atomic or separate flag on the receive side.
     overrides : dict, optional
         Replacement values for :data:`DEFAULTS`.
 
@@ -338,7 +359,8 @@ def step_latency_s(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", 
 
 def round_trip(topo: Topology, path_nodes, message_bytes: float = 8.0, *, initiator: str = "gpu_initiated",
                overrides: dict | None = None) -> dict:
-    """Ping-pong round trip: a put along ``path_nodes`` that the far GPU observes, then a put back.
+    """Ping-pong round trip: a put with its signal along ``path_nodes`` that the far GPU observes
+    (it polls the signal), then a put with a signal back.
 
     This is how GPU-initiated networking latency is reported (arXiv 2511.15076, H100 + GDAKI:
     ≈ 16.7 µs for small messages). The kernel is persistent in a ping-pong loop, so no launch.
@@ -366,9 +388,16 @@ def _effective_initiator(topo: Topology, path_nodes, initiator: str) -> str:
 
 def _completion(topo: Topology, nodes: list[int], initiator: str, via_nic: bool, flag_in_data: bool,
                 k: dict) -> dict:
-    """Receive side: how the destination GPU learns that the data has landed."""
-    if not via_nic or flag_in_data or initiator == "gpu_initiated":
+    """Receive side: how the destination GPU learns that the data has landed.
+
+    Without a NIC, or when the data carries its own flag (LL/LL128), the GPU polls the data. A
+    GPU-initiated put is followed by its signal atomic (one PCIe read round trip at the target
+    after the data) that the GPU polls. A CPU-proxied receive goes through a CQE, the proxy's CQ
+    poll and a flag the proxy writes."""
+    if not via_nic or flag_in_data:
         return {"gpu_poll": k["GPU_FLAG_POLL_NS"]}
+    if initiator == "gpu_initiated":
+        return {"signal_atomic": k["SIGNAL_ATOMIC_READ_NS"], "gpu_poll": k["GPU_FLAG_POLL_NS"]}
     nic = next(n for n in reversed(nodes) if topo.node_kind[n] == "nic")
     cpu = _nearest_of_kind(topo, nic, "cpu")
     gpu = nodes[-1] if topo.node_kind[nodes[-1]] == "gpu" else _nearest_of_kind(topo, nic, "gpu")

@@ -36,7 +36,7 @@ from designer.engine.topology import Topology
 
 __all__ = [
     "PATTERN_KINDS", "MAX_FLOWS", "Flows", "resolve_selector", "normalize_pattern", "generate",
-    "ring_orders", "pattern_flow_count",
+    "ring_orders", "pattern_flow_count", "host_read_caps_gbps",
 ]
 
 PATTERN_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "p2p", "storage_read",
@@ -398,6 +398,8 @@ def generate(topo: Topology, patterns: list[dict], routing: dict | None = None) 
         plans.append(plan)
         n = len(src)
         demand = np.full(n, pattern.get("demand_gbps", np.inf), dtype=np.float64)
+        if pattern["kind"] == "host_offload":
+            demand = np.minimum(demand, host_read_caps_gbps(topo, src, dst))
         parts.append((np.asarray(src, np.int64), np.asarray(dst, np.int64),
                       np.broadcast_to(np.asarray(size, np.float64), n).astype(np.float64), demand,
                       np.full(n, k, np.int32), np.arange(n, dtype=np.int64)))
@@ -524,6 +526,42 @@ def _offload(topo, pattern):
     if direction == "from_host":
         return memory, gpus, pattern["bytes"]
     return np.concatenate([gpus, memory]), np.concatenate([memory, gpus]), pattern["bytes"]
+
+
+def host_read_caps_gbps(topo: Topology, src, dst) -> np.ndarray:
+    """Per-flow rate cap (Gb/s) of host-memory copies driven by the GPU; inf where none applies.
+
+    A GPU copy *from* host memory (``host_offload`` ``from_host``, modelled as an SM copy reading
+    pinned host memory, nvbandwidth's ``host_to_device_memcpy_sm``) is bound by non-posted PCIe
+    reads — each read request waits for its completion, so the rate is the GPU's outstanding read
+    requests over the read round trip, not the link's posted-write rate. The copy into host
+    memory (posted writes) and a NIC writing into the GPU keep the link rate. The cap is the measured host→device copy rate of
+    the GPU's PCIe link technology (``catalog.PCIE_MEASURED_GBYTES[tech]["h2d"]``: H100 Gen5 x16
+    35.2 GB/s, NVIDIA/nvbandwidth#24; A100 Gen4 x16 25.13 GB/s, NVIDIA/nvbandwidth#42, above the
+    24 GB/s planning rate, so it does not bind there).
+
+    Parameters
+    ----------
+    topo : Topology
+    src, dst : array of int
+        Flow endpoints (node indices).
+
+    Returns
+    -------
+    ndarray of float64
+        Demand cap per flow, Gb/s.
+    """
+    from designer.engine.catalog import GBPS_PER_GBYTE, PCIE_MEASURED_GBYTES
+
+    caps = np.full(len(src), np.inf)
+    for k, (s, d) in enumerate(zip(np.asarray(src).tolist(), np.asarray(dst).tolist())):
+        if topo.node_kind[s] != "memory" or topo.node_kind[d] != "gpu":
+            continue
+        measured = [PCIE_MEASURED_GBYTES[topo.link_tech[l]]["h2d"][0] for _, l in topo.adjacency[d]
+                    if "h2d" in PCIE_MEASURED_GBYTES.get(topo.link_tech[l] or "", {})]
+        if measured:
+            caps[k] = max(measured) * GBPS_PER_GBYTE
+    return caps
 
 
 _PATTERN_BUILDERS = {

@@ -140,3 +140,46 @@ def test_render_table_marks_failures():
              "pass": False, "algorithm": None, "source": "t"}]
     text = fidelity.render_table(rows)
     assert re.search(r"^a .*120\.00 +\+20\.0% +NO", text, re.MULTILINE) and re.search(r"^b .*— +— +NO", text, re.MULTILINE)
+
+
+# ------------------------------------------------------------------ host-memory copies (issue 15)
+def _offload(template, direction, nbytes=2**30):
+    from designer.engine.templates import host_document
+    from designer.engine.topology import Topology
+
+    topo = Topology.from_document(host_document(template))
+    pattern = {"id": "o", "kind": "host_offload", "direction": direction, "participants": {"ids": ["h0/gpu0"]},
+               "bytes": nbytes}
+    return topo, simulate({"topology": topo, "workload": [pattern]})
+
+
+def test_gpu_read_of_host_memory_is_capped_at_the_measured_h2d_rate():
+    """[h0/mem0]--[h0/cpu0]--[h0/rc0]--pcie5x16--[h0/pcie0]--pcie5x16--[h0/gpu0] (DGX H100): an
+    SM copy *from* host memory is non-posted-read bound — 35.2 GB/s measured (nvbandwidth#24,
+    catalog.PCIE_MEASURED_GBYTES) — while the copy *to* host memory (posted writes) keeps the
+    48 GB/s link rate. On the A100 (Gen4) the measured 25.13 GB/s is above the 24 GB/s link rate,
+    so nothing changes there."""
+    from designer.engine.catalog import PCIE_MEASURED_GBYTES
+
+    h2d = PCIE_MEASURED_GBYTES["pcie5x16"]["h2d"][0]
+    _, up = _offload("dgx-h100", "from_host")
+    _, down = _offload("dgx-h100", "to_host")
+    seconds = lambda r: r["summary"]["patterns"]["o"]["completion_s"]  # noqa: E731
+    assert 2**30 / seconds(up) / 1e9 == pytest.approx(h2d, rel=1e-6)
+    assert 2**30 / seconds(down) / 1e9 == pytest.approx(48.0, rel=1e-6)
+    _, a100 = _offload("dgx-a100", "from_host")
+    assert 2**30 / seconds(a100) / 1e9 == pytest.approx(24.0, rel=1e-6)
+
+
+def test_host_read_cap_applies_to_host_to_gpu_flows_only():
+    """``both``: the to-host half keeps the link rate, the from-host half gets the read cap; a
+    GPU-to-GPU or NIC-into-GPU flow (posted writes by the NIC) never gets one."""
+    from designer.engine.workloads import host_read_caps_gbps
+
+    topo, _ = _offload("dgx-h100", "both")
+    ids = topo.node_index
+    src = [ids["h0/gpu0"], ids["h0/mem0"], ids["h0/nic0"], ids["h0/gpu1"]]
+    dst = [ids["h0/mem0"], ids["h0/gpu0"], ids["h0/gpu0"], ids["h0/gpu0"]]
+    caps = host_read_caps_gbps(topo, src, dst)
+    assert math.isinf(caps[0]) and math.isinf(caps[2]) and math.isinf(caps[3])
+    assert caps[1] == pytest.approx(35.2 * 8)

@@ -36,6 +36,10 @@ def test_fabric_path_breakdown_by_hand():
                               "doorbell": doorbell, "wqe_fetch": CONTROL_NS["WQE_FETCH_NS"]}
     assert gpu["control"]["doorbell"] == doorbell  # gpu0 is as far from nic0 as cpu0 is
     assert "proxy_notice" not in gpu["control"]
+    # the GPU's post: WQE stores, two system-scope fences (WQE before doorbell record, record
+    # before the MMIO doorbell, as mlx5's post_send_db), the doorbell, the NIC's WQE fetch
+    assert gpu["control"] == {"wqe_post": CONTROL_NS["GPU_WQE_POST_NS"], "fences": 2 * CONTROL_NS["GPU_FENCE_NS"],
+                              "doorbell": doorbell, "wqe_fetch": CONTROL_NS["WQE_FETCH_NS"]}
     assert gpu["total_ns"] < cpu["total_ns"]
     assert cpu["total_ns"] == pytest.approx(cpu["control_ns"] + 600 + cpu["forwarding_ns"] + cpu["serialization_ns"])
 
@@ -79,14 +83,23 @@ def test_step_over_the_fabric_adds_payload_read_and_receive_completion():
 
 
 def test_gpu_initiated_and_flag_in_data_skip_the_receiving_proxy():
+    """LL data carries its flag: the GPU polls the data. A GPU-initiated put is followed by its
+    signal atomic (one PCIe read round trip after the data), which the GPU polls. Neither goes
+    through a CQE and the receiving proxy."""
     topo = mini()
     nodes = _path(topo, _FABRIC)
     cpu = step_latency(topo, nodes, initiator="cpu_proxy")
     gpu = step_latency(topo, nodes, initiator="gpu_initiated")
     ll = step_latency(topo, nodes, initiator="cpu_proxy", flag_in_data=True)
-    assert gpu["completion"] == ll["completion"] == {"gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    assert ll["completion"] == {"gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    assert gpu["completion"] == {"signal_atomic": COMPLETION_NS["SIGNAL_ATOMIC_READ_NS"],
+                                 "gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    gpu_ll = step_latency(topo, nodes, initiator="gpu_initiated", flag_in_data=True)
+    assert gpu_ll["completion"] == ll["completion"]
+    assert gpu["total_ns"] - gpu_ll["total_ns"] == pytest.approx(COMPLETION_NS["SIGNAL_ATOMIC_READ_NS"])
     assert ll["control"] == cpu["control"]  # the sender's proxy still posts the WQE
-    assert gpu["total_ns"] < ll["total_ns"] < cpu["total_ns"]
+    assert gpu_ll["total_ns"] < ll["total_ns"] < cpu["total_ns"]  # same completion: no proxy notice
+    assert gpu["total_ns"] < cpu["total_ns"]
     assert cpu["total_ns"] - ll["total_ns"] == pytest.approx(cpu["completion_ns"] - ll["completion_ns"])
 
 

@@ -22,7 +22,9 @@ import math
 __all__ = [
     "BASE_LAT_US",
     "EFFICIENCY",
+    "bandwidth_efficiency",
     "HW_LAT_US",
+    "NET_OVERHEAD_BY_VENDOR_US",
     "NET_OVERHEAD_US",
     "PROTOCOLS",
     "latency_us",
@@ -33,6 +35,14 @@ PROTOCOLS = ("LL", "LL128", "Simple")
 
 # Bandwidth efficiency of each protocol (see the module docstring; NCCL tuning.cc).
 EFFICIENCY = {"LL": 0.5, "LL128": 0.92, "Simple": 1.0}
+
+# NCCL's "various model refinements" of the tree's bus bandwidth (tuning.cc, NCCL 2.23+): an
+# all-reduce tree × 0.92; then LL × 1/3.8, LL128 × 7/9 on one node (120/128 across nodes).
+TREE_ALLREDUCE_FACTOR = 0.92
+TREE_PROTOCOL_FACTOR = {"LL": 1.0 / 3.8, "Simple": 1.0}
+TREE_LL128_FACTOR = {"one_node": 7.0 / 9.0, "nodes": 120.0 / 128.0}
+# PAT's bus bandwidth × 0.75 (tuning.cc).
+PAT_FACTOR = 0.75
 
 # baseLat (µs) per algorithm × protocol {LL, LL128, Simple}: NCCL tuning.cc ``baseLat``.
 BASE_LAT_US = {
@@ -51,11 +61,36 @@ HW_LAT_US = {
     "net": {"tree": (5.0, 8.5, 14.0), "ring": (2.7, 4.0, 14.0), "collnet": (0.0, 0.0, 31.0),
             "nvls": (0.0, 0.0, 18.0), "nvlstree": (0.0, 0.0, 14.0)},
 }
-# Per-step network post overhead on x86/Intel hosts, ×3 for Simple: tuning.cc ``getNetOverhead``
-# (1.0 µs Intel, 2.0 µs AMD; we use the Intel figure).
+# Per-step network post overhead of the hosts' CPUs, ×3 for Simple: tuning.cc ``getNetOverhead``
+# ("Network post overhead": x86 Intel 1.0 µs, x86 AMD 2.0 µs, anything else 1.0 µs).
 NET_OVERHEAD_US = 1.0
+NET_OVERHEAD_BY_VENDOR_US = {"intel": 1.0, "amd": 2.0}
 
 _SIMPLE_ONLY = {"nvls", "nvlstree", "collnet", "pat"}
+
+
+def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -> float:
+    """Fraction of the bottleneck rate ``algorithm`` moves data at under ``protocol``, as NCCL's
+    tuner models it (``ncclTopoTuneModel``'s refinements of ``busBw``): the ring keeps the plain
+    protocol figure; the tree pays 0.92 on an all-reduce and its own LL / LL128 factors; PAT
+    × 0.75. NVLS / NVLSTree / CollNet are Simple only (their efficiency is the catalog's).
+
+    Parameters
+    ----------
+    algorithm, protocol : str
+    kind : str
+        Collective kind (``allreduce``, ``allgather`` …).
+    nodes : int
+        Hosts the collective spans (the tree's LL128 factor differs on one node).
+    """
+    if algorithm == "tree":
+        base = TREE_ALLREDUCE_FACTOR if kind == "allreduce" else 1.0
+        if protocol == "LL128":
+            return base * TREE_LL128_FACTOR["one_node" if nodes <= 1 else "nodes"]
+        return base * TREE_PROTOCOL_FACTOR[protocol]
+    if algorithm == "pat":
+        return PAT_FACTOR * EFFICIENCY[protocol]
+    return EFFICIENCY[protocol]
 
 
 def protocols_for(algorithm: str) -> tuple[str, ...]:
@@ -68,7 +103,8 @@ def _hw(table: str, algorithm: str, protocol: str) -> float:
     return row[PROTOCOLS.index(protocol)]
 
 
-def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, intra: str = "nvlink") -> float:
+def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, intra: str = "nvlink",
+               net_overhead: float = NET_OVERHEAD_US) -> float:
     """Latency (µs) of one collective as NCCL's tuner models it.
 
     Parameters
@@ -80,6 +116,8 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         Ranks and hosts (nodes) taking part.
     intra : {"nvlink", "pci"}
         Technology of the intra-host hops.
+    net_overhead : float
+        The hosts' network post overhead, µs (:data:`NET_OVERHEAD_BY_VENDOR_US`; default Intel's).
 
     Notes
     -----
@@ -106,7 +144,7 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         nsteps = reduce_twice * (n - 1)
         inter_steps = reduce_twice * (nodes - 1) if nodes > 1 else 0
         if nodes > 1:
-            intra_lat = max(intra_lat, NET_OVERHEAD_US * (3 if protocol == "Simple" else 1))
+            intra_lat = max(intra_lat, net_overhead * (3 if protocol == "Simple" else 1))
         return base + (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat
     if algorithm == "tree":
         return base + 2 * ((ppn - 1) * intra_lat + log_nodes * inter_lat)

@@ -10,7 +10,8 @@ Per protocol the predicted time is
 ``latency + data_time / (protocol efficiency × algorithm efficiency)``
 
 with ``data_time`` the slowest flow's ``bytes / rate`` of that solve, the latency of
-:func:`.protocols.latency_us` and the algorithm efficiency the catalog's NVLS efficiency for
+:func:`.protocols.latency_us` (with the hosts' network post overhead, :func:`net_overhead_us`)
+and the algorithm efficiency the catalog's NVLS efficiency for
 ``nvls``/``nvlstree`` (1 otherwise). The chosen (algorithm, protocol) — the fastest — sets the
 pattern's latency and efficiency, which :mod:`designer.engine.completion` applies to the
 pattern's *contended* data time in the full scenario.
@@ -32,7 +33,9 @@ from designer.engine import solver
 from designer.engine.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.collectives.common import Group, group_of
 from designer.engine.collectives.protocols import (
-    EFFICIENCY,
+    NET_OVERHEAD_BY_VENDOR_US,
+    NET_OVERHEAD_US,
+    bandwidth_efficiency,
     latency_us,
     protocols_for,
 )
@@ -40,7 +43,8 @@ from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.routing import FailureSet, route
 from designer.engine.routing.intra import is_nvlink
 
-__all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "intra_technology", "plan_pattern"]
+__all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
+           "net_overhead_us", "plan_pattern"]
 
 # In NCCL's order of preference on ties (cheaper algorithms first).
 ALGORITHMS = ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")
@@ -99,6 +103,30 @@ def intra_technology(topo, group: Group) -> str:
     return "pci"
 
 
+def cpu_vendor(model: str | None) -> str | None:
+    """``intel``, ``amd`` or None from a CPU model string (``AMD EPYC 7742`` → ``amd``)."""
+    text = (model or "").lower()
+    if "amd" in text or "epyc" in text:
+        return "amd"
+    if "intel" in text or "xeon" in text:
+        return "intel"
+    return None
+
+
+def net_overhead_us(topo, group: Group) -> float:
+    """Network post overhead (µs) NCCL charges per ring step across hosts, from the CPUs of the
+    participants' hosts (tuning.cc ``getNetOverhead``: Intel 1.0, AMD 2.0, others 1.0). The largest
+    over the hosts: a ring step waits for the slowest host's proxy."""
+    if group.nodes < 2:
+        return NET_OVERHEAD_US
+    # The participants' own hosts (a block may be an NVLink domain of several); one pass over
+    # the CPU nodes, not one scan of the topology per host.
+    hosts = {topo.node_host[int(g)] for g in group.participants.tolist()} - {None}
+    overheads = [NET_OVERHEAD_BY_VENDOR_US.get(cpu_vendor(topo.node_attrs[i].get("model")), NET_OVERHEAD_US)
+                 for i, kind in enumerate(topo.node_kind) if kind == "cpu" and topo.node_host[i] in hosts]
+    return max(overheads, default=NET_OVERHEAD_US)
+
+
 def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
     return group.nvls_efficiency(topo) if algorithm in ("nvls", "nvlstree") else 1.0
 
@@ -130,14 +158,15 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     return worst, None
 
 
-def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol):
+def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US):
     """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol."""
     best = None
     for p in protocols_for(algorithm):
         if protocol not in ("auto", p):
             continue
-        lat = latency_us(algorithm, p, group.kind, group.n, group.nodes, intra) * 1e-6 if group.size > 0 else 0.0
-        eff = EFFICIENCY[p] * eff_alg
+        lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead) * 1e-6
+               if group.size > 0 else 0.0)
+        eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
         t = lat + data_s / eff
         if best is None or t < best[0]:
             best = (t, p, lat, eff)
@@ -192,6 +221,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
     """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored``
     (algorithm → (time, protocol, latency, efficiency) of those that route)."""
     intra = intra_technology(topo, group)
+    overhead = net_overhead_us(topo, group)
     alternatives, scored = {}, {}
     for a, reason in reasons.items():
         data_s = 0.0
@@ -200,7 +230,8 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
         if reason is not None:
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
-        scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol)
+        scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol,
+                                   overhead)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 
