@@ -27,6 +27,12 @@ Failure semantics (decided here, documented for users)
 - **Ranking.** Most harmful first (:func:`ranking_key`): broken jobs first — more patterns broken,
   then more flows disconnected — then the larger slowdown (of the patterns still completing),
   then more throughput lost; ties keep candidate order.
+- **Jobs rank by step time.** When the workload is a job (DESIGN.md §2.3b), every state's step
+  is re-simulated (:func:`~designer.engine.jobs.dag.run_job`: phases, dependencies and overlap)
+  and ``impact.job`` gives the step before/after; a step that no longer completes (a broken
+  communicator hangs it) ranks first, then the larger **step-time** slowdown — a 2× slower
+  pattern off the critical path may cost the step nothing. Policy comparisons pick the best
+  policy by step time too.
 - **Candidates that cannot matter are not ranked**: targets already failed in the scenario, and
   unwired components (a NIC with no link out of its host, a node with no link at all) are listed
   once under ``skipped``.
@@ -66,6 +72,7 @@ from designer.engine import routing as _routing
 from designer.engine.diff import Frame, compare, echo_failures, pattern_stats
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.failures import failed_resources, normalize_failures, resolve_failures
+from designer.engine.jobs.dag import run_job, step_diff
 from designer.engine.routing import FailureSet, Routes, routing_context
 from designer.engine.scenario import Scenario, normalize_scenario
 from designer.engine.numbers import json_float as _num
@@ -78,7 +85,9 @@ __all__ = ["SWEEP_FORMAT", "COMPARE_FORMAT", "SWEEP_CLASSES", "simulate_with_dif
 SWEEP_FORMAT = "fabricscope.sweep/1"
 COMPARE_FORMAT = "fabricscope.compare/1"
 SWEEP_CLASSES = ("nic", "pcie_switch", "nvswitch", "gpu", "cpu", "leaf-spine", "nic-leaf", "spine-core",
-                 "host", "switch", "leaf", "spine")
+                 "host", "switch", "leaf", "spine", "nvlink_switch_tray", "nvlink")
+# Classes that are whole groups of this kind (a GB200 NVL72's NVLink-switch trays, racks.py).
+_GROUP_CLASSES = ("nvlink_switch_tray",)
 def _progress(progress, fraction: float, message: str) -> None:
     if progress is not None:
         progress(float(min(max(fraction, 0.0), 1.0)), message)
@@ -164,8 +173,34 @@ def ranking_key(entry: dict) -> tuple:
     complete, when some broke), then more throughput lost; ties keep candidate order."""
     imp = entry["impact"]
     slowdown = imp["slowdown"] if imp.get("slowdown") is not None else imp.get("slowdown_of_completing")
-    return (-imp.get("broken_patterns", 0), -imp["disconnected_flows"], -(slowdown or 1.0),
-            -(imp["throughput_lost_gbps"] or 0.0), entry["index"])
+    return (*_step_key(imp.get("job")), -imp.get("broken_patterns", 0), -imp["disconnected_flows"],
+            -(slowdown or 1.0), -(imp["throughput_lost_gbps"] or 0.0), entry["index"])
+
+
+def _step_key(step: dict | None) -> tuple:
+    """Step-time part of :func:`ranking_key`: a step that does not complete first, then the
+    larger step slowdown (``(0, 0)`` for a workload that is not a job)."""
+    if not step:
+        return (0, 0.0)
+    return (-int(step["complete"]["after"] is False), -(step.get("slowdown") or 1.0))
+
+
+_STEP_KEYS = ("complete", "step_time_s", "compute_s", "communication_s", "exposed_communication_s",
+              "critical_path", "reason")
+
+
+def _step_numbers(step: dict | None) -> dict | None:
+    """The headline numbers of a ``summary.job`` (no per-phase detail), or None."""
+    return {k: step.get(k) for k in _STEP_KEYS} if step else None
+
+
+def _step_impact(before: dict, after: dict) -> dict:
+    """``impact.job``: :func:`~designer.engine.jobs.dag.step_diff` plus the step-time increase (s)
+    and the critical path after the failure."""
+    d = step_diff(before, after)
+    b, a = d["step_time_s"]["before"], d["step_time_s"]["after"]
+    return {**d, "step_time_increase_s": _num(a - b) if a is not None and b is not None else None,
+            "critical_path": after.get("critical_path") or []}
 
 
 # ======================================================================================== simulate
@@ -220,7 +255,8 @@ def sweep_candidates(scenario, over, *, degrade: float | None = None, topology_l
     over : str or list of str
         Classes from :data:`SWEEP_CLASSES`: node kinds ``nic``, ``pcie_switch``, ``nvswitch``,
         ``gpu``, ``cpu``, ``switch``; switch roles ``leaf``, ``spine``; link tiers ``leaf-spine``,
-        ``nic-leaf``, ``spine-core``; ``host`` (whole host groups). A comma-separated string works.
+        ``nic-leaf``, ``spine-core``, ``nvlink``; ``host`` (whole host groups); ``nvlink_switch_tray``
+        (NVLink-switch tray groups of a GB200 NVL72). A comma-separated string works.
     degrade : float, optional
         When given, each candidate is ``{"mode": "degrade", "factor": degrade}`` instead of down.
 
@@ -256,10 +292,12 @@ def sweep_candidates(scenario, over, *, degrade: float | None = None, topology_l
 def _class_targets(topo, cls: str) -> list[str]:
     if cls == "host":
         return topo.hosts()
+    if cls in _GROUP_CLASSES:
+        return [gid for gid, g in topo.groups.items() if g.get("kind") == cls]
     if cls in ("leaf", "spine"):
         roles = ("leaf", "tor") if cls == "leaf" else ("spine",)
         return [topo.node_ids[i] for i in topo.nodes_of_kind("switch") if topo.node_role[i] in roles]
-    if cls in ("leaf-spine", "nic-leaf", "spine-core"):
+    if cls in ("leaf-spine", "nic-leaf", "spine-core", "nvlink"):
         tiers = resource_tiers(topo)
         return [topo.link_ids[l] for l in range(topo.num_links) if tiers[2 * l] == cls]
     return [topo.node_ids[i] for i in topo.nodes_of_kind(cls)]
@@ -280,7 +318,9 @@ def _parse_chunk(chunk, total: int) -> tuple[int, int, int, int] | None:
     return i, n, i * total // n, (i + 1) * total // n
 
 
-def _summary(w: _WhatIf, st: _State) -> dict:
+def _summary(w: _WhatIf, st: _State, step: dict | None = None) -> dict:
+    """Per-pattern completion, job completion, utilization and path classes of a state; ``job``
+    (the step's numbers, :func:`_step_numbers`) when ``step`` is given."""
     p = pattern_stats(w, st)
     complete = all(v["complete"] for v in p.values())
     times = [v["completion_s"] or 0.0 for v in p.values()]
@@ -294,7 +334,13 @@ def _summary(w: _WhatIf, st: _State) -> dict:
             "flows_total": len(w.flows), "unroutable": int((st.routes.status != 0).sum()),
             "classes": {name: int(c) for name, c in zip(
                 st.routes.class_names, np.bincount(st.routes.class_code[st.routes.class_code >= 0],
-                                                   minlength=len(st.routes.class_names)).tolist())}}
+                                                   minlength=len(st.routes.class_names)).tolist())},
+            **({"job": _step_numbers(step)} if step is not None else {})}
+
+
+def _run_step(sc: Scenario, st: _State) -> dict | None:
+    """The job's step on a state (None when the workload is not a job)."""
+    return run_job(st.prep, sc.job) if sc.job is not None else None
 
 
 def _plan(sc, topo, base_entries: list, over, failures, degrade) -> tuple[list[dict], dict]:
@@ -391,7 +437,10 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
         ``chunk`` ([i, n] or None), ``evaluated``, ``stats``, and ``ranking``: per candidate
         ``index``, ``failure``, ``label``, ``impact`` (``disconnected_flows``,
         ``job_completion_s`` before/after, ``completion_increase_s``, ``throughput_lost_gbps``,
-        ``slowdown``, ``worst_pattern``) and ``diff_summary`` — most harmful first.
+        ``slowdown``, ``worst_pattern``; for a job also ``job``: the step's ``complete`` and
+        ``step_time_s`` before/after, ``slowdown``, ``step_time_increase_s``, ``broken``,
+        ``reason``, ``critical_path``) and ``diff_summary`` — most harmful first (a job's by
+        step time). A job's ``baseline`` has ``job`` (the step's numbers).
 
     Raises
     ------
@@ -410,6 +459,9 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     w = _WhatIf(sc, derive=derive, base_entries=base_entries)
     base = w.state(base_entries) if base_entries else w.nominal
     idle = compare(w, base, base, details=False)
+    step0 = _run_step(sc, base)
+    if step0 is not None:
+        idle["impact"]["job"] = _step_impact(step0, step0)
     ranking, stats = [], {"solved": 0, "untouched": 0, "rerouted_flows": 0}
     clock = time.perf_counter()
     for k in range(lo, hi):
@@ -420,6 +472,8 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
         else:
             st = w.state(base_entries + [cand])
             diff = compare(w, base, st, details=False)
+            if step0 is not None:
+                diff["impact"]["job"] = _step_impact(step0, _run_step(sc, st))
             stats["solved"] += 1
             stats["rerouted_flows"] += len(st.affected)
         ranking.append({"index": k, "failure": {x: cand[x] for x in ("target", "mode", "factor") if cand[x] is not None},
@@ -433,7 +487,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     return {"format": SWEEP_FORMAT,
             "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(base_entries)},
             "over": ([c.strip() for c in over.split(",")] if isinstance(over, str) else list(over)) if over else None,
-            "degrade": degrade, "baseline": _summary(w, base), "candidates": total,
+            "degrade": degrade, "baseline": _summary(w, base, step0), "candidates": total,
             "chunk": [part[0], part[1]] if part else None, "evaluated": hi - lo, "stats": stats,
             "skipped": skipped, "ranking": ranking}
 
@@ -493,7 +547,8 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
     dict
         ``{"format": "fabricscope.compare/1", "failures": [...], "policies": {name: {"baseline":
         summary, "with_failures": summary or None, "impact": ... or None, "diff_summary": ...}},
-        "best": {"baseline": name, "with_failures": name}, "headline": str}``.
+        "best": {"baseline": name, "with_failures": name}, "headline": str}``. For a job each
+        summary has ``job`` (step numbers) and ``impact.job``; ``best`` is the shortest step.
 
     Raises
     ------
@@ -511,11 +566,17 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
     for k, pol in enumerate(policies):
         _progress(progress, k / len(policies), f"policy {pol}")
         w = _WhatIf(dataclasses.replace(sc, routing={**sc.routing, "nic_policy": pol}))
-        entry = {"baseline": _summary(w, w.nominal), "with_failures": None, "impact": None, "diff_summary": None}
+        step0 = _run_step(sc, w.nominal)
+        entry = {"baseline": _summary(w, w.nominal, step0), "with_failures": None, "impact": None,
+                 "diff_summary": None}
         if entries:
             st = w.state(entries)
             diff = compare(w, w.nominal, st, details=False)
-            entry.update({"with_failures": _summary(w, st), "impact": diff["impact"], "diff_summary": diff["summary"]})
+            step = _run_step(sc, st)
+            if step is not None:
+                diff["impact"]["job"] = _step_impact(step0, step)
+            entry.update({"with_failures": _summary(w, st, step), "impact": diff["impact"],
+                          "diff_summary": diff["summary"]})
         out[pol] = entry
     _progress(progress, 1.0, "done")
     best = {"baseline": _best(out, "baseline"), "with_failures": _best(out, "with_failures") if entries else None}
@@ -526,6 +587,10 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
 def _best(out: dict, which: str) -> str | None:
     def key(item):
         s = item[1][which]
+        step = s.get("job")
+        if step is not None:       # a job: the step time decides (a step that hangs is worst)
+            t = step["step_time_s"]
+            return (not step["complete"], math.inf if t is None else t, s["unroutable"])
         job = s["job_completion_s"]
         return (len(s["broken"]), s["unroutable"], math.inf if job is None else job)
 
@@ -537,8 +602,9 @@ def _headline(out: dict, best: dict, entries: list) -> str:
     parts = []
     for pol, e in out.items():
         s = e[which]
-        job = s["job_completion_s"]
-        txt = f"{pol}: " + (f"{job * 1e3:.3f} ms" if job is not None else "does not complete")
+        job = s["job"]["step_time_s"] if s.get("job") else s["job_completion_s"]
+        unit = "step " if s.get("job") else ""
+        txt = f"{pol}: " + (f"{unit}{job * 1e3:.3f} ms" if job is not None else "does not complete")
         if s["unroutable"]:
             txt += f", {s['unroutable']:,} flow(s) disconnected"
         parts.append(txt)

@@ -29,7 +29,7 @@ def job_figure(result: dict) -> dict | None:
     rows = []
     for p in phases:
         start = num(p.get("start_s"))
-        if start is None:
+        if start is None or _idle(p):
             continue
         end = num(p.get("end_s"))
         done = end is not None
@@ -53,6 +53,12 @@ def job_figure(result: dict) -> dict | None:
                   table={"columns": ["phase", "start_s", "end_s", "critical"], "rows": rows})
 
 
+def _idle(phase: dict) -> bool:
+    """A phase with no compute and no pattern (an inference request's arrival wait, an empty
+    join), off the critical path: no bar."""
+    return not phase.get("compute_s") and not phase.get("patterns") and not phase.get("critical")
+
+
 def _drawn(job: dict) -> list[dict]:
     """Phases to draw: all, or the critical path plus the earliest others up to the cap."""
     phases = job["phases"]
@@ -71,6 +77,11 @@ def _title(job: dict, drawn: int) -> str:
                 f"exposed communication {fmt_time(job.get('exposed_communication_s'))}")
     else:
         text = f"The step does not complete — {job.get('reason') or 'a phase never finishes'}"
+    inf = job.get("inference")
+    if inf and (inf.get("kv_transfer_s") or {}).get("mean") is not None:
+        kv = inf["kv_transfer_s"]
+        text += (f"<br>KV transfer per request {fmt_time(kv['mean'])} (max {fmt_time(kv['max'])}), "
+                 f"limited by {inf.get('limiting_link') or '—'}")
     if drawn < len(job["phases"]):
         text += f" · {drawn:,} of {len(job['phases']):,} phases drawn"
     return text

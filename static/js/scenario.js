@@ -1,5 +1,6 @@
 /* Scenario builder: add/remove workload patterns (a Django formset), show the fields a pattern's
-   kind uses, and a searchable failure picker with removable chips. Works without JS too
+   kind uses, switch between a pattern list and a job (with a SimAI file import), and a
+   searchable failure picker with removable chips. Works without JS too
    (every field is rendered; the server ignores the unused ones).
    On a viewer's page (form[data-readonly]) the document fields are disabled and say why; the
    failure picker stays live: it sets the failures of a what-if run (never saved). */
@@ -82,6 +83,28 @@ function initScenarioForm() {
   });
   list.querySelectorAll('[data-pattern]').forEach(refreshPattern);
   renumber();
+
+  // ---- workload type: a list of patterns, or a job (a step as a DAG of phases). Only the
+  // chosen panel shows; the server reads workload_type and ignores the other one.
+  var typeInputs = form.querySelectorAll('input[name="workload_type"]');
+  var addPattern = form.querySelector('[data-add-pattern]');
+  function showWorkloadType() {
+    var checked = form.querySelector('input[name="workload_type"]:checked');
+    var type = checked ? checked.value : 'patterns';
+    form.querySelectorAll('[data-workload-panel]').forEach(function (panel) {
+      panel.hidden = panel.getAttribute('data-workload-panel') !== type;
+    });
+    if (addPattern) addPattern.hidden = type !== 'patterns';
+  }
+  typeInputs.forEach(function (el) { el.addEventListener('change', showWorkloadType); });
+  var upload = form.querySelector('input[name="workload_file"]');
+  if (upload) {
+    upload.addEventListener('change', function () {  // a picked file is a job workload
+      var job = form.querySelector('input[name="workload_type"][value="job"]');
+      if (upload.files.length && job) { job.checked = true; showWorkloadType(); }
+    });
+  }
+  showWorkloadType();
 
   // ---- failure picker: filter the long list, show what is picked as chips
   document.querySelectorAll('[data-filter-for]').forEach(function (box) {

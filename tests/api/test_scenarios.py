@@ -73,3 +73,73 @@ def test_stranger(bob, scenario, small_topology):
     error = assert_error(bob.post(f"{API}/scenarios/", {
         "topology": small_topology.pk, "name": "x", "workload": RING_ALLREDUCE}), 400)
     assert paths_of(error) == {"topology"}
+
+
+# ------------------------------------------------------------------------------------------ jobs
+JOB = {"job": {"layout": {"tp": 8, "dp": 2}, "phases": [
+    {"id": "fwd", "compute_s": 0.001},
+    {"id": "dp", "after": ["fwd"], "patterns": [{"id": "g", "kind": "allreduce", "bytes": 1e8,
+                                                 "groups": {"layout": "dp"}}]}]}}
+
+
+def test_a_job_workload_is_created_read_back_and_submitted(api, small_topology):
+    response = api.post(f"{API}/scenarios/", {"topology": small_topology.pk, "name": "step",
+                                              "workload": JOB})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["workload"] == JOB
+    assert api.get(f"{API}/scenarios/{body['id']}/").json()["workload"] == JOB
+    # Patched back to a list of patterns, and to a job again.
+    url = f"{API}/scenarios/{body['id']}/"
+    assert api.patch(url, {"workload": RING_ALLREDUCE}).json()["workload"] == RING_ALLREDUCE
+    assert api.patch(url, {"workload": JOB}).json()["workload"] == JOB
+
+
+@pytest.mark.parametrize("workload, path, words", [
+    ({"job": {**JOB["job"], "phases": [{"id": "a", "after": ["zz"]}]}}, "workload.job.phases[0].after[0]",
+     "unknown phase"),
+    ({"job": {"layout": {"tp": 8, "dp": 3}, "phases": [{"id": "a"}]}}, "workload.job.layout",
+     "the topology has 16 GPUs"),
+    ({"job": {**JOB["job"], "phases": [{"id": "a", "after": ["b"]}, {"id": "b", "after": ["a"]}]}},
+     "workload.job.phases[1].after", "cycle"),
+])
+def test_job_problems_are_located_by_the_engine(api, small_topology, workload, path, words):
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "bad", "workload": workload}), 400)
+    assert any(d["path"] == path and words in d["message"] for d in error["details"]), error
+    assert not Scenario.objects.exists()
+
+
+@pytest.mark.parametrize("workload, words", [
+    ({"job": [1]}, "must be an object"),
+    ({"job": {"phases": []}, "extra": 1}, "unknown field(s) ['extra']"),
+    ({"jobs": {}}, "must be a list of patterns or {\"job\""),
+    ("ring", "must be a list of patterns"),
+])
+def test_job_shape_errors(api, small_topology, workload, words):
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "bad", "workload": workload}), 400, "invalid")
+    assert any(p.startswith("workload") for p in paths_of(error)), error
+    assert any(words in d["message"] for d in error["details"]), error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_scenario_runs_a_step_time_sweep_through_the_api(api, small_topology, published):
+    """Create the job, submit a NIC sweep, run it in process (as the worker would) and read the
+    result through the API: the ranking carries each failure's step (NIC affinity: a rail NIC
+    down hangs the DP ring, so the step does not complete)."""
+    from designer import services
+    from designer.models import SweepChunk
+
+    sc = api.post(f"{API}/scenarios/", {"topology": small_topology.pk, "name": "step", "workload": JOB}).json()
+    job = api.post(f"{API}/jobs/", {"scenario": sc["id"], "kind": "sweep", "over": ["nic"], "chunks": 1})
+    assert job.status_code == 201, job.content
+    job_id = job.json()["id"]
+    services.job_run(job_id=job_id)
+    for chunk in SweepChunk.objects.filter(job_id=job_id):
+        services.sweep_chunk_run(chunk_id=chunk.pk)
+    result = api.get(f"{API}/jobs/{job_id}/result/")
+    assert result.status_code == 200, result.content
+    data = result.json()                 # the stored document as is
+    assert data["baseline"]["job"]["complete"] is True
+    assert all(e["impact"]["job"]["complete"]["after"] is False for e in data["ranking"])

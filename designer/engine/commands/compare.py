@@ -2,7 +2,8 @@
 
 Runs the scenario under each NIC policy, with and without its failures
 (``fabricscope.compare/1``) and prints the headline on stderr: would unified intra/inter-host
-routing (any NIC, or PXN through NVLink) have saved the job?
+routing (any NIC, or PXN through NVLink) have saved the job? For a job workload each policy's
+summaries carry the step (``job``) and the best policy is the one with the shortest step.
 """
 from __future__ import annotations
 

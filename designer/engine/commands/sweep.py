@@ -3,7 +3,9 @@
 Ranks every single failure of the chosen classes by impact (``fabricscope.sweep/1``, most harmful
 first). Progress goes to stderr (``[ 40%] failure 812/2,048: h50/nic3 down``) so stdout stays pure
 JSON. ``--chunk i/n`` (0 <= i < n) evaluates one block of candidates; ``--merge PART.json ...``
-merges chunk outputs into the unchunked sweep.
+merges chunk outputs into the unchunked sweep. When the workload is a job (``{"job": ...}``)
+each failure's ``impact.job`` holds the step before/after and the ranking is by **step time** (a
+step that no longer completes first).
 """
 from __future__ import annotations
 

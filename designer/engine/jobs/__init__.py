@@ -11,5 +11,6 @@ can use :mod:`.groups` without a cycle):
 - :mod:`.dag` — the phase-by-phase event loop (max-min re-solved at every start and finish) and
   ``summary.job``;
 - :mod:`.models` — dense and MoE transformer templates (message sizes from model dimensions);
-- :mod:`.sweep` — single failures ranked by step-time impact.
+- :mod:`.inference` — disaggregated prefill/decode: KV-cache transfers per request at a rate;
+- :mod:`.sweep` — single failures ranked by step-time impact (a view of ``whatif.sweep``).
 """

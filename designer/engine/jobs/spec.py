@@ -2,10 +2,13 @@
 
 A phase is ``{"id": "fwd", "compute_s": 0.01, "patterns": [...], "after": ["..."]}``: it starts
 when every phase in ``after`` has finished, runs its compute (``compute_s`` seconds, no network
-traffic) and its patterns (started together at the phase start), and finishes when both are done.
+traffic; after an idle ``wait_s`` when given — a request's arrival) and its patterns (started
+together at the phase start), and finishes when both are done.
 Pattern ids are unique across the job; ``groups: {"layout": "tp"}`` refers to the job's layout.
 A cycle among ``after`` dependencies is a located error. ``template`` (instead of ``phases``)
-expands a model template (:mod:`designer.engine.jobs.models`) on the job's layout.
+expands a model template (:mod:`designer.engine.jobs.models`) on the job's layout, or, with
+``"kind": "inference"``, a disaggregated prefill/decode template
+(:mod:`designer.engine.jobs.inference`, no layout needed).
 """
 from __future__ import annotations
 
@@ -16,10 +19,10 @@ from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.jobs.layout import Layout, normalize_layout
 from designer.engine.workloads import normalize_pattern
 
-__all__ = ["JobSpec", "normalize_job"]
+__all__ = ["JobSpec", "job_overview", "normalize_job"]
 
 _JOB_KEYS = {"layout", "phases", "name", "source", "template"}
-_PHASE_KEYS = {"id", "compute_s", "patterns", "after", "label"}
+_PHASE_KEYS = {"id", "compute_s", "wait_s", "patterns", "after", "label"}
 
 
 @dataclass
@@ -38,6 +41,7 @@ class JobSpec:
     layout: Layout | None
     phases: list = field(default_factory=list)
     name: str = ""
+    inference: dict | None = None     # the inference template's numbers (KV bytes, rate, …)
 
     def summary_layout(self) -> dict | None:
         return self.layout.as_dict() if self.layout is not None else None
@@ -64,12 +68,19 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
         except InvalidWorkload as exc:
             problems.extend(exc.problems)
     phases_raw = raw.get("phases")
+    inference = None
     if "template" in raw and not problems:
         if phases_raw is not None:
             raise InvalidWorkload("invalid job", [Problem(where, "give phases or template, not both")])
-        from designer.engine.jobs.models import expand_template
+        template = raw["template"]
+        if isinstance(template, dict) and template.get("kind") == "inference":
+            from designer.engine.jobs.inference import expand_inference
 
-        phases_raw = expand_template(raw["template"], layout, f"{where}.template")
+            phases_raw, inference = expand_inference(topo, template, f"{where}.template")
+        else:
+            from designer.engine.jobs.models import expand_template
+
+            phases_raw = expand_template(template, layout, f"{where}.template")
     if not isinstance(phases_raw, list) or not phases_raw:
         problems.append(Problem(f"{where}.phases", "must be a non-empty list of phases"))
         raise InvalidWorkload("invalid job", problems)
@@ -84,7 +95,7 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
         _check_acyclic(phases, where, problems)
     if problems:
         raise InvalidWorkload("invalid job", problems)
-    return patterns, JobSpec(layout, phases, str(raw.get("name", "")))
+    return patterns, JobSpec(layout, phases, str(raw.get("name", "")), inference)
 
 
 def _phase_index(phases_raw, where, problems) -> dict:
@@ -101,7 +112,8 @@ def _phase_index(phases_raw, where, problems) -> dict:
 
 
 def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
-    out = {"id": ph.get("id") if isinstance(ph, dict) else None, "compute_s": 0.0, "patterns": [], "after": []}
+    out = {"id": ph.get("id") if isinstance(ph, dict) else None, "compute_s": 0.0, "wait_s": 0.0,
+           "patterns": [], "after": []}
     if not isinstance(ph, dict):
         problems.append(Problem(where, "a phase must be an object"))
         return out
@@ -113,6 +125,11 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
         problems.append(Problem(f"{where}.compute_s", "must be a number of seconds >= 0"))
     else:
         out["compute_s"] = float(compute)
+    wait = ph.get("wait_s", 0.0)
+    if not isinstance(wait, (int, float)) or isinstance(wait, bool) or not 0 <= wait < float("inf"):
+        problems.append(Problem(f"{where}.wait_s", "must be a number of seconds >= 0"))
+    else:
+        out["wait_s"] = float(wait)
     after = ph.get("after", [])
     if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
         problems.append(Problem(f"{where}.after", "must be a list of phase ids"))
@@ -158,3 +175,58 @@ def _check_acyclic(phases, where, problems) -> None:
     for k in range(len(phases)):
         if state[k] == 0 and not visit(k, [k]):
             return
+
+
+def job_overview(raw) -> dict:
+    """What a job document holds, for a person to check an import (no topology needed).
+
+    Parameters
+    ----------
+    raw : dict
+        ``{"job": {...}}`` or the job object itself, as written (not normalized).
+
+    Returns
+    -------
+    dict
+        ``name``, ``source`` (``"simai"`` when imported), ``layout`` (as given) and
+        ``layout_text`` (``"tp 8 × pp 1 × dp 2"``), ``template`` (the model name, when a
+        template), ``phases``, ``compute_phases``, ``compute_s`` (sum of the phases' compute, s —
+        not the step time, phases may overlap), ``patterns``, ``kinds`` (kind → ``{"count",
+        "bytes"}``, bytes per rank summed over the patterns), ``groups`` (communicator groups
+        used, sorted) and ``first_phases`` (up to 12 phase ids, in order).
+    """
+    job = raw.get("job", raw) if isinstance(raw, dict) else {}
+    job = job if isinstance(job, dict) else {}
+    phases = [p for p in job.get("phases") or [] if isinstance(p, dict)]
+    layout = job.get("layout") if isinstance(job.get("layout"), dict) else None
+    kinds: dict = {}
+    groups: set = set()
+    compute, n_compute, n_patterns = 0.0, 0, 0
+    for ph in phases:
+        c = ph.get("compute_s") or 0
+        if isinstance(c, (int, float)) and c > 0:
+            compute, n_compute = compute + float(c), n_compute + 1
+        for pat in ph.get("patterns") or []:
+            if not isinstance(pat, dict):
+                continue
+            n_patterns += 1
+            k = kinds.setdefault(str(pat.get("kind")), {"count": 0, "bytes": 0.0})
+            k["count"] += 1
+            size = pat.get("bytes")
+            k["bytes"] += float(size) if isinstance(size, (int, float)) else 0.0
+            g = pat.get("groups")
+            if isinstance(g, dict):
+                groups.add(str(g.get("layout") or g.get("by")))
+            elif isinstance(g, str):
+                groups.add(g)
+    template = job.get("template") if isinstance(job.get("template"), dict) else None
+    return {"name": str(job.get("name") or ""), "source": str(job.get("source") or ""), "layout": layout,
+            # tp and dp always; the other dimensions when they split anything.
+            "layout_text": " × ".join(f"{d} {layout[d]}" for d in ("tp", "cp", "ep", "dp", "pp")
+                                      if isinstance(layout.get(d), int) and (d in ("tp", "dp") or layout[d] > 1))
+                           if layout else "",
+            "template": (("inference (prefill/decode): " if template.get("kind") == "inference" else "")
+                         + str(template.get("model") or "custom dimensions")) if template else "",
+            "phases": len(phases), "compute_phases": n_compute, "compute_s": compute,
+            "patterns": n_patterns, "kinds": dict(sorted(kinds.items())), "groups": sorted(groups),
+            "first_phases": [str(p.get("id")) for p in phases[:12]]}

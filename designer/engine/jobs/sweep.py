@@ -1,11 +1,10 @@
 """Rank single failures by their impact on a job's **step time** (issue 17).
 
-For a scenario whose workload is a job, every candidate failure of the chosen classes
-(:func:`designer.engine.whatif.sweep_candidates`: ``nic``, ``leaf-spine``, …) is applied to the
-failure-free preparation with stable re-routing (:func:`designer.engine.simulate.prepare_failures`,
-the same stage sweeps use) and the step is re-simulated (:func:`designer.engine.jobs.dag.run_job`).
-Completion semantics apply: a failure that breaks a communicator stops the step (``broken``), and
-broken failures rank first, then the larger step-time slowdown.
+A thin view of :func:`designer.engine.whatif.sweep` — the sweep the CLI, the API and the pages
+run — for a scenario whose workload is a job: every candidate failure of the chosen classes
+(``nic``, ``leaf-spine``, …) is applied with stable re-routing and the step is re-simulated
+(:func:`designer.engine.jobs.dag.run_job`). A failure that breaks a communicator stops the step
+(``broken``); broken failures rank first, then the larger step-time slowdown.
 """
 from __future__ import annotations
 
@@ -35,39 +34,31 @@ def sweep_job(scenario, over="nic", *, degrade: float | None = None, topology_lo
     Returns
     -------
     dict
-        ``format``, ``baseline`` (the failure-free ``summary.job`` numbers), ``evaluated`` and
-        ``ranking``: per failure ``target``, ``mode``, ``complete``, ``step_time_s``, ``slowdown``
-        (step / baseline step; None when broken), ``broken``, ``reason``, ``critical_path``, most
-        harmful first.
+        ``format``, ``baseline`` (the failure-free step's numbers), ``evaluated``, ``skipped``
+        (unwired candidates) and ``ranking``: per failure ``target``, ``mode``, ``complete``,
+        ``step_time_s`` (s), ``slowdown`` (step / baseline step; None when broken), ``broken``,
+        ``reason``, ``critical_path``, most harmful first.
 
     Raises
     ------
     InvalidScenario
         The workload is not a job, or a bad class or factor.
     """
-    from designer.engine.jobs.dag import run_job, step_diff
+    from dataclasses import replace
+
     from designer.engine.scenario import normalize_scenario
-    from designer.engine.simulate import prepare, prepare_failures
-    from designer.engine.whatif import sweep_candidates
+    from designer.engine.whatif import sweep
 
     sc = normalize_scenario(scenario, topology_loader=topology_loader)
     if sc.job is None:
         raise InvalidScenario("not a job", [Problem("workload", "a step-time sweep needs workload: {\"job\": ...}")])
-    candidates = sweep_candidates(sc.topology, over, degrade=degrade)
-    base = prepare(sc, failures=[])
-    before = run_job(base, sc.job)
+    doc = sweep(replace(sc, failures=[]), over=over, degrade=degrade, progress=progress)
     ranking = []
-    for k, failure in enumerate(candidates):
-        if progress is not None:
-            progress(k / max(1, len(candidates)), f"failure {k + 1} of {len(candidates)}: {failure['target']}")
-        after = run_job(prepare_failures(base, [failure]), sc.job)
-        d = step_diff(before, after)
-        ranking.append({"index": k, "target": failure["target"], "mode": failure["mode"],
-                        "complete": after["complete"], "step_time_s": after["step_time_s"],
-                        "slowdown": d["slowdown"], "broken": d["broken"] or not after["complete"],
-                        "reason": after["reason"], "critical_path": after["critical_path"]})
-    ranking.sort(key=lambda e: (not e["broken"], -(e["slowdown"] or 0.0), e["index"]))
-    return {"format": JOB_SWEEP_FORMAT, "over": over if isinstance(over, list) else [over],
-            "baseline": {k: before[k] for k in ("complete", "step_time_s", "compute_s",
-                                                "exposed_communication_s", "critical_path")},
-            "evaluated": len(ranking), "ranking": ranking}
+    for e in doc["ranking"]:
+        step = e["impact"]["job"]
+        ranking.append({"index": e["index"], "target": e["failure"]["target"], "mode": e["failure"]["mode"],
+                        "complete": step["complete"]["after"], "step_time_s": step["step_time_s"]["after"],
+                        "slowdown": step["slowdown"], "broken": step["complete"]["after"] is False,
+                        "reason": step["reason"], "critical_path": step["critical_path"]})
+    return {"format": JOB_SWEEP_FORMAT, "over": doc["over"], "baseline": doc["baseline"]["job"],
+            "evaluated": doc["evaluated"], "skipped": doc["skipped"], "ranking": ranking}
