@@ -17,7 +17,7 @@ from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS
 
 __all__ = ["TopologyNewForm", "ScenarioForm", "PatternForm", "PatternFormSet", "attach_errors",
            "BYTE_UNITS", "SWEEP_CLASSES", "split_ids", "ScenarioRunForm", "ShareGrantForm",
-           "ShareLinkForm", "TransferForm", "ForkForm"]
+           "ShareLinkForm", "TransferForm", "ForkForm", "JobWorkloadForm"]
 
 FABRIC_CHOICES = [("rail-optimized", "Rail-optimized leaf/spine"),
                   ("leaf-spine", "Leaf/spine (one ToR per rack)"), ("fat-tree", "3-tier fat-tree (k)")]
@@ -70,6 +70,17 @@ class TopologyNewForm(forms.Form):
                                          help_text="Default: the fewest the switch radix allows.")
     planes = forms.IntegerField(min_value=1, max_value=64, required=False, initial=1,
                                 help_text="Independent spine planes (rail-optimized).")
+    tiers = forms.TypedChoiceField(choices=[("", "as the radix needs"), (2, "2 (leaf/spine)"),
+                                            (3, "3 (pods + super-spines)")],
+                                   coerce=int, empty_value=None, required=False,
+                                   help_text="Default: a third tier only when one spine layer "
+                                             "cannot hold every leaf.")
+
+    # The generator parameters, in the order both places show them (the New page and the editor's
+    # Generate dialog render this one form through _build_form.html; build_preview.js reads the
+    # fields it marks, so there is no second list of parameters anywhere).
+    BUILD_FIELDS = ("template", "hosts", "fabric", "switch", "oversubscription", "nic_link_tech",
+                    "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage")
 
     def __init__(self, *args, templates: list[tuple[str, str]] = (), **kwargs):
         from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH
@@ -80,9 +91,19 @@ class TopologyNewForm(forms.Form):
                                                              for m in SWITCH_MODELS.values()]
         self.fields["nic_link_tech"].choices = [("", "template default")] + [
             (t, f"{t} ({g:g} Gb/s {f})") for (f, g), t in SWITCH_PORT_TECH.items()]
+        for name in self.BUILD_FIELDS:
+            field = self.fields[name]
+            kind = ("int" if isinstance(field, forms.IntegerField) or name == "tiers" else
+                    "float" if isinstance(field, forms.FloatField) else "str")
+            # How build_preview.js sends the value (the build-preview API takes typed JSON).
+            field.widget.attrs.update({"data-build-param": name, "data-type": kind})
+
+    def build_fields(self) -> list:
+        """Bound fields of the generator parameters, in display order (for _build_form.html)."""
+        return [self[name] for name in self.BUILD_FIELDS]
 
     _OPTIONS = ("rails", "spines", "storage", "switch", "oversubscription", "nic_link_tech",
-                "leaves_per_rail", "planes")
+                "leaves_per_rail", "planes", "tiers")
 
     def cluster_options(self) -> dict:
         data = self.cleaned_data
@@ -292,7 +313,9 @@ def _scenario_field(path: str, form: forms.Form) -> str | None:
             if field == "failures_down" and form.cleaned_data.get("failures_degrade"):
                 return "failures_down"
             return field
-    return None
+    # A generator parameter (engine.fabrics locates them by name: "leaves_per_rail", "build.spines").
+    name = re.split(r"[.\[]", path.removeprefix("build."))[0]
+    return name if name in form.fields else None
 
 
 def _add(form: forms.Form, field: str | None, message: str) -> None:
@@ -370,3 +393,115 @@ class TransferForm(forms.Form):
 
 class ForkForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
+
+
+# --- Jobs as workloads (issue 17) ------------------------------------------------------------------
+
+class JobWorkloadForm(forms.Form):
+    """The scenario page's choice between a list of patterns and a job (a step as a DAG of
+    phases, DESIGN.md §2.3b): the job as JSON, or a SimAI/AICB workload file converted on the
+    server (``designer.engine.io.simai``). Engine problems of the job (``workload.job....``) go
+    next to the JSON (:meth:`attach`)."""
+
+    MAX_FILE_BYTES = 16 * 1024 * 1024   # SimAI's largest example (workload_analytical.txt) is 140 kB
+
+    workload_type = forms.ChoiceField(choices=[("patterns", "Patterns"), ("job", "Training job (DAG)")],
+                                      initial="patterns", widget=forms.RadioSelect, label="Workload",
+                                      required=False)    # absent (older clients): patterns
+    job = forms.CharField(required=False, label="Job (JSON)", widget=forms.Textarea(
+        attrs={"rows": 10, "spellcheck": "false", "class": "mono"}),
+        help_text='{"job": {"layout": {...}, "phases": [...]}} or {"job": {"layout": ..., "template": ...}}')
+    workload_file = forms.FileField(required=False, label="Import a workload file",
+                                    help_text="SimAI / AICB text (the format of SimAI's example/*.txt)")
+    workload_format = forms.ChoiceField(choices=[("simai", "SimAI / ASTRA-sim")], initial="simai",
+                                        label="Format", required=False)
+
+    def is_job(self) -> bool:
+        return self.cleaned_data.get("workload_type") == "job"
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("workload_file")
+        if upload is not None:                 # a file is a job, whichever tab was showing
+            data["workload_type"] = "job"
+        if data.get("workload_type") != "job":
+            return data
+        if upload is not None:
+            data["workload"] = self._imported(upload)
+            # Show what was imported as the job's JSON (the page re-renders from it).
+            self.data = self.data.copy()
+            self.data["workload_type"] = "job"
+            if data["workload"] is not None:
+                self.data["job"] = _job_text(data["workload"])
+        elif (data.get("job") or "").strip():
+            data["workload"] = self._parsed(data["job"])
+        else:
+            self.add_error("job", "paste a job or import a workload file")
+        return data
+
+    def _imported(self, upload) -> dict | None:
+        from designer.bridge import engine_errors
+        from designer.engine.io.simai import simai_job
+
+        if upload.size > self.MAX_FILE_BYTES:
+            self.add_error("workload_file", f"the file is {upload.size:,} bytes; the limit is "
+                                            f"{self.MAX_FILE_BYTES:,}")
+            return None
+        try:
+            text = upload.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.add_error("workload_file", f"not UTF-8 text (byte {exc.start})")
+            return None
+        try:
+            with engine_errors():
+                return simai_job(text)
+        except ValidationError as exc:
+            for line in exc.messages:
+                self.add_error("workload_file", f"{upload.name}: {line}")
+            return None
+
+    def _parsed(self, text: str) -> dict | None:
+        import json
+
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError) as exc:     # RecursionError: absurdly deep nesting
+            self.add_error("job", f"not JSON: {exc}" if isinstance(exc, ValueError) else "nested too deeply")
+            return None
+        if isinstance(value, dict) and "job" not in value and ("phases" in value or "template" in value):
+            value = {"job": value}     # the job object alone
+        if not isinstance(value, dict) or set(value) != {"job"} or not isinstance(value["job"], dict):
+            self.add_error("job", 'must be {"job": {...}} with "phases" or "template"')
+            return None
+        return value
+
+    def workload(self) -> dict | None:
+        return self.cleaned_data.get("workload")
+
+    def attach(self, exc: ValidationError) -> ValidationError | None:
+        """Put the engine's ``workload...`` problems on the job field; returns the rest (or None)."""
+        details = getattr(exc, "details", None)
+        if not details:
+            return exc
+        rest = [d for d in details if not str(d.get("path") or "").startswith("workload")]
+        for d in details:
+            if d not in rest:
+                self.add_error("job", f"{d['path']}: {d['message']}")
+        if not rest:
+            return None
+        from designer.exceptions import EngineValidationError
+
+        return EngineValidationError(code=exc.engine_code, message=exc.engine_message, details=rest)
+
+    @staticmethod
+    def initial_from(scenario) -> dict:
+        workload = scenario.workload if scenario else None
+        if isinstance(workload, dict) and "job" in workload:
+            return {"workload_type": "job", "job": _job_text(workload)}
+        return {"workload_type": "patterns"}
+
+
+def _job_text(workload) -> str:
+    import json
+
+    return json.dumps(workload, indent=1) if workload is not None else ""

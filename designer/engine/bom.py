@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
-__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom"]
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "compare_boms"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 # reach class -> (cable kind, transceivers per port)
@@ -64,12 +64,15 @@ def fabric_bom(topology) -> dict:
     check(doc)  # a link to an unknown node would otherwise be a KeyError deep in the count
     nodes = {n["id"]: n for n in doc["nodes"]}
     parents = {g["id"]: g.get("parent") for g in doc.get("groups") or ()}
+    # Only a switch in a *rack* group is in the host's rack (a pod group holds racks and the
+    # pod's leaves, which still sit in network racks of the row).
+    racks = {g["id"] for g in doc.get("groups") or () if g.get("kind") == "rack"}
     used, down, up, rows = {}, {}, {}, {}
     for link in doc["links"]:
         tech = TECHS.get(link.get("tech"))
         if tech is None or tech.family not in _NETWORK:
             continue
-        _count_link(link, tech, nodes, parents, (used, down, up), rows)
+        _count_link(link, tech, nodes, (parents, racks), (used, down, up), rows)
     switches = _switch_rows(nodes, used)
     summary = fabric_summary(doc)
     return {"format": BOM_FORMAT, "switches": switches,
@@ -104,7 +107,7 @@ def _count_link(link, tech, nodes, parents, tallies, rows) -> None:
     elif len(sw) == 1:
         other = b if sw[0] is a else a
         kind = f"{'storage' if other['kind'] == 'storage' else 'host'}-{_tier(sw[0]) or 'switch'}"
-        reach = "in-rack copper" if _same_rack(other, sw[0], parents) else "in-row"
+        reach = "in-rack copper" if _same_rack(other, sw[0], *parents) else "in-row"
         down[sw[0]["id"]] = down.get(sw[0]["id"], 0.0) + capacity
     else:
         return  # a host-to-host network cable (back to back): not a fabric link
@@ -116,10 +119,12 @@ def _count_link(link, tech, nodes, parents, tallies, rows) -> None:
     row["transceivers"] += ports * REACH_CLASSES[reach][1]
 
 
-def _same_rack(endpoint: dict, switch: dict, parents: dict) -> bool:
-    """True when the switch's group (a rack) holds the endpoint, directly or through its host group."""
+def _same_rack(endpoint: dict, switch: dict, parents: dict, racks: set) -> bool:
+    """True when the switch's group is a rack that holds the endpoint, directly or through its host group."""
     rack, group, seen = switch.get("group"), endpoint.get("group"), set()
-    while rack is not None and group is not None and group not in seen:
+    if rack not in racks:
+        return False
+    while group is not None and group not in seen:
         if group == rack:
             return True
         seen.add(group)
@@ -182,3 +187,84 @@ def _power(switches: list[dict], gpus: int) -> dict:
     return {"switch_w": known, "per_gpu_w": known / gpus if gpus else None, "gpus": gpus,
             "unknown_models": unknown,
             "source": "catalog.SWITCH_MODELS power_w (typical, without optics)"}
+
+
+# --- Two designs side by side (the compare page) -----------------------------------------------
+
+# Which way is better for a figure (None: neither, e.g. a count of one switch model).
+_LOWER, _HIGHER = "lower", "higher"
+
+
+def compare_boms(a: dict | None, b: dict | None) -> list[dict]:
+    """Rows comparing two bills of materials (:func:`fabric_bom`), A then B.
+
+    Parameters
+    ----------
+    a, b : dict or None
+        ``fabricscope.bom/1`` results; None (a design without switches) counts as empty.
+
+    Returns
+    -------
+    list of dict
+        ``{section, label, unit, a, b, delta, differs, better}`` per figure, in this order:
+        switches by tier and model (count, ports used, ports free), cables and transceivers by
+        reach class, oversubscription per tier (``x:1``), bisection (Tb/s), total switch power
+        (kW) and switch power per GPU (W). ``a``/``b`` are None where a design lacks the item;
+        ``better`` is ``"A"``, ``"B"`` or None (equal, or no better direction: a count of one
+        switch model is neither).
+    """
+    a, b = a or {}, b or {}
+    rows = _switch_compare(a, b)
+    for key, title in (("cables", "Cables"), ("transceivers", "Transceivers")):
+        for reach in _union(a.get(key), b.get(key)):
+            rows.append(_row(title, reach, "", (a.get(key) or {}).get(reach),
+                             (b.get(key) or {}).get(reach), _LOWER))
+    for tier in sorted(_union(a.get("oversubscription"), b.get("oversubscription")),
+                       key=lambda t: _TIER_RANK.get(t, 9)):
+        rows.append(_row("Oversubscription", f"{tier} tier", ":1", (a.get("oversubscription") or {}).get(tier),
+                         (b.get("oversubscription") or {}).get(tier), _LOWER))
+    rows.append(_row("Fabric", "bisection bandwidth", "Tb/s", _scaled(a.get("bisection_gbps"), 1e-3),
+                     _scaled(b.get("bisection_gbps"), 1e-3), _HIGHER))
+    pa, pb = a.get("power") or {}, b.get("power") or {}
+    rows.append(_row("Fabric", "switch power", "kW", _scaled(pa.get("switch_w"), 1e-3),
+                     _scaled(pb.get("switch_w"), 1e-3), _LOWER))
+    rows.append(_row("Fabric", "switch power per GPU", "W", pa.get("per_gpu_w"), pb.get("per_gpu_w"),
+                     _LOWER))
+    rows.append(_row("Fabric", "GPUs", "", pa.get("gpus"), pb.get("gpus"), None))
+    return rows
+
+
+def _switch_compare(a: dict, b: dict) -> list[dict]:
+    ia, ib = _by_tier_model(a), _by_tier_model(b)
+    keys = sorted(set(ia) | set(ib), key=lambda k: (_TIER_RANK.get(k[0], 9), k[1]))
+    rows = []
+    for tier, model in keys:
+        ra, rb = ia.get((tier, model)) or {}, ib.get((tier, model)) or {}
+        for field, what, better in (("count", "switches", None), ("ports_used", "ports used", None),
+                                    ("ports_free", "ports free", None)):
+            rows.append(_row("Switches", f"{tier} · {model} · {what}", "", ra.get(field),
+                             rb.get(field), better))
+    return rows
+
+
+def _by_tier_model(bom: dict) -> dict:
+    return {(r["tier"], r["model"]): r for r in bom.get("switches") or []}
+
+
+def _scaled(value, factor: float):
+    return None if value is None else value * factor
+
+
+def _union(x: dict | None, y: dict | None) -> list:
+    return list(dict.fromkeys([*(x or {}), *(y or {})]))
+
+
+def _row(section: str, label: str, unit: str, a, b, better_when: str | None) -> dict:
+    both = a is not None and b is not None
+    differs = (a is None) != (b is None) or (both and abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)))
+    better = None
+    if both and differs and better_when:
+        b_wins = b < a if better_when == _LOWER else b > a
+        better = "B" if b_wins else "A"
+    return {"section": section, "label": label, "unit": unit, "a": a, "b": b,
+            "delta": (b - a) if both else None, "differs": bool(differs), "better": better}

@@ -15,6 +15,9 @@ Ids and groups
 - Storage servers ``storage{i}`` (kind ``storage``) hang off storage leaves ``sleaf{j}`` (role
   ``leaf``, ``attrs.storage``) uplinked without oversubscription into plane 0 (fat-tree: they
   take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
+- Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks whose
+  hosts reach only those leaves (as ``parent``) and its storage servers; the super-spines are
+  in group ``super-spines`` (kind ``other``). See ``_group_pods``.
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
 - Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
 
@@ -39,6 +42,7 @@ from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
 from designer.engine.clos import LeafPorts, SwitchSpec, max_down_ports, wire_three_tier, wire_two_tier
 from designer.engine.document import FORMAT, LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
+from designer.engine.racks import rack_fabric_nics
 from designer.engine.templates import _instantiate, _spec, compute_nics
 
 __all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech", "default_switch"]
@@ -176,6 +180,8 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
     """
     spec = _spec(template, dict(params or {}))
     nics = compute_nics(spec)
+    if spec.get("rack_scale"):  # a rack-scale system (racks.py) fills its rack; rails = NICs per tray
+        nics, rails, hosts_per_rack = rack_fabric_nics(spec, nics, rails)
     _check_args(hosts, fabric, nics, rails, leaves_per_rail, oversubscription, hosts_per_rack, storage, k,
                 tiers, planes)
     if spines is not None and (isinstance(spines, bool) or not isinstance(spines, int) or spines < 0):
@@ -198,9 +204,79 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         info.update(_leaf_spine(out, args, hosts_per_rack))
     else:
         info.update(_fat_tree(out, args))
+    if info.get("pods"):
+        _group_pods(out.doc)
     info["notes"] = out.notes
     out.doc["fabric"] = info
     return out.doc
+
+
+def _group_pods(doc: dict) -> None:
+    """Pod groups of a three-tier fabric: ``pod{p}`` (kind ``pod``) holds its spines and leaves and
+    the racks (and storage servers) whose every fabric port lands on those leaves; the
+    super-spines form one group ``super-spines`` (kind ``other``).
+
+    Why: a 32k-GPU design is read pod by pod (the editor opens it as pods → racks and leaves →
+    hosts), and a pod is a failure domain a scenario can take down. A leaf belongs to the pod of
+    its spines (``attrs.pod``); a rack split over two pods' leaves stays where it was.
+    """
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    pod_of = {n["id"]: n["attrs"]["pod"] for n in doc["nodes"]
+              if n["kind"] == "switch" and (n.get("attrs") or {}).get("pod") is not None}
+    edge = {n["id"] for n in doc["nodes"] if n["kind"] in ("switch", "storage")}
+    # Only links to a switch or storage server matter (a third of a DGX design's links).
+    links = [lk for lk in doc["links"] if lk["a"] in edge or lk["b"] in edge]
+    reach: dict[str, set] = {}  # node -> pods of the switches it links to
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            if y in pod_of:
+                reach.setdefault(x, set()).add(pod_of[y])
+    for n in doc["nodes"]:  # leaves: the pod of their spines
+        if n["kind"] == "switch" and n["id"] not in pod_of and len(reach.get(n["id"], ())) == 1:
+            pod_of[n["id"]] = next(iter(reach[n["id"]]))
+    groups = {g["id"]: g for g in doc["groups"]}
+    member = _pods_of_groups(links, nodes, groups, pod_of)
+    pods = sorted(set(pod_of.values()) | set(member.values()))
+    doc["groups"][:0] = [{"id": f"pod{p}", "kind": "pod"} for p in pods]
+    cores = [n for n in doc["nodes"] if n["kind"] == "switch" and (n.get("attrs") or {}).get("role") == "core"
+             and n.get("group") is None]
+    if cores and "super-spines" not in groups:  # the top tier as one unit beside the pods
+        doc["groups"].insert(len(pods), {"id": "super-spines", "kind": "other"})
+        for n in cores:
+            n["group"] = "super-spines"
+    for gid, p in member.items():
+        groups[gid]["parent"] = f"pod{p}"
+    for nid, p in pod_of.items():
+        if nodes[nid].get("group") is None:
+            nodes[nid]["group"] = f"pod{p}"
+    storage: dict[str, set] = {}  # storage servers hanging off one pod's storage leaves
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            if nodes[x]["kind"] == "storage":
+                storage.setdefault(x, set()).add(pod_of.get(y))
+    for nid, p in storage.items():
+        if len(p) == 1 and None not in p and nodes[nid].get("group") is None:
+            nodes[nid]["group"] = f"pod{p.pop()}"
+
+
+def _pods_of_groups(links: list, nodes: dict, groups: dict, pod_of: dict) -> dict:
+    """Top-level groups (racks) whose nodes' fabric ports all land in one pod: {group: pod}."""
+    top = {}
+    for g in groups.values():  # the top-level ancestor of every group
+        root, seen = g, set()
+        while root.get("parent") in groups and root["id"] not in seen:
+            seen.add(root["id"])
+            root = groups[root["parent"]]
+        top[g["id"]] = root["id"]
+    seen_pods: dict[str, set] = {}
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            group = nodes[x].get("group")
+            if y in pod_of and group in top:
+                seen_pods.setdefault(top[group], set()).add(pod_of[y])
+    return {gid: next(iter(p)) for gid, p in seen_pods.items()
+            if len(p) == 1 and groups[gid].get("parent") is None}
+
 
 
 class _Args:

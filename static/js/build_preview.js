@@ -1,33 +1,42 @@
-/* Live preview on the New-topology page: posts the cluster fields to the build-preview API
-   (nothing is saved) and shows counts and the bill of materials. An ES module; exports nothing. */
+/* The cluster generator's form, shared by the New-topology page and the editor's Generate dialog
+ * (both render templates/designer/_build_form.html): reads the fields marked data-build-param,
+ * posts them to the build-preview API (nothing is saved) and shows counts, the bill of materials,
+ * the generator's notes, and each problem next to the field it names.
+ *
+ * An ES module. On the New page it attaches itself to #topology-new-form; the editor imports
+ * attachBuildPreview / buildSpec (js/editor/io.js).
+ */
 
-const form = document.getElementById('topology-new-form');
-const box = document.getElementById('build-preview');
-const FIELDS = ['template', 'hosts', 'fabric', 'rails', 'spines', 'storage', 'switch', 'oversubscription',
-  'nic_link_tech', 'leaves_per_rail', 'planes'];
-const INTS = new Set(['hosts', 'rails', 'spines', 'storage', 'leaves_per_rail', 'planes']);
-let timer = null;
-let generation = 0;
+const DELAY_MS = 350; // typing pause before a preview request
 
-function spec() {
+/** The generator parameters of `root` as typed JSON: {template, hosts, ...}; blank fields left out. */
+export function buildSpec(root) {
   const body = {};
-  for (const name of FIELDS) {
-    const el = form.elements[name];
-    if (!el || el.value === '') continue;
-    body[name] = INTS.has(name) ? Number.parseInt(el.value, 10) : name === 'oversubscription' ? Number(el.value) : el.value;
+  for (const el of root.querySelectorAll('[data-build-param]')) {
+    const value = el.value.trim();
+    if (value === '') continue;
+    const type = el.dataset.type;
+    body[el.dataset.buildParam] = type === 'int' ? Number.parseInt(value, 10) : type === 'float' ? Number(value) : value;
   }
   return body;
 }
 
+/** "path: message" of every problem of an API error body (or its message). */
+export function problemsText(body) {
+  const error = body && body.error;
+  if (!error) return 'the preview failed';
+  const details = Array.isArray(error.details) ? error.details : [];
+  return details.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join(' · ') || error.message || 'the preview failed';
+}
+
 function cell(text) {
   const td = document.createElement('td');
-  td.textContent = text;
+  td.textContent = text == null ? '–' : String(text);
   return td;
 }
 
 function fillRows(table, rows, columns) {
-  const tbody = table.querySelector('tbody');
-  tbody.replaceChildren(...rows.map((r) => {
+  table.querySelector('tbody').replaceChildren(...rows.map((r) => {
     const tr = document.createElement('tr');
     tr.append(...columns.map((c) => cell(c(r))));
     return tr;
@@ -35,66 +44,121 @@ function fillRows(table, rows, columns) {
   table.hidden = rows.length === 0;
 }
 
-function show(result) {
+const fmt = (x, digits = 0) => (x == null || !Number.isFinite(x) ? '–' : x.toLocaleString(undefined, { maximumFractionDigits: digits }));
+
+function oversubText(over) {
+  const parts = Object.entries(over || {}).map(([tier, r]) => `${tier} ${fmt(r, 2)}:1`);
+  return parts.length ? parts.join(', ') : '–';
+}
+
+/** Fill `box` (_build_preview.html) from a build-preview answer {summary, bom}. */
+export function showPreview(box, result) {
   const { summary, bom } = result;
+  if (!summary || !bom) throw new Error('the answer has no summary or bill of materials');
   const count = bom.switches.reduce((n, r) => n + r.count, 0);
   const set = (k, v) => { box.querySelector(`[data-k="${k}"]`).textContent = v; };
-  set('gpus', summary.gpus.toLocaleString());
-  set('switches', count.toLocaleString());
-  set('bisection', (bom.bisection_gbps / 1000).toFixed(1));
-  set('power', bom.power.per_gpu_w == null ? '–' : bom.power.per_gpu_w.toFixed(1));
+  set('gpus', fmt(summary.gpus));
+  set('switches', fmt(count));
+  set('bisection', fmt(bom.bisection_gbps / 1000, 1));
+  set('power', fmt(bom.power && bom.power.per_gpu_w, 1));
+  set('oversub', oversubText(bom.oversubscription));
   box.querySelector('[data-preview-stats]').hidden = false;
   fillRows(box.querySelector('[data-preview-switches]'), bom.switches, [
-    (r) => r.tier, (r) => r.model, (r) => r.count, (r) => (r.radix ? `${r.radix} × ${r.port_gbps}G` : '–'),
-    (r) => r.ports_used, (r) => (r.ports_free == null ? '–' : r.ports_free)]);
+    (r) => r.tier, (r) => r.model, (r) => fmt(r.count), (r) => (r.radix ? `${r.radix} × ${r.port_gbps}G` : '–'),
+    (r) => fmt(r.ports_used), (r) => (r.ports_free == null ? '–' : fmt(r.ports_free)), (r) => fmt(r.power_w)]);
   fillRows(box.querySelector('[data-preview-links]'), bom.links, [
-    (r) => `${r.kind} (${r.tech})`, (r) => r.reach, (r) => r.ports, (r) => r.cables, (r) => r.transceivers]);
-  const notes = box.querySelector('[data-preview-notes]');
-  notes.replaceChildren(...bom.notes.map((n) => { const li = document.createElement('li'); li.textContent = n; return li; }));
-  status(`${summary.hosts} hosts, ${summary.nodes.toLocaleString()} nodes, ${summary.links.toLocaleString()} links`);
+    (r) => `${r.kind} (${r.tech})`, (r) => r.reach, (r) => fmt(r.ports), (r) => fmt(r.cables), (r) => fmt(r.transceivers)]);
+  box.querySelector('[data-preview-notes]').replaceChildren(...(bom.notes || []).map((n) => {
+    const li = document.createElement('li');
+    li.textContent = n;
+    return li;
+  }));
 }
 
-function status(text, isError = false) {
-  const el = box.querySelector('[data-preview-status]');
-  el.textContent = text;
-  el.classList.toggle('error', isError);
-}
-
-function problemsText(body) {
-  const error = body && body.error;
-  if (!error) return 'preview failed';
-  const details = Array.isArray(error.details) ? error.details : [];
-  return details.map((p) => `${p.path}: ${p.message}`).join(' · ') || error.message || 'preview failed';
-}
-
-async function preview() {
-  const mine = ++generation;
-  status('building…');
-  const token = form.elements.csrfmiddlewaretoken ? form.elements.csrfmiddlewaretoken.value : '';
-  try {
-    const response = await fetch(box.dataset.url, {
-      method: 'POST', credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', 'X-CSRFToken': token, Accept: 'application/json' },
-      body: JSON.stringify(spec()),
-    });
-    const body = await response.json();
-    if (mine !== generation) return; // a newer request is on its way
-    if (!response.ok) {
-      status(problemsText(body), true);
-      return;
-    }
-    show(body);
-  } catch (err) {
-    if (mine === generation) status(`preview failed: ${err.message}`, true);
+/** Mark each located problem on its field (data-field="<name>"); clear the previous marks. */
+function markFields(root, details) {
+  for (const el of root.querySelectorAll('[data-preview-error]')) el.remove();
+  for (const el of root.querySelectorAll('.field.has-preview-error')) el.classList.remove('has-preview-error', 'has-error');
+  let first = null;
+  for (const p of details) {
+    const name = String(p.path || '').split(/[.[]/)[0];
+    const field = name && root.querySelector(`.field[data-field="${CSS.escape(name)}"]`);
+    if (!field) continue;
+    field.classList.add('has-error', 'has-preview-error');
+    const msg = document.createElement('span');
+    msg.className = 'errorlist field-error';
+    msg.dataset.previewError = '';
+    msg.textContent = p.message;
+    field.append(msg);
+    first = first || field;
   }
+  return first;
 }
 
-if (form && box) {
-  form.addEventListener('input', () => {
-    const source = form.querySelector('input[name=source]:checked');
-    if (source && source.value !== 'cluster') return;
+/**
+ * Preview the build of `root`'s fields in `box` whenever one changes.
+ * @param {HTMLElement} root element holding the [data-build-param] fields
+ * @param {HTMLElement} box the preview section (#build-preview)
+ * @param {{csrf?: string, active?: () => boolean, extra?: () => object}} [opts]
+ * @returns {{refresh: () => Promise<boolean>, spec: () => object, ok: () => boolean}}
+ */
+export function attachBuildPreview(root, box, { csrf = '', active = () => true, extra = () => ({}), onResult = () => {} } = {}) {
+  let timer = null;
+  let generation = 0;
+  let good = false;
+  const status = (text, isError = false) => {
+    const el = box.querySelector('[data-preview-status]');
+    el.textContent = text;
+    el.classList.toggle('error', isError);
+    box.dataset.state = isError ? 'error' : 'ok';
+    // A refused request shows no counts: the last good ones would describe another design.
+    if (isError) for (const el of box.querySelectorAll('[data-preview-stats], table, [data-preview-notes] li')) el.hidden = true;
+    onResult(!isError);
+  };
+  const refresh = async () => {
+    const mine = ++generation;
+    box.querySelector('[data-preview-status]').textContent = 'building…';
+    box.dataset.state = 'busy';
+    let response; let body;
+    try {
+      response = await fetch(box.dataset.url, {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-CSRFToken': csrf, Accept: 'application/json' },
+        body: JSON.stringify({ ...buildSpec(root), ...extra() }),
+      });
+      body = await response.json();
+    } catch (err) {
+      if (mine === generation) { good = false; status(`preview failed: ${err.message}`, true); }
+      return false;
+    }
+    if (mine !== generation) return false; // a newer request is on its way
+    const details = (body && body.error && Array.isArray(body.error.details)) ? body.error.details : [];
+    markFields(root, response.ok ? [] : details);
+    good = response.ok;
+    if (!response.ok) { status(`Cannot build: ${problemsText(body)}`, true); return false; }
+    try { showPreview(box, body); } catch (err) { good = false; status(`preview failed: ${err.message}`, true); return false; }
+    const s = body.summary;
+    status(`${fmt(s.hosts)} hosts · ${fmt(s.nodes)} devices · ${fmt(s.links)} links`);
+    return true;
+  };
+  const schedule = () => {
+    if (!active()) return;
     clearTimeout(timer);
-    timer = setTimeout(preview, 400);
-  });
-  if (form.elements.hosts && form.elements.hosts.value) preview();
+    timer = setTimeout(refresh, DELAY_MS);
+  };
+  root.addEventListener('input', schedule);
+  root.addEventListener('change', schedule);
+  return { refresh, spec: () => buildSpec(root), ok: () => good };
 }
+
+function attachNewPage() {
+  const form = document.getElementById('topology-new-form');
+  const box = form && form.querySelector('#build-preview');
+  if (!box) return;
+  const token = form.elements.csrfmiddlewaretoken ? form.elements.csrfmiddlewaretoken.value : '';
+  const source = () => { const el = form.querySelector('input[name=source]:checked'); return el ? el.value : 'cluster'; };
+  const preview = attachBuildPreview(form, box, { csrf: token, active: () => source() === 'cluster' });
+  if (form.elements.hosts && form.elements.hosts.value && source() === 'cluster') preview.refresh();
+}
+
+if (typeof document !== 'undefined') attachNewPage();

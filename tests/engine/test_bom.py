@@ -121,3 +121,53 @@ def test_hand_drawn_and_invalid_documents():
     with pytest.raises(InvalidTopology) as exc:
         fabric_bom(doc)
     assert exc.value.problems[0].path == "links[0].b"
+
+
+def test_1024_gpu_rail_optimized_bom_by_hand():
+    """128 x DGX-H100 (1,024 GPUs), rail-optimized on eth-51t2 (128 x 400G), o = 1::
+
+        [h0..h127]/nic r --1 port--> [leaf 2r + h//64]   16 leaves: 64 host ports + 64 uplinks
+        [leaf*] ==8 ports==> [spine0 .. spine7]          1,024 uplinks / 128 ports = 8 spines
+
+    - leaves 16 x 128 ports all used (2,048), spines 8 x 128 used (1,024): no port free;
+    - host links 1,024 (in-row: 1,024 fibres, 2,048 transceivers); leaf-spine 16 x 8 = 128
+      bundles of 8 ports = 1,024 fibres (optics), 2,048 transceivers;
+    - power 24 x 1,100 W = 26,400 W, 25.78 W per GPU; bisection 1,024 x 400 / 2 = 204.8 Tb/s.
+    """
+    bom = fabric_bom(build_cluster("dgx-h100", 128, switch="eth-51t2"))
+    sw = rows(bom)
+    assert (sw["leaf"]["count"], sw["leaf"]["ports_used"], sw["leaf"]["ports_free"]) == (16, 16 * 128, 0)
+    assert (sw["spine"]["count"], sw["spine"]["ports_used"], sw["spine"]["ports_free"]) == (8, 8 * 128, 0)
+    links = {r["kind"]: r for r in bom["links"]}
+    assert (links["host-leaf"]["links"], links["host-leaf"]["cables"], links["host-leaf"]["transceivers"]) == \
+        (1024, 1024, 2048)
+    assert (links["leaf-spine"]["links"], links["leaf-spine"]["ports"], links["leaf-spine"]["cables"]) == \
+        (16 * 8, 1024, 1024)
+    assert bom["cables"] == {"in-row": 1024, "optics": 1024}
+    watts = SWITCH_MODELS["eth-51t2"].power_w
+    assert bom["power"]["switch_w"] == pytest.approx(24 * watts)
+    assert bom["power"]["per_gpu_w"] == pytest.approx(24 * watts / 1024)
+    assert bom["bisection_gbps"] == pytest.approx(1024 * 400 / 2)
+
+
+def test_compare_boms_marks_differences_and_which_side_is_better():
+    """A: 4 x DGX-H100 at o = 1 (8 leaves, 2 spines: 32 uplink ports); B: the same at o = 2
+    (8 leaves of 4 host + 2 uplink ports, 2 spines: 16 uplink ports)."""
+    from designer.engine.bom import compare_boms
+
+    a = fabric_bom(build_cluster("dgx-h100", 4))
+    b = fabric_bom(build_cluster("dgx-h100", 4, oversubscription=2.0))
+    got = {(r["section"], r["label"]): r for r in compare_boms(a, b)}
+    leaves = got[("Switches", "leaf · eth-51t2 · switches")]
+    assert (leaves["a"], leaves["b"], leaves["differs"], leaves["better"]) == (8, 8, False, None)
+    used = got[("Switches", "spine · eth-51t2 · ports used")]
+    assert (used["a"], used["b"], used["delta"], used["better"]) == (32, 16, -16, None)  # neither
+    optics = got[("Cables", "optics")]
+    assert (optics["a"], optics["b"], optics["better"]) == (32, 16, "B")  # fewer fibres to buy
+    over = got[("Oversubscription", "leaf tier")]
+    assert (over["a"], over["b"], over["better"]) == (1.0, 2.0, "A")
+    bisection = got[("Fabric", "bisection bandwidth")]
+    assert bisection["unit"] == "Tb/s" and bisection["a"] == pytest.approx(6.4) and bisection["better"] == "A"
+    # A design without switches: every switch figure is only on one side.
+    only = compare_boms(a, None)
+    assert all(r["b"] is None and r["differs"] for r in only if r["section"] == "Switches")

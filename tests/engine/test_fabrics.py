@@ -204,7 +204,10 @@ RAILS = {"dgx-h100": 8, "dgx-a100": 8, "aws-p5": 32, "pcie-commodity": 1}
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(template=st.sampled_from(sorted(HOST)), fabric=st.sampled_from(FABRICS),
-       hosts=st.integers(1, 40), oversub=st.sampled_from([1.0, 1.5, 2.0, 3.0, 4.0]),
+       # sizes past one leaf's radix too (65, 130 hosts: several leaves per rail, derived third
+       # tiers on the 64-port models, pod groups)
+       hosts=st.one_of(st.integers(1, 40), st.sampled_from([65, 130])),
+       oversub=st.sampled_from([1.0, 1.5, 2.0, 3.0, 4.0]),
        switch=st.sampled_from([None, *SWITCH_MODELS]), storage=st.integers(0, 3),
        tiers=st.sampled_from([None, 3]), planes=st.sampled_from([1, 2, 4]))
 def test_no_generated_link_carries_less_than_one_port(template, fabric, hosts, oversub, switch, storage,
@@ -221,6 +224,9 @@ def test_no_generated_link_carries_less_than_one_port(template, fabric, hosts, o
         return
     assert validate(doc) == []
     assert_whole_ports(doc)
+    pods = {g["id"] for g in doc["groups"] if g["kind"] == "pod"}
+    # one pod group per pod index (a pod spans every plane: fabric.pods counts plane-pods)
+    assert not pods or 1 <= len(pods) <= doc["fabric"]["pods"]
 
 
 def test_16k_gpu_cluster_is_fast():

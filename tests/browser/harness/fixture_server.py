@@ -49,6 +49,18 @@ def catalog() -> dict:
                 "group_kinds": {"host": "", "rack": ""}}
 
 
+def build_form_html() -> str:
+    """The Generate dialog's form as editor.html prints it (templates/designer/_build_form.html)."""
+    from django.template.loader import render_to_string
+
+    from designer.forms import TopologyNewForm
+    from designer.page_selectors import template_choices
+
+    form = TopologyNewForm(templates=template_choices())
+    inner = render_to_string("designer/_build_form.html", {"form": form})
+    return f'<template id="fs-build-form">{inner}</template>'
+
+
 def _link(links, a, b, tech, cap, lat=100.0):
     links.append({"id": f"{a}-{b.split('/')[-1]}" if a.split('/')[0] == b.split('/')[0] else f"{a}-{b}",
                   "a": a, "b": b, "tech": tech, "capacity_gbps": cap, "latency_ns": lat})
@@ -187,7 +199,8 @@ def _handler(state: MockState):
             url = urlparse(self.path)
             if url.path == "/harness":
                 cfg = json.dumps(state.config()).replace("</", "<\\/")
-                page = HARNESS.read_text().replace("__EDITOR_CONFIG__", cfg)
+                page = (HARNESS.read_text().replace("__EDITOR_CONFIG__", cfg)
+                        .replace("__BUILD_FORM__", build_form_html()))
                 return self._send(200, page.encode(), "text/html; charset=utf-8")
             if url.path.startswith("/static/"):
                 path = (STATIC / url.path[len("/static/"):]).resolve()
