@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: setup run test test-fast bench lint clean
+.PHONY: setup run test test-fast bench lint clean vendor
 
 setup: $(VENV)/.installed node_modules/.package-lock.json
 
@@ -35,6 +35,17 @@ test-fast: setup
 ## bench: engine benchmarks as JSON (see docs/PERFORMANCE.md)
 bench: setup
 	$(PY) -m designer.engine bench
+
+## vendor: re-fetch static/vendor/plotly-cartesian.min.js from npm and check its sha256 (static/vendor/VERSIONS.md)
+PLOTLY_JS_PACKAGE := plotly.js-cartesian-dist-min@4.1.1
+PLOTLY_JS_SHA256 := 79542150855a52c567260e3137095dbe2b744e6d702a5cabe67da246942fba7a
+vendor:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	(cd "$$tmp" && npm pack --silent $(PLOTLY_JS_PACKAGE) >/dev/null && tar -xzf *.tgz) && \
+	echo "$(PLOTLY_JS_SHA256)  $$tmp/package/plotly-cartesian.min.js" | sha256sum -c --quiet - && \
+	cp "$$tmp/package/plotly-cartesian.min.js" static/vendor/plotly-cartesian.min.js && \
+	cp "$$tmp/package/LICENSE" static/vendor/plotly-cartesian.LICENSE && \
+	echo "static/vendor/plotly-cartesian.min.js: $(PLOTLY_JS_PACKAGE), sha256 checked"
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .hypothesis

@@ -16,7 +16,7 @@ from designer.choices import (
 from designer.exceptions import IllegalTransition, ImmutableRevision
 
 __all__ = ["Topology", "TopologyRevision", "Scenario", "SimulationJob", "SimulationResult",
-           "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure"]
+           "ResultFigures", "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure"]
 
 
 class Topology(models.Model):
@@ -82,6 +82,22 @@ class TopologyRevision(models.Model):
         super().save(*args, **kwargs)
 
 
+def workload_items(workload) -> list[dict]:
+    """What a stored workload holds, for pages: one ``{"id", "kind"}`` per pattern of a pattern
+    list, or one ``{"id": <job name>, "kind": "job · N phases"}`` for a job (``{"job": {...}}``)."""
+    if isinstance(workload, dict) and isinstance(workload.get("job"), dict):
+        job = workload["job"]
+        phases = job.get("phases") if isinstance(job.get("phases"), list) else []
+        return [{"id": str(job.get("name") or "job"), "kind": f"job · {len(phases)} phases"}]
+    return [{"id": p.get("id", ""), "kind": p.get("kind", "")} for p in workload or [] if isinstance(p, dict)]
+
+
+def workload_size(workload) -> str:
+    """The "Patterns" column of a scenario table: a count, or ``job · N phases``."""
+    items = workload_items(workload)
+    return items[0]["kind"] if items and items[0]["kind"].startswith("job ·") else str(len(items))
+
+
 class Scenario(models.Model):
     """A question asked of one topology revision: workload, routing policy, failures, mode."""
 
@@ -106,6 +122,10 @@ class Scenario(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def workload_size(self) -> str:
+        return workload_size(self.workload)
 
     def clean(self) -> None:
         if self.revision_id and self.topology_id and self.revision.topology_id != self.topology_id:
@@ -160,6 +180,10 @@ class SimulationJob(models.Model):
         return f"{self.kind} job {self.pk} ({self.state})"
 
     @property
+    def workload_items(self) -> list[dict]:
+        return workload_items((self.inputs or {}).get("workload"))
+
+    @property
     def is_terminal(self) -> bool:
         return self.state in TERMINAL_STATES
 
@@ -176,16 +200,82 @@ class SimulationJob(models.Model):
         return fields
 
 
+class _ResultManager(models.Manager):
+    """Leaves ``body`` unread until it is used: pages and summary readers need ``data`` only."""
+
+    def get_queryset(self):
+        return super().get_queryset().defer("body")
+
+
 class SimulationResult(models.Model):
-    """The result JSON of a finished job, in its own table so job lists never load it."""
+    """The result of a finished job, in its own table so job lists never load it.
+
+    A simulation result is stored in two parts (issue 20, ``designer.engine.result_columns``):
+    ``data`` holds the document without its bulk keys (``format``, ``summary``, ``scenario``...:
+    what the result page and ``?view=summary`` read, a few kB) and ``body`` the bulk (``flows``,
+    ``resources``, ``diff``, ``latency``) as compressed columns, read only when used. Rows stored
+    whole (sweeps, comparisons, results written before migration 0004) have the whole document
+    in ``data`` and no body. :meth:`document` gives the whole document either way.
+    """
 
     job = models.OneToOneField(SimulationJob, on_delete=models.CASCADE, primary_key=True,
                                related_name="result")
     data = models.JSONField()
+    # ``encoding`` names the body's format (result_columns.ENCODING); empty: no body.
+    body = models.BinaryField(null=True, blank=True, editable=False)
+    encoding = models.CharField(max_length=40, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = _ResultManager()
 
     def __str__(self) -> str:
         return f"result of job {self.job_id}"
+
+    @classmethod
+    def parts_of(cls, document: dict) -> dict:
+        """The field values storing ``document``: split and packed when it is a simulation result."""
+        from designer.engine import result_columns
+
+        if str(document.get("format") or "").startswith("fabricscope.result/"):
+            try:
+                head, body = result_columns.pack(document)
+                return {"data": head, "body": body, "encoding": result_columns.ENCODING}
+            except TypeError:  # orjson refuses it (an integer beyond 64 bits...): store it whole
+                pass
+        return {"data": document, "body": None, "encoding": ""}
+
+    def document(self) -> dict:
+        """The whole stored document (reads ``body`` when there is one)."""
+        from designer.engine import result_columns
+
+        if not self.encoding:
+            return self.data
+        if self.encoding != result_columns.ENCODING:
+            raise ValueError(f"result of job {self.job_id}: unknown encoding {self.encoding!r}")
+        return result_columns.unpack(self.data, self.body)
+
+
+class ResultFigures(models.Model):
+    """The figures of one result page view, built once (a finished result never changes).
+
+    ``key`` says what they were built from: the figure code's version, the view and the selected
+    sweep entry (``designer.figures.base.figures_key``); a key of older figure code is replaced.
+    ``figures`` and ``path_index`` are the page's two JSON texts (``figures.base.figure_texts``),
+    zlib-compressed, so a visit embeds them without parsing; ``keys`` names the figures.
+    """
+
+    result = models.ForeignKey(SimulationResult, on_delete=models.CASCADE, related_name="figure_sets")
+    key = models.CharField(max_length=100)
+    keys = models.JSONField(default=list)
+    figures = models.BinaryField()
+    path_index = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["result", "key"], name="figures_unique_result_key")]
+
+    def __str__(self) -> str:
+        return f"figures {self.key} of job {self.result_id}"
 
 
 class SweepChunk(models.Model):

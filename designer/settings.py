@@ -374,7 +374,7 @@ REST_FRAMEWORK.update({
 # Rates per scope (api/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
 FABRICSCOPE_API_THROTTLE_RATES = {
     scope: os.environ[f"FABRICSCOPE_API_RATE_{scope.upper()}"]
-    for scope in ("anon", "user", "job_submit") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
+    for scope in ("anon", "user", "job_submit", "figures") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
 }
 # Largest request body, API and pages alike (designer.ops.middleware.BodyLimitMiddleware): bigger
 # ones get the documented 413 JSON error. A 2,048-host DGX-H100 cluster (16,384 GPUs) is 40.1 MB of

@@ -4,6 +4,10 @@ same Plotly version that ``designer/figures/`` targets, without copying 4 MB int
 
 Register it in ``STATICFILES_FINDERS`` (after Django's two defaults): then ``runserver``, the test
 live server, ``collectstatic`` + WhiteNoise and the manifest storage all see the file.
+
+No page loads this full bundle any more: the figure pages load the vendored cartesian bundle
+``static/vendor/plotly-cartesian.min.js`` (1.5 MB, same plotly.js version; see
+``static/vendor/VERSIONS.md``). The finder stays until ``settings.STATICFILES_FINDERS`` drops it.
 """
 from __future__ import annotations
 

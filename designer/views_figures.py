@@ -3,7 +3,9 @@
 The page posts the slice of its own embedded data that the figure needs and draws what comes
 back (see :mod:`designer.figures.interactive`), so figures are only ever built in Python. The
 endpoint reads nothing from the database and writes nothing: it is open to share-link visitors
-like the page itself, and a request can only get a figure of the data it sent.
+like the page itself, and a request can only get a figure of the data it sent. Because anyone may
+call it and each call costs Python time, it is rate-limited per visitor (``figures`` rate,
+api/throttling.py) and takes slices of at most ``FIGURE_SLICE_MAX_BYTES``.
 """
 from __future__ import annotations
 
@@ -12,16 +14,32 @@ from django.http import JsonResponse
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
+from api.throttling import FigureThrottle
 from designer.figures import figure_from_slice
 from designer.params import json_loads_bounded
 
-__all__ = ["figure_render"]
+__all__ = ["figure_render", "FIGURE_SLICE_MAX_BYTES"]
+
+# A host drill-down of the largest template is ~50 kB and a picked flow's path far less: 4 MiB
+# leaves room for any real slice and keeps an anonymous caller from making the server parse 64 MiB.
+FIGURE_SLICE_MAX_BYTES = 4 * 1024 * 1024
 
 
 @gzip_page  # a host drill-down of a big server is ~50 kB of JSON; nothing secret in it
 @require_POST
 def figure_render(request, kind: str):
     """``POST /figures/<kind>/`` with a JSON slice → the figure dict (400 when malformed)."""
+    throttle = FigureThrottle()
+    if not throttle.allow_request(request, None):
+        wait = throttle.wait()
+        retry = max(1, int(wait or 1))
+        response = JsonResponse({"error": f"too many figure requests: retry in {retry} s",
+                                 "retry_after": retry}, status=429)
+        response["Retry-After"] = str(retry)
+        return response
+    if len(request.body) > FIGURE_SLICE_MAX_BYTES:
+        return JsonResponse({"error": f"figure slice of {len(request.body):,} bytes is larger than "
+                                      f"the {FIGURE_SLICE_MAX_BYTES:,} allowed"}, status=413)
     try:
         data = json_loads_bounded(request.body, max_depth=settings.FABRICSCOPE_JSON_MAX_DEPTH)
         return JsonResponse(figure_from_slice(kind, data))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 
 from api import serializers as s
 from api.schema.examples import EXAMPLE_JOB
@@ -53,7 +53,11 @@ result = extend_schema(
                 "first (`impact.broken`, then `disconnected_flows`, `slowdown` — null when "
                 "something broke — and `throughput_lost_gbps`); `skipped` lists candidates "
                 "already failed or unwired. See docs/ENGINE.md, 'Completion, impact and bottlenecks'.",
-    responses={200: OpenApiTypes.OBJECT, **errors(404, 409, extra="job_result")},
+    parameters=[OpenApiParameter(
+        "view", str, enum=["full", "summary"], default="full",
+        description="`summary`: the document without its bulk parts (`flows`, `resources`, "
+                    "`diff`, `latency`), read without loading them from the database.")],
+    responses={200: OpenApiTypes.OBJECT, **errors(400, 404, 409, extra="job_result")},
     examples=[
         example("result", {"format": "fabricscope.result/1", "summary": {
             "patterns": {"ar": {"complete": True, "completion_s": 0.00488, "throughput_gbps": 49152.0,
@@ -81,7 +85,9 @@ result = extend_schema(
 figures = extend_schema(
     summary="Plotly figures (JSON) of a finished job's result",
     description="Figure name -> `{data, layout, config, fabricscope}`; pass data, layout "
-                "and config to `Plotly.newPlot`. Simulations: topology, path, patterns, "
+                "and config to `Plotly.newPlot`, except table figures (`fabricscope.view == "
+                "\"table\"`, `data: []`): their rows are `fabricscope.table` (`columns`, `rows`), "
+                "drawn as an HTML table. Simulations: topology, path, patterns, "
                 "rates, tiers, bottlenecks (+ timeline, latency, whatif_*); sweeps: "
                 "ranking (+ whatif_* of `?failure=i`); comparisons: policies.",
     parameters=[id_query("failure", "sweeps: index of the ranking entry whose what-if "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from api import engine_calls
@@ -15,9 +16,14 @@ from api.throttling import JobSubmitThrottle
 from api.views.base import ID, ApiMixin, body_ref, query_int, valid_data
 from designer import selectors, services
 from designer.choices import JobKind, JobState
+from designer.engine import result_columns
+from designer.figures.base import figures_key
 from designer.models import Scenario, SimulationJob
+from designer.services.results import result_figures
 
-__all__ = ["JobViewSet"]
+__all__ = ["JobViewSet", "RESULT_VIEWS"]
+
+RESULT_VIEWS = ("full", "summary")
 
 
 @doc.viewset
@@ -76,8 +82,17 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
     @doc.result
     @action(detail=True, methods=["get"], filter_backends=[])
     def result(self, request, pk):
+        """The whole document (the same fields however it is stored); ``?view=summary``: without
+        its per-flow and per-resource parts (``flows``, ``resources``, ``diff``, ``latency``),
+        which are then not read from the database at all."""
+        view = request.query_params.get("view", "full")
+        if view not in RESULT_VIEWS:
+            raise ValidationError({"view": [f"choose one of {', '.join(RESULT_VIEWS)}"]})
         job = _finished_job(self._job(pk))
-        return Response(selectors.result_get(user=request.user, job_pk=job.pk).data)
+        row = selectors.result_get(user=request.user, job_pk=job.pk)
+        if view == "summary":
+            return Response(result_columns.split(row.data)[0])
+        return Response(row.document())
 
     @doc.figures
     @action(detail=True, methods=["get"], filter_backends=[])
@@ -88,10 +103,15 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
                            message=f"figures of {job.kind} results are not available yet")
         selected = query_int(request, "failure", default=-1)
         result = selectors.result_get(user=request.user, job_pk=job.pk)
-        document = selectors.revision_get(user=request.user, topology_pk=job.topology_id,
-                                          number=job.revision.number).document
-        return Response(engine_calls.figures(result.data, job.kind, topology_doc=document,
-                                             selected=None if selected < 0 else selected))
+
+        def build(row) -> dict:
+            document = selectors.revision_get(user=request.user, topology_pk=job.topology_id,
+                                              number=job.revision.number).document
+            return engine_calls.figures(row.document(), job.kind, topology_doc=document,
+                                        selected=None if selected < 0 else selected)
+        if job.kind == JobKind.SIMULATE:  # the figures the result page shows, built once
+            return Response(result_figures(job_id=job.pk, key=figures_key("result"), build=build))
+        return Response(build(result))
 
 
 def _submit(scenario: Scenario, user, data: dict) -> SimulationJob:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from designer.figures.base import axis, empty_figure, figure
+from designer.figures.base import axis, empty_figure, figure, table_figure
 from designer.figures.style import FAILED_COLOR, PALETTE, TIER_LABELS, TIER_ORDER, fmt_gbps, fmt_time, num, pct, rnd
 
 __all__ = ["tier_of", "tier_figure", "bottleneck_figure", "pattern_figure", "rate_figure", "timeline_figure",
@@ -86,14 +86,8 @@ def bottleneck_figure(result: dict, *, limit: int = 15) -> dict:
                      f"{fmt_gbps(r.get('load_gbps'))} / {fmt_gbps(r.get('capacity_gbps'))}", pct(r.get("utilization")),
                      limited.get(rid, 0)])
     cols = ["resource", "tier · tech", "load / capacity", "util.", "flows limited"]
-    cells = [list(c) for c in zip(*rows)]
-    trace = {"type": "table", "columnwidth": [3.0, 2.0, 2.0, 0.9, 1.1],
-             "header": {"values": [f"<b>{c}</b>" for c in cols], "align": "left", "height": 26,
-                        "fill": {"color": "rgba(127,138,154,0.25)"}},
-             "cells": {"values": cells, "align": "left", "height": 24, "fill": {"color": "rgba(0,0,0,0)"}}}
     more = f" (top {limit} of {len(ids)})" if len(ids) > limit else ""
-    return figure("bottlenecks", title + more, [trace], {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}},
-                  table={"columns": cols, "rows": rows}, height=min(90 + 25 * len(rows), 520))
+    return table_figure("bottlenecks", title + more, cols, rows)
 
 
 # ================================================================================ patterns and rates

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from designer.figures.base import axis, empty_figure, figure
+from designer.figures.base import axis, empty_figure, figure, table_figure
 from designer.figures.charts import tier_of
 from designer.figures.style import TIER_LABELS, TIER_ORDER, num
 
 __all__ = ["figures_for_compare", "delta_text"]
 
 _SIDE_LEGEND = {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"}
-_BOTTLENECK_FILLS = {"only in B (new)": "rgba(215,38,61,0.18)", "only in A (gone)": "rgba(84,162,75,0.18)"}
+# Row tone per change (base.TABLE_TONES): a bottleneck B adds is bad news, one B removes good news.
+_BOTTLENECK_TONES = {"only in B (new)": "bad", "only in A (gone)": "good"}
 
 
 def figures_for_compare(a: dict, b: dict) -> dict[str, dict]:
@@ -146,12 +147,7 @@ def _compare_bottlenecks(a: dict, b: dict) -> dict:
     title = "Bottleneck changes · A → B"
     if not rows:
         return empty_figure("compare_bottlenecks", title, "Neither result has a saturated resource.", height=200)
-    fills = [_BOTTLENECK_FILLS.get(r[0], "rgba(0,0,0,0)") for r in rows]
-    trace = {"type": "table", "columnwidth": [1, 3],
-             "header": {"values": ["<b>change</b>", "<b>resource</b>"], "align": "left",
-                        "fill": {"color": "rgba(127,138,154,0.25)"}},
-             "cells": {"values": [list(c) for c in zip(*rows)], "align": "left", "height": 24, "fill": {"color": [fills]}}}
     counts = Counter(r[0] for r in rows)
     summary = ", ".join(f"{n} {k.split(' (')[0]}" for k, n in counts.items())
-    return figure("compare_bottlenecks", f"{title} ({summary})", [trace], {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}},
-                  table={"columns": ["change", "resource"], "rows": rows}, height=min(100 + 25 * len(rows), 560))
+    return table_figure("compare_bottlenecks", f"{title} ({summary})", ["change", "resource"], rows,
+                        tones=[_BOTTLENECK_TONES.get(r[0]) for r in rows])

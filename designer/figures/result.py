@@ -6,9 +6,28 @@ from designer.figures.charts import (
 from designer.figures.job import job_figure
 from designer.figures.paths import path_figure, path_index
 from designer.figures.topology import topology_figure
-from designer.figures.whatif import whatif_figures
+from designer.figures.whatif import figures_for_sweep, whatif_figures
 
-__all__ = ["figures_for_result"]
+__all__ = ["figures_for_result", "page_view", "page_figures"]
+
+
+def page_view(result: dict) -> str:
+    """The result page's view of a stored document: ``"result"``, ``"sweep"`` or ``"policies"``."""
+    fmt = str((result or {}).get("format") or "")
+    if fmt.startswith(("fabricscope.sweep", "fabricscope.compare")) or "ranking" in (result or {}):
+        return "policies" if fmt.startswith("fabricscope.compare") else "sweep"
+    return "result"
+
+
+def page_figures(result: dict, *, topology_doc: dict | None = None,
+                 selected: int | None = None) -> dict[str, dict]:
+    """The figures of the result page's view of ``result`` (see :func:`page_view`).
+
+    ``selected`` is the sweep ranking entry to detail (sweeps and comparisons only).
+    """
+    if page_view(result) == "result":
+        return figures_for_result(result, topology_doc=topology_doc)
+    return figures_for_sweep(result, selected=selected)
 
 
 def figures_for_result(result: dict, *, topology_doc: dict | None = None) -> dict[str, dict]:

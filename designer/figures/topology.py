@@ -76,8 +76,8 @@ def _edge_traces(edges: list[dict]) -> list[dict]:
 
 
 def _edge_hover_trace(edges: list[dict]) -> dict:
-    scatter = "scattergl" if len(edges) > 4000 else "scatter"
-    return {"type": scatter, "mode": "markers", "name": "links",
+    # SVG scatter at every size: the pages' plotly.js bundle (cartesian) has no WebGL traces.
+    return {"type": "scatter", "mode": "markers", "name": "links",
             "x": [(e["x0"] + e["x1"]) / 2 for e in edges],
             "y": [(e["y0"] + e["y1"]) / 2 for e in edges],
             "customdata": [e["cd"] for e in edges], "hovertemplate": LINK_HOVER, "showlegend": False,

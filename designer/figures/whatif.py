@@ -3,14 +3,14 @@ NIC-policy comparison, and the figure sets of a sweep or policy-comparison job.
 """
 from __future__ import annotations
 
-from designer.figures.base import axis, empty_figure, figure
+from designer.figures.base import axis, empty_figure, figure, table_figure
 from designer.figures.style import FAILED_COLOR, PALETTE, TIER_LABELS, fmt_gbps, fmt_time, num, pct
 
 __all__ = ["whatif_figures", "failure_label", "ranking_figure", "policy_results", "policy_figure",
            "figures_for_sweep", "figures_for_policies"]
 
-_CHANGE_FILLS = {"disconnected": "rgba(215,38,61,0.18)", "rerouted": "rgba(230,159,0,0.16)",
-                 "new bottleneck": "rgba(93,143,216,0.16)"}
+# Row tone per kind of change (base.TABLE_TONES): lost flows red, moved flows amber, new hot spots blue.
+_CHANGE_TONES = {"disconnected": "bad", "rerouted": "warn", "new bottleneck": "info"}
 
 
 # ================================================================================ one diff
@@ -138,15 +138,9 @@ def _changes_table(diff: dict, suffix: str = "") -> dict:
         return empty_figure("whatif_changes", title, "No flow was disconnected, rerouted or slowed, and no new "
                                                      "bottleneck.", height=200)
     counts = _changes_counts(s, diff)
-    shown = rows[:200]
-    trace = {"type": "table", "columnwidth": [1.1, 1.5, 4.2],
-             "header": {"values": ["<b>change</b>", "<b>flow / resource</b>", "<b>detail</b>"], "align": "left",
-                        "fill": {"color": "rgba(127,138,154,0.25)"}, "height": 26},
-             "cells": {"values": [list(c) for c in zip(*shown)], "align": "left", "height": 24,
-                       "fill": {"color": [[_CHANGE_FILLS.get(r[0], "rgba(0,0,0,0)") for r in shown]]}}}
-    return figure("whatif_changes", f"{title}<br><span style='font-size:12px'>{counts}</span>", [trace],
-                  {"margin": {"l": 10, "r": 10, "t": 64, "b": 10}},
-                  table={"columns": ["change", "id", "detail"], "rows": rows}, height=min(110 + 25 * len(shown), 560))
+    return table_figure("whatif_changes", title, ["change", "id", "detail"], rows,
+                        headers=["change", "flow / resource", "detail"], subtitle=counts, shown=200,
+                        tones=[_CHANGE_TONES.get(r[0]) for r in rows])
 
 
 # ================================================================================ failure sweep
@@ -162,6 +156,12 @@ def failure_label(entry: dict) -> str:
 def _ranking_hover(entry: dict, m: dict) -> str:
     job = m.get("job_completion_s") or {}
     head = f"<b>{failure_label(entry)}</b><br>"
+    step = m.get("job")
+    if step:                       # a job: the step's verdict leads (DESIGN.md §2.3b)
+        times = step.get("step_time_s") or {}
+        head += (f"<b>step does not complete</b>: {step.get('reason') or ''}<br>" if step.get("complete", {}).get("after") is False
+                 else f"step ×{num(step.get('slowdown'), 1.0):.4g}: {fmt_time(times.get('before'))} → "
+                      f"{fmt_time(times.get('after'))}<br>")
     if m.get("broken"):
         verdict = f"<b>does not complete</b>: {', '.join(m['broken'])} broken<br>"
     else:
@@ -176,6 +176,8 @@ def _ranking_panels(imps: list[dict]) -> list[tuple]:
     """``(x axis, values, bar texts, colour)`` of the three panels: disconnected flows, completion
     increase (ms; "does not complete" drawn at the panel's end), throughput lost (Gb/s)."""
     lost = [int(m.get("disconnected_flows") or 0) for m in imps]
+    if any(m.get("job") for m in imps):
+        imps = [_step_as_completion(m) for m in imps]
     inc = [num(m.get("completion_increase_s")) for m in imps]
     finite = [v * 1e3 for v in inc if v is not None]
     end = max(finite + [0.0]) * 1.15 or 1.0
@@ -186,6 +188,13 @@ def _ranking_panels(imps: list[dict]) -> list[tuple]:
     return [("x", lost, [f"{v:,}" if v else "" for v in lost], FAILED_COLOR),
             ("x2", inc_ms, inc_text, "#f0822e"),
             ("x3", thr, [fmt_gbps(v) if v else "" for v in thr], "#5d8fd8")]
+
+
+def _step_as_completion(m: dict) -> dict:
+    """A job's impact read by step time: the increase and the "does not complete" of the step."""
+    step = m.get("job") or {}
+    return {**m, "completion_increase_s": step.get("step_time_increase_s"),
+            "completion_unbounded": (step.get("complete") or {}).get("after") is False}
 
 
 def _ranking_axis(domain, text, values) -> dict:
@@ -201,11 +210,24 @@ def _ranking_rows(ranking: list[dict]) -> list[list]:
         rows.append([i + 1, failure_label(e), (e.get("failure") or {}).get("target"),
                      ", ".join(m.get("broken") or []), m.get("disconnected_flows"),
                      job.get("before"), job.get("after"), m.get("completion_increase_s"), m.get("completion_unbounded"),
-                     m.get("throughput_lost_gbps"), m.get("slowdown"), m.get("worst_pattern")])
+                     m.get("throughput_lost_gbps"), m.get("slowdown"), m.get("worst_pattern"),
+                     *_step_cells(m.get("job"))])
     return rows
 
 
+def _step_cells(step: dict | None) -> list:
+    """Table cells of a job's step: before and after (s), step slowdown."""
+    if not step:
+        return [None, None, None]
+    times = step.get("step_time_s") or {}
+    return [times.get("before"), times.get("after"), step.get("slowdown")]
+
+
 def _baseline_text(base: dict) -> str:
+    step = base.get("job")
+    if step:
+        return ("step does not complete" if not step.get("complete")
+                else f"step {fmt_time(step.get('step_time_s'))}")
     if base.get("complete") is False:
         return "does not complete (" + ", ".join(base.get("broken") or []) + ")"
     return fmt_time(base.get("job_completion_s"))
@@ -226,7 +248,9 @@ def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
 
     Three panels share the failure axis, in the ranking's own order of keys: disconnected flows,
     job completion increase (ms; "does not complete" drawn at the panel's end) and throughput lost
-    (Gb/s). ``top`` failures are drawn; the table lists them all.
+    (Gb/s). A job's sweep (``baseline.job``) reads the middle panel by **step time** (its
+    increase; "does not complete" when the step hangs). ``top`` failures are drawn; the table
+    lists them all.
     """
     ranking = sweep.get("ranking") or []
     title = "Failure sweep · most harmful first"
@@ -246,14 +270,19 @@ def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
            f" · baseline job {_baseline_text(base)}{_skipped_text(sweep)} · click a bar for what changed")
     more = f" (top {top} of {len(ranking)})" if len(ranking) > top else ""
     (_, lost, _, _), (_, inc_ms, _, _), (_, thr, _, _) = panels
+    is_job = bool(base.get("job"))
+    if is_job:
+        title = "Failure sweep · ranked by step-time impact"
     layout = {"yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 11}},
               "xaxis": _ranking_axis([0, 0.28], "disconnected flows", lost),
-              "xaxis2": {**_ranking_axis([0.36, 0.64], "job completion increase (ms)", inc_ms), "anchor": "y"},
+              "xaxis2": {**_ranking_axis([0.36, 0.64], "step time increase (ms)" if is_job else
+                                         "job completion increase (ms)", inc_ms), "anchor": "y"},
               "xaxis3": {**_ranking_axis([0.72, 1], "throughput lost (Gb/s)", thr), "anchor": "y"},
               "title": {"text": f"{title}{more}<br><span style='font-size:12px'>{sub}</span>"},
               "margin": {"l": 40, "r": 40, "t": 80, "b": 60}, "bargap": 0.25}
     cols = ["rank", "failure", "target", "broken", "disconnected_flows", "job_before_s", "job_after_s", "completion_increase_s",
-            "completion_unbounded", "throughput_lost_gbps", "slowdown", "worst_pattern"]
+            "completion_unbounded", "throughput_lost_gbps", "slowdown", "worst_pattern",
+            "step_before_s", "step_after_s", "step_slowdown"]
     return figure("ranking", title, data, layout, height=max(320, 130 + 24 * len(shown)),
                   table={"columns": cols, "rows": _ranking_rows(ranking)}, link="?failure={index}")
 
@@ -264,9 +293,20 @@ def policy_results(comparison: dict) -> dict[str, dict]:
     out = {}
     for policy, v in (comparison.get("policies") or {}).items():
         if isinstance(v, dict) and isinstance(v.get("baseline"), dict):
-            out[policy] = {"baseline": v["baseline"].get("patterns") or {},
-                           "with_failures": (v.get("with_failures") or {}).get("patterns")}
+            out[policy] = {"baseline": _policy_patterns(v["baseline"]),
+                           "with_failures": _policy_patterns(v.get("with_failures"))}
     return out
+
+
+def _policy_patterns(summary: dict | None) -> dict | None:
+    """Patterns of one policy summary; a job's is its step alone (thousands of phase patterns
+    would make the bars unreadable, and the step time is what the comparison is about)."""
+    if not summary:
+        return None
+    step = summary.get("job")
+    if step:
+        return {"step": {"completion_s": step.get("step_time_s"), "unroutable": summary.get("unroutable") or 0}}
+    return summary.get("patterns") or {}
 
 
 def _policy_trace(i: int, policy: str, r: dict, cases: list[str], patterns: list[str], xs: list) -> tuple[dict, list]:

@@ -17,6 +17,7 @@ from designer import bridge
 from designer.choices import JobKind, JobState
 from designer.exceptions import JobCancelled
 from designer.models import SimulationJob
+from designer.services.results import result_figures
 from designer.services.runs import _done_message, _error_text, _Heartbeat, _job_finish, _Run
 from designer.services.sweeps import _sweep_prepare
 
@@ -39,6 +40,7 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
     if job is None:
         return
     run = _Run(SimulationJob, job.pk, job.attempts, job_id=job.pk)
+    stored = None
     with _Heartbeat(run):
         try:
             if job.kind == JobKind.SWEEP:
@@ -52,8 +54,25 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
             logger.warning("job %s failed", job.pk, exc_info=not isinstance(exc, ValidationError))
             _job_finish(job.pk, job.attempts, JobState.FAILED, error=_error_text(exc))
         else:
-            _job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
-                        message=_done_message(job, data))
+            if _job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
+                           message=_done_message(job, data)):
+                stored = data
+    if stored is not None:  # after the heartbeat: the job has ended, its page is being prepared
+        _figures_prebuild(job, stored)
+
+
+def _figures_prebuild(job: SimulationJob, data: dict) -> None:
+    """Build and store the result page's figures now, so the first visit reads them instead of
+    building them (~0.6 s at 1,024 GPUs). Best effort: the page builds them itself otherwise."""
+    from designer.figures.base import figures_key
+    from designer.figures.result import page_figures, page_view
+
+    try:
+        document = job.revision.document if page_view(data) == "result" else None
+        result_figures(job_id=job.pk, key=figures_key(page_view(data)),
+                       build=lambda _row: page_figures(data, topology_doc=document))
+    except Exception:  # a figure bug must not touch a job that succeeded
+        logger.warning("job %s: figures not prebuilt", job.pk, exc_info=True)
 
 
 def _job_start(job_id: int, hostname: str, task_id: str) -> SimulationJob | None:

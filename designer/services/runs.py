@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from designer.choices import JobKind, JobState
 from designer.exceptions import EngineValidationError, JobCancelled
-from designer.models import SimulationJob, SimulationResult, SweepChunk
+from designer.models import SimulationJob, SweepChunk
 from designer.ops import limits as ops_limits
+from designer.services.results import result_store
 
 __all__: list[str] = []  # private to the runner and sweeps; services/__init__ re-exports a few
 
@@ -36,7 +37,7 @@ def _job_finish(job_id: int, attempt: int, state: str, *, message: str = "", err
             logger.warning("job %s: run %s was superseded; its outcome is dropped", job_id, attempt)
             return False
         if data is not None:
-            SimulationResult.objects.update_or_create(job=job, defaults={"data": data})
+            result_store(job=job, document=data)
         if state == JobState.FAILED and not message:
             message = "failed: " + error.splitlines()[0] if error else "failed"
         fields = job.transition(state, message=message or state)

@@ -2,7 +2,8 @@
  * JSON in #fs-figures), themes them from the page's CSS variables (light / dark), and handles
  * what needs the browser: flow picker (path view), host drill-down, topology expanded/collapsed
  * toggle, sweep ranking click-through, and per-figure downloads (PNG, standalone HTML, CSV,
- * JSON). No framework, no network access except plotly.min.js and this page's server.
+ * JSON). No framework, no network access except the vendored plotly.js and this page's server.
+ * Table figures (fabricscope.view === 'table') are drawn as HTML tables (results/table.js).
  *
  * Every figure is built in Python. A picked flow or a clicked host is drawn from the figure the
  * server builds out of the slice of embedded data the page posts (results/slices.js); colours and
@@ -10,6 +11,7 @@
  */
 /* global Plotly */
 import { flowLabel, hostSlice, pathSlice, pct, scaleColor } from './results/slices.js';
+import { renderTable, tableTsv } from './results/table.js';
 
 const state = { rendered: {}, t0: performance.now(), currentTopology: 'topology' };
 const ROOT = document.querySelector('.fs-results');
@@ -59,34 +61,38 @@ function themed(fig) {
     if (/^[xy]axis\d*$/.test(k)) layout[k] = { ...grid, ...layout[k] };
   });
   ['xaxis', 'yaxis'].forEach((k) => { if (!layout[k]) layout[k] = { ...grid }; });
-  const data = (fig.data || []).map((tr) => {
-    if (tr.type !== 'table') return tr;
-    const copy = JSON.parse(JSON.stringify(tr));
-    copy.header = { ...copy.header, font: { color: t.fg, size: 12 }, line: { color: t.line } };
-    copy.cells = { ...copy.cells, font: { color: t.fg, size: 12 }, line: { color: t.line } };
-    return copy;
-  });
-  return { data, layout };
+  return { data: fig.data || [], layout };
 }
 
 // ------------------------------------------------------------------ rendering and downloads
 function plotEl(key) { return document.querySelector(`[data-plot="${key}"]`); }
 
+const isTable = (fig) => ((fig || {}).fabricscope || {}).view === 'table';
+
+function drawn(key, el) {
+  state.rendered[key] = performance.now() - state.t0;
+  if (state.firstMs === undefined) {
+    state.firstMs = performance.now(); state.firstKey = key;
+    document.documentElement.setAttribute('data-first-figure', key);
+  }
+  addTools(el.closest('.fs-figure'), el);
+}
+
 function draw(key, fig, target) {
   const el = target || plotEl(key);
   if (!el || !fig) return Promise.resolve();
+  el._fsFigure = fig;
+  if (isTable(fig)) {
+    renderTable(el, fig);
+    drawn(key, el);
+    return Promise.resolve();
+  }
   const th = themed(fig);
   // Clear the "Drawing…" placeholder once; never under a live plot (Plotly.react diffs its DOM).
   if (!el.classList.contains('js-plotly-plot')) el.innerHTML = '';
-  el._fsFigure = fig;
   return Plotly.react(el, th.data, th.layout, fig.config || {}).then(() => {
     // Plotly.react resolves after plotly_afterplot; performance.now() counts from navigation start.
-    state.rendered[key] = performance.now() - state.t0;
-    if (state.firstMs === undefined) {
-      state.firstMs = performance.now(); state.firstKey = key;
-      document.documentElement.setAttribute('data-first-figure', key);
-    }
-    addTools(el.closest('.fs-figure'), el);
+    drawn(key, el);
     if ((fig.fabricscope || {}).label_boxes || (fig.data || []).some((tr) => tr.meta && tr.meta.labels)) bindLabelFit(el);
   });
 }
@@ -144,11 +150,16 @@ const TOOLS = [
   ['CSV', "Download the figure's data as CSV", downloadCsv],
   ['JSON', "Download the figure's data as JSON", downloadJson],
 ];
+// A table is already text: copy it (pastes into a spreadsheet) instead of picturing it.
+const TABLE_TOOLS = [
+  ['Copy', 'Copy the table (every row) as tab-separated text', copyTable],
+  TOOLS[2], TOOLS[3],
+];
 
 function addTools(figureEl, el) {
   const bar = figureEl && figureEl.querySelector('.fs-figure-tools');
   if (!bar || bar.childElementCount) return;
-  TOOLS.forEach(([label, title, action]) => {
+  (isTable(el._fsFigure) ? TABLE_TOOLS : TOOLS).forEach(([label, title, action]) => {
     const btn = document.createElement('button');
     btn.type = 'button'; btn.className = 'fs-dl'; btn.textContent = label; btn.title = title;
     btn.setAttribute('data-download', label.toLowerCase());
@@ -186,6 +197,20 @@ function downloadCsv(el) {
   const t = ((el._fsFigure || {}).fabricscope || {}).table || { columns: [], rows: [] };
   const lines = [t.columns.map(csvCell).join(',')].concat(t.rows.map((r) => r.map(csvCell).join(',')));
   save(fileName(el, 'csv'), `${lines.join('\n')}\n`, 'text/csv');
+}
+
+function copyTable(el) {
+  const text = tableTsv(el._fsFigure.fabricscope), btn = el.closest('.fs-figure').querySelector('[data-download=copy]');
+  const done = (msg) => { btn.textContent = msg; setTimeout(() => { btn.textContent = 'Copy'; }, 1500); };
+  if (!navigator.clipboard) { selectTable(el); done('Selected: Ctrl+C'); return; }
+  navigator.clipboard.writeText(text).then(() => done('Copied'), () => { selectTable(el); done('Selected: Ctrl+C'); });
+}
+
+function selectTable(el) {
+  const range = document.createRange();
+  range.selectNodeContents(el.querySelector('table'));
+  const sel = window.getSelection();
+  sel.removeAllRanges(); sel.addRange(range);
 }
 
 function downloadJson(el) {
@@ -329,7 +354,7 @@ function setupRanking(FIGS) {
 // ------------------------------------------------------------------ boot
 function retheme() {
   document.querySelectorAll('[data-plot]').forEach((el) => {
-    if (el._fsFigure) { const th = themed(el._fsFigure); Plotly.react(el, th.data, th.layout, el._fsFigure.config || {}); }
+    if (el._fsFigure && !isTable(el._fsFigure)) { const th = themed(el._fsFigure); Plotly.react(el, th.data, th.layout, el._fsFigure.config || {}); }
   });
 }
 

@@ -471,7 +471,9 @@ def test_nic_failure_what_if(app_page, live_server, user, sign_in, shot, celery_
 
     # What changed: the disconnected / rerouted flows listed are the API's, with its counts.
     changes = page.evaluate("""(() => { const el = document.querySelector('[data-plot=whatif_changes]');
-        return {title: el._fullLayout.title.text, cells: el._fullData[0].cells.values}; })()""")
+        const rows = Array.from(el.querySelectorAll('tbody tr'));
+        return {title: el.querySelector('caption').textContent,
+                cells: [0, 1].map((c) => rows.map((r) => r.cells[c].textContent))}; })()""")
     kinds, ids = changes["cells"][0], changes["cells"][1]
     for kind, key in (("disconnected", "disconnected"), ("rerouted", "rerouted")):
         listed = [i for k, i in zip(kinds, ids) if k == kind]

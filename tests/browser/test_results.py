@@ -5,7 +5,8 @@ WSGI handler, served in a thread by wsgiref. This module is also the test URLcon
 ``urlpatterns`` add test-only views that render ``designer/result.html`` / ``compare.html`` with
 :func:`designer.page_selectors.result_context` / ``compare_context`` of results computed in the
 fixtures (no database: the pages are rendered for an anonymous request). ``/static/`` is served
-from the repository and ``static/vendor/plotly.min.js`` from the plotly package, as the app does.
+from the repository (the pages load the vendored ``static/vendor/plotly-cartesian.min.js``); the
+full ``vendor/plotly.min.js`` still comes from the plotly package, as the app's finder serves it.
 
 Clusters (DGX-H100 hosts, rail-optimized fabric, one storage server)::
 
@@ -220,7 +221,8 @@ def test_result_page_draws_every_view_with_hover_and_path(page, server, data):
     open_page(page, f"{server}/_t/result/small/")
     figs = data["small"]["result"]
     n = page.locator(".js-plotly-plot").count()
-    assert n == 7, n  # topology, path, patterns, rates, tiers, bottlenecks, latency
+    assert n == 6, n  # topology, path, patterns, rates, tiers, latency
+    assert page.locator("[data-plot=bottlenecks] table.fs-dtable").count() == 1  # an HTML table
     shot(page, "small-full")
     page.locator("#sec-topology").scroll_into_view_if_needed()
     traces = page.evaluate("document.querySelector('[data-plot=topology]')._fullData.map(t => t.name)")
@@ -276,8 +278,8 @@ def test_failure_result_shows_what_changed_dark_mode(browser, server, data):
     open_page(pg, f"{server}/_t/result/fail/")
     diff = data["fail"]["result"]["diff"]
     assert diff["summary"]["rerouted"] > 0
-    assert pg.locator("#sec-whatif .js-plotly-plot").count() == 2
-    cells = pg.locator("[data-plot=whatif_changes] .table-control-view").first.text_content()
+    assert pg.locator("#sec-whatif .js-plotly-plot").count() == 1
+    cells = pg.locator("[data-plot=whatif_changes] table").inner_text()
     assert "rerouted" in cells
     bg = pg.evaluate("getComputedStyle(document.querySelector('[data-plot=patterns] .gtitle')).fill")
     assert bg != "rgb(68, 68, 68)"  # themed from --fg, not Plotly's default dark grey
@@ -307,7 +309,8 @@ def test_timeline_sweep_policies_and_empty(page, server, data):
         page.mouse.click(box[0], box[1])
     page.wait_for_function("document.documentElement.getAttribute('data-figures-ready') === '1'")
     assert "failure=0" in page.url
-    assert page.locator("#sec-whatif .js-plotly-plot").count() == 2
+    assert page.locator("#sec-whatif .js-plotly-plot").count() == 1
+    assert page.locator("#sec-whatif table.fs-dtable").count() == 1
     shot(page, "sweep-failure-0")
 
     open_page(page, f"{server}/_t/result/policies/")
@@ -322,9 +325,74 @@ def test_timeline_sweep_policies_and_empty(page, server, data):
 
 def test_compare_page(page, server, data):
     open_page(page, f"{server}/_t/compare/cmp/")
-    assert page.locator(".js-plotly-plot").count() == 3
+    assert page.locator(".js-plotly-plot").count() == 2
+    assert page.locator("[data-plot=compare_bottlenecks] table.fs-dtable").count() == 1
     assert page.locator(".fs-table tbody tr").count() == len(data["cmp"]["a"]["summary"]["patterns"])
     shot(page, "compare")
+
+
+def test_tables_are_html_sortable_copyable(browser, server, data):
+    """The what-if "What changed" table (h0/nic0 down under 'any'): a real <table> in a labelled,
+    focusable scroll region; rows in the server's order with their tones; headings sort from the
+    keyboard (aria-sort says how); Copy puts every row on the clipboard as tab-separated text."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, permissions=["clipboard-read", "clipboard-write"])
+    pg = ctx.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    open_page(pg, f"{server}/_t/result/fail/")
+    meta = pg.evaluate("window.fabricscopeResults.figures.whatif_changes.fabricscope")
+    rows, table = meta["table"]["rows"], pg.locator("[data-plot=whatif_changes] table.fs-dtable")
+    assert pg.get_by_role("region", name=meta["title"]).count() == 1
+    assert table.locator("thead th[scope=col]").all_inner_texts() == meta["headers"]
+    body = table.locator("tbody tr")
+    assert body.count() == meta["shown"] == min(200, len(rows))
+    first = table.locator("tbody tr td:first-child").all_inner_texts()
+    assert first == [r[0] for r in rows[:meta["shown"]]]
+    tone = {"rerouted": "fs-tone-warn", "disconnected": "fs-tone-bad"}
+    for i, r in enumerate(rows[:meta["shown"]]):
+        if r[0] in tone:
+            assert tone[r[0]] in (body.nth(i).get_attribute("class") or "")
+    pg.locator("#sec-whatif").scroll_into_view_if_needed()
+    shot(pg, "table-whatif", selector="#sec-whatif")
+
+    ids = table.locator("thead th").nth(1)
+    ids.locator("button").focus()
+    pg.keyboard.press("Enter")
+    assert ids.get_attribute("aria-sort") == "ascending"
+    shown_ids = table.locator("tbody tr td:nth-child(2)").all_inner_texts()
+    assert shown_ids == sorted((str(r[1]) for r in rows), key=str.lower)[:meta["shown"]]
+    pg.keyboard.press("Enter")
+    assert ids.get_attribute("aria-sort") == "descending"
+    assert table.locator("tbody tr td:nth-child(2)").first.inner_text() == max((str(r[1]) for r in rows), key=str.lower)
+    shot(pg, "table-whatif-sorted", selector="[data-plot=whatif_changes]")
+
+    pg.locator("#fig-whatif_changes [data-download=copy]").click()
+    pg.wait_for_function("document.querySelector('#fig-whatif_changes [data-download=copy]').textContent === 'Copied'")
+    copied = pg.evaluate("navigator.clipboard.readText()").split("\n")
+    assert copied[0] == "change\tid\tdetail" and len(copied) == len(rows) + 1
+    assert pg.locator("#fig-whatif_changes [data-download=png]").count() == 0  # a table is text, not a picture
+
+    open_page(pg, f"{server}/_t/result/small/")
+    bottlenecks = pg.locator("[data-plot=bottlenecks] table.fs-dtable")
+    n = bottlenecks.locator("tbody tr").count()
+    assert bottlenecks.locator("td.fs-num").count() == 2 * n  # "util." (97.5%) and "flows limited" line up right
+    pg.locator("#sec-tiers").scroll_into_view_if_needed()
+    shot(pg, "table-bottlenecks", selector="#sec-tiers")
+    open_page(pg, f"{server}/_t/compare/cmp/")
+    shot(pg, "table-compare", selector="[data-figure=compare_bottlenecks] >> xpath=ancestor::section")
+    ctx.close()
+    assert not errors, errors
+
+
+def test_tables_in_dark_mode(browser, server, data):
+    pg = new_page(browser, dark=True)
+    open_page(pg, f"{server}/_t/compare/cmp/")
+    cell = pg.locator("[data-plot=compare_bottlenecks] tbody td").first
+    assert cell.evaluate("e => getComputedStyle(e).color") != "rgb(0, 0, 0)"  # page colours, not defaults
+    shot(pg, "table-compare-dark", selector="[data-figure=compare_bottlenecks] >> xpath=ancestor::section")
+    errors = pg.errors
+    pg.context.close()
+    assert not errors, errors
 
 
 FIRST_FIGURE_BOUND_MS = 8000  # generous: 2 cores shared by ~6 engineers; measured numbers in docs/PERFORMANCE.md
@@ -339,8 +407,21 @@ def first_figure_ms(page, url) -> dict:
     return page.evaluate("""(() => { const n = performance.getEntriesByType('navigation')[0];
         return {first: window.fabricscopeResults.state.firstMs, key: window.fabricscopeResults.state.firstKey,
                 ttfb: n.responseStart, html: n.responseEnd, script: window.fabricscopeResults.state.t0,
-                bytes: document.getElementById('fs-figures').textContent.length};
+                bytes: document.getElementById('fs-figures').textContent.length,
+                plotly: document.querySelector('script[src*="plotly"]').getAttribute('src').split('/').pop(),
+                plotlyFetched: (performance.getEntriesByType('resource').find((e) => /plotly/.test(e.name)) || {}).responseEnd,
+                parsed: n.domInteractive};
     })()""")
+
+
+def fresh_tab_first_figure_ms(browser, signed_in, url) -> dict:
+    """:func:`first_figure_ms` in a new browser context holding only ``signed_in``'s cookies: an
+    empty HTTP cache and no compiled-script cache, as a user's first visit (the worst case)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, storage_state=signed_in.storage_state())
+    try:
+        return first_figure_ms(ctx.new_page(), url)
+    finally:
+        ctx.close()
 
 
 @pytest.mark.slow
@@ -371,6 +452,46 @@ def test_1024_gpu_result_renders_fast_and_expands_a_host(page, server, big):
     page.wait_for_selector("#fs-host-detail:not([hidden]) [data-plot=host].js-plotly-plot")
     assert page.locator("[data-host-title]").inner_text() == f"Host {hovered}"
     shot(page, "big-topology", selector="#sec-topology")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_1024_gpu_stored_result_page_first_figure(chromium_browser, live_server, sign_in, big):
+    """The real page of a stored 1,024-GPU job (``/jobs/<id>/result/`` through the app, signed in):
+    the result stored as the runner stores it, its figures built when the job finished, so a visit
+    reads the result's head and one stored figure set. Prints the time to the first figure (target
+    ≤ 1 s, docs/PERFORMANCE.md) on a fresh tab with an empty cache (a first visit: plotly.js compiled
+    from scratch), on a warm tab (reloads) and on a new tab of the same browser (shared caches); the
+    bound asserted is generous (shared machine)."""
+    from django.urls import reverse
+
+    from tests.stored_results import PASSWORD, stored_job
+
+    user, job = stored_job(big["topology"], big["result"])
+    pg = new_page(chromium_browser)
+    sign_in(pg, user.username, PASSWORD)
+    url = live_server.url + reverse("job_result", args=[job.pk])
+    first_figure_ms(pg, url)  # warms the server (and this tab), not counted
+    fresh = [fresh_tab_first_figure_ms(chromium_browser, pg.context, url) for _ in range(3)]
+    warm = [first_figure_ms(pg, url) for _ in range(3)]
+    tabs = [pg.context.new_page() for _ in range(3)]
+    new_tab = [first_figure_ms(tab, url) for tab in tabs]  # same browser profile: its caches are shared
+    for tab in tabs:
+        tab.close()
+    for name, runs in (("fresh tab, empty cache", fresh), ("warm tab", warm), ("new tab, same browser", new_tab)):
+        for r in runs:
+            print(f"\nstored 1,024-GPU result page, {name}: first figure ({r['key']}) {r['first']:.0f} ms after "
+                  f"navigation start (server first byte {r['ttfb']:.0f} ms, HTML done {r['html']:.0f} ms, results.js "
+                  f"started {r['script']:.0f} ms; HTML parsed {r['parsed']:.0f} ms, {r['plotly']} received "
+                  f"{r['plotlyFetched']:.0f} ms), figure JSON {r['bytes'] / 1e6:.2f} MB")
+    for runs in (fresh, warm, new_tab):
+        best = min(runs, key=lambda r: r["first"])
+        assert best["key"] == "topology" and best["first"] < FIRST_FIGURE_BOUND_MS, runs
+    pg.wait_for_function("document.documentElement.getAttribute('data-figures-ready') === '1'", timeout=30000)
+    shot(pg, "big-stored")
+    errors = pg.errors
+    pg.context.close()
+    assert not errors, errors
 
 
 # ---------------------------------------------------------------------------------- reference images

@@ -108,3 +108,24 @@ def test_endpoint_builds_the_figure_for_anyone_and_rejects_bad_input(client, sma
     wrong = client.post(reverse("figure_render", args=["nope"]), "{}", content_type="application/json")
     assert wrong.status_code == 400 and "unknown figure kind" in wrong.json()["error"]
     assert client.get(url).status_code == 405
+
+
+def test_endpoint_is_rate_limited_per_visitor_and_bounds_the_slice(client, settings):
+    """Anyone may POST a slice, so each visitor gets the ``figures`` rate (a 429 with
+    Retry-After past it) and a slice bigger than FIGURE_SLICE_MAX_BYTES is a 413 unparsed."""
+    from django.core.cache import cache
+
+    from designer.views_figures import FIGURE_SLICE_MAX_BYTES
+
+    cache.clear()
+    settings.FABRICSCOPE_API_THROTTLE_RATES = {"figures": "3/min"}
+    url = reverse("figure_render", args=["nope"])
+    codes = [client.post(url, "{}", content_type="application/json").status_code for _ in range(4)]
+    assert codes == [400, 400, 400, 429]
+    limited = client.post(url, "{}", content_type="application/json")
+    assert limited.status_code == 429 and int(limited["Retry-After"]) >= 1
+    assert "too many figure requests" in limited.json()["error"]
+    cache.clear()
+    big = client.post(url, b" " * (FIGURE_SLICE_MAX_BYTES + 1), content_type="application/json")
+    assert big.status_code == 413 and "larger than" in big.json()["error"]
+    cache.clear()

@@ -58,6 +58,11 @@ def assert_valid(fig):
     assert meta["kind"] and set(meta["table"]) == {"columns", "rows"}
     for row in meta["table"]["rows"]:
         assert len(row) == len(meta["table"]["columns"])
+    assert all(t["type"] != "table" for t in fig["data"])  # tables are HTML (not in the cartesian bundle)
+    if meta.get("view") == "table":
+        assert fig["data"] == [] and len(meta["headers"]) == len(meta["table"]["columns"])
+        assert 0 <= meta["shown"] <= len(meta["table"]["rows"])
+        assert len(meta.get("tones", meta["table"]["rows"])) == len(meta["table"]["rows"])
 
 
 def test_result_figures_are_valid_and_complete(small):
@@ -190,8 +195,9 @@ def test_patterns_rates_bottlenecks_latency(small):
     assert bars["x"] == list(pats) and bars["y"] == [pytest.approx(p["completion_s"] * 1e3) for p in pats.values()]
     rates = F.rate_figure(result)
     assert sum(sum(t["y"]) for t in rates["data"]) == len(result["flows"])  # every listed flow binned once
-    table = F.bottleneck_figure(result)["data"][0]
-    assert table["cells"]["values"][0][0] == result["summary"]["bottlenecks"][0]
+    table = F.bottleneck_figure(result)
+    assert table["data"] == [] and table["fabricscope"]["view"] == "table"  # an HTML table, no Plotly trace
+    assert table["fabricscope"]["table"]["rows"][0][0] == result["summary"]["bottlenecks"][0]
     lat = F.latency_figure(result)
     flows, inits = lat["data"][0]["x"]
     assert set(inits) == {"cpu proxy", "gpu initiated"} and len(flows) == 2 * len(result["latency"])
@@ -342,3 +348,59 @@ def test_1024_gpu_payload_is_aggregated():
     size = len(json.dumps(figs))
     print(f"\n1,024-GPU figures: {size / 1e6:.2f} MB for {len(result['flows']):,} listed flows")
     assert size < 6e6
+
+
+# ---------------------------------------------------------------------------------- HTML tables, trace types
+def test_table_figures_carry_rows_tones_and_limits(small, failed):
+    """The three tables (bottlenecks, what changed, bottleneck changes A → B) are table views: the rows
+    the page shows, with a tone per row the page colours (h0/nic0 down under 'any': rerouted flows)."""
+    _, a = small
+    _, b = failed
+    figs = F.figures_for_result(b)
+    changes = figs["whatif_changes"]["fabricscope"]
+    assert changes["view"] == "table" and changes["headers"] == ["change", "flow / resource", "detail"]
+    tones = dict(zip((r[0] for r in changes["table"]["rows"]), changes["tones"]))
+    assert tones["rerouted"] == "warn" and changes["shown"] == min(200, len(changes["table"]["rows"]))
+    assert "rerouted" in changes["subtitle"] and "<" not in changes["title"] + changes["subtitle"]  # plain text
+    cmp_ = page_selectors.compare_context(a=a, b=b)["figures"]["compare_bottlenecks"]["fabricscope"]
+    assert cmp_["view"] == "table"
+    for (change, _), tone in zip(cmp_["table"]["rows"], cmp_["tones"]):
+        assert tone == {"only in B (new)": "bad", "only in A (gone)": "good"}.get(change)
+
+
+def test_table_figure_limits_rows_shown_and_checks_its_input():
+    from designer.figures.base import table_figure
+
+    rows = [[i, f"r{i}"] for i in range(5)]
+    fig = table_figure("k", "T", ["n", "name"], rows, shown=3)
+    assert fig["fabricscope"]["shown"] == 3 and fig["fabricscope"]["table"]["rows"] == rows  # CSV keeps all
+    assert table_figure("k", "T", ["n", "name"], rows, shown=99)["fabricscope"]["shown"] == 5
+    with pytest.raises(ValueError):
+        table_figure("k", "T", ["n", "name"], rows, headers=["only one"])
+    with pytest.raises(ValueError):
+        table_figure("k", "T", ["n", "name"], rows, tones=["red"] * 5)
+
+
+def _bundle_trace_types() -> set[str]:
+    """Trace types the vendored plotly.js bundle registers (``moduleType:"trace",name:"bar"``)."""
+    import re
+    from pathlib import Path
+
+    bundle = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-cartesian.min.js"
+    return set(re.findall(r'moduleType:"trace",name:"(\w+)"', bundle.read_text()))
+
+
+def test_every_trace_type_drawn_is_in_the_vendored_bundle(small, failed):
+    """The pages load plotly.js's cartesian bundle; a trace type it lacks would be drawn as a scatter
+    (or not at all), so every figure of a result, a what-if, a sweep and a comparison uses only its types."""
+    from designer.engine.whatif import sweep
+
+    known = _bundle_trace_types()
+    assert {"scatter", "bar", "box"} <= known and "table" not in known
+    topo, a = small
+    _, b = failed
+    sw = jsonable(sweep(scenario()[1], over=["nic"]))
+    sets = [F.figures_for_result(a, topology_doc=topo), F.figures_for_result(b, topology_doc=topo),
+            F.figures_for_sweep(sw, selected=0), page_selectors.compare_context(a=a, b=b)["figures"]]
+    used = {t["type"] for figs in sets for fig in figs.values() for t in fig["data"]}
+    assert used and used <= known, used - known

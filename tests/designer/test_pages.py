@@ -360,3 +360,44 @@ def test_result_page_says_a_broken_job_does_not_complete(alice, scenario, user, 
     verdict = unescape(re.search(r'id="result-verdict"[^>]*>([^<]+)<', html).group(1))
     assert verdict == "Does not complete — 2 flows of ar lost when h0/nic0 is down"
     assert "1.28 s" not in html and "ar broken" in html
+
+
+def test_result_page_and_api_name_the_chosen_collective_algorithm(alice, scenario, user, published):
+    """Issue 15: ``algorithm`` defaults to ``auto``; on one DGX-H100 (NVSwitch gen 3) an 8 GB
+    all-reduce picks NVLS, as NCCL does. The result page's collectives line and the API say so,
+    with the predicted time of the alternatives."""
+    from designer.engine.simulate import simulate
+
+    sc = {"topology": {"build": {"template": "dgx-h100", "hosts": 1}},
+          "workload": [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 8e9}]}
+    data = json.loads(json.dumps(simulate(sc), allow_nan=False))
+    chosen = data["summary"]["patterns"]["ar"]
+    assert chosen["algorithm"] == "nvls"
+    assert chosen["alternatives"]["ring"]["time_s"] > chosen["completion_s"]
+    job = _finished(services.job_submit_simulate(scenario=scenario, user=user), data)
+    html = alice.get(reverse("job_result", args=[job.pk])).content.decode()
+    line = unescape(re.search(r'id="result-collectives"[^>]*>(.*?)</p>', html, re.S).group(1))
+    assert re.search(r"<code>ar</code> runs <b>nvls</b>", line) and "ring" in line
+    api = alice.get(f"/api/v1/jobs/{job.pk}/result/").json()
+    assert api["summary"]["patterns"]["ar"]["algorithm"] == "nvls"
+
+
+def test_pages_describe_a_job_workload(alice, small_topology, user, published):
+    """A scenario whose workload is a job (issue 17) reads as "job · N phases" in the scenario
+    table and as the job's name on the job page — not as an empty pattern list."""
+    from designer.models import workload_items, workload_size
+
+    job_workload = {"job": {"name": "two-phase", "phases": [
+        {"id": "fwd", "compute_s": 0.01},
+        {"id": "ar", "after": ["fwd"], "patterns": [
+            {"id": "dp", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e6}]}]}}
+    assert workload_items(job_workload) == [{"id": "two-phase", "kind": "job · 2 phases"}]
+    assert workload_size(job_workload) == "job · 2 phases"
+    assert workload_size([{"id": "a", "kind": "allreduce"}, {"id": "b", "kind": "p2p"}]) == "2"
+    sc = Scenario.objects.create(topology=small_topology, revision=small_topology.current_revision,
+                                 name="job scenario", workload=job_workload)
+    html = alice.get(reverse("topology_detail", args=[small_topology.pk])).content.decode()
+    assert "job · 2 phases" in unescape(html)
+    job = services.job_submit_simulate(scenario=sc, user=user)
+    html = unescape(alice.get(reverse("job_detail", args=[job.pk])).content.decode())
+    assert "<code>two-phase</code> job · 2 phases" in html

@@ -1,0 +1,91 @@
+"""Storing a finished job's result and the figures of its page (issues 19 and 20).
+
+A simulation result is written as a small head and a compressed columnar body
+(:meth:`designer.models.SimulationResult.parts_of`). A result never changes once written, so its
+page figures are built once and kept (:class:`designer.models.ResultFigures`, keyed by the figure
+code's version, the view and the sweep entry): a page visit then reads the head and one
+compressed figure set, never the per-flow body nor the topology document.
+"""
+from __future__ import annotations
+
+import logging
+import zlib
+from typing import Callable
+
+from django.db import IntegrityError, transaction
+
+from designer.figures.base import FigureSet, figure_texts
+from designer.models import ResultFigures, SimulationJob, SimulationResult
+
+__all__ = ["result_store", "result_figures"]
+
+logger = logging.getLogger(__name__)
+
+_LEVEL = 6  # zlib's default: level 9 saved ~2% at twice the time
+
+
+def result_store(*, job: SimulationJob, document: dict) -> SimulationResult:
+    """Write (or replace) the result of ``job``; call inside the caller's transaction.
+
+    Figures stored for an earlier result of the same job are dropped with it.
+    """
+    row, created = SimulationResult.objects.update_or_create(
+        job=job, defaults=SimulationResult.parts_of(document))
+    if not created:
+        ResultFigures.objects.filter(result=row).delete()
+    return row
+
+
+def result_figures(*, job_id: int, key: str,
+                   build: Callable[[SimulationResult], dict]) -> FigureSet | None:
+    """The stored figures of ``key`` for the result of ``job_id``, built and stored on a miss.
+
+    Parameters
+    ----------
+    job_id : int
+        A job the caller may read (access is checked by the caller).
+    key : str
+        :func:`designer.figures.base.figures_key`.
+    build : callable
+        The stored row → its figures dict (called only on a miss; ``row.document()`` reads the
+        whole document).
+
+    Returns
+    -------
+    FigureSet or None
+        A mapping of figure key → figure dict whose JSON text the page embeds as it is; None when
+        the job has no stored result.
+    """
+    stored = (ResultFigures.objects.filter(result_id=job_id, key=key)
+              .values_list("keys", "figures", "path_index").first())
+    if stored is not None:
+        keys, figures, index = stored
+        return FigureSet(keys, _text(figures), None if index is None else _text(index))
+    row = SimulationResult.objects.filter(job_id=job_id).first()
+    if row is None:
+        return None
+    figs = build(row)
+    texts = figure_texts(figs)
+    _figures_save(row, key, list(figs), texts)
+    stored_set = FigureSet(list(figs), *texts)
+    stored_set._figs = figs  # built here: no need to parse it back
+    return stored_set
+
+
+def _text(blob: bytes | memoryview) -> str:
+    return zlib.decompress(bytes(blob)).decode()
+
+
+def _figures_save(row: SimulationResult, key: str, keys: list[str], texts: tuple[str, str | None]) -> None:
+    """Keep the figures under ``key``; drop sets of older figure code. A concurrent writer of the
+    same key wins harmlessly (the same inputs give the same figures)."""
+    version = key.split(":", 1)[0]
+    figures_text, index_text = texts
+    try:
+        with transaction.atomic():
+            ResultFigures.objects.filter(result=row).exclude(key__startswith=f"{version}:").delete()
+            ResultFigures.objects.create(
+                result=row, key=key, keys=keys, figures=zlib.compress(figures_text.encode(), _LEVEL),
+                path_index=None if index_text is None else zlib.compress(index_text.encode(), _LEVEL))
+    except IntegrityError:
+        logger.info("figures %s of job %s were stored meanwhile", key, row.job_id)
