@@ -46,8 +46,4 @@ urlpatterns = [
     # Sign-in with lockout (designer/accounts.py); ahead of django.contrib.auth.urls' login.
     path("accounts/login/", auth_views.LoginView.as_view(authentication_form=SignInForm),
          name="login"),
-    path("vendor/plotly.min.js", views.plotly_js, name="plotly_js"),
-    # Fallback for runserver/WhiteNoise before settings list designer.staticfinders.PlotlyFinder
-    # (WhiteNoise passes unknown /static/ files on to Django).
-    path("static/vendor/plotly.min.js", views.plotly_js),
 ]

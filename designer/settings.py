@@ -204,11 +204,10 @@ USE_TZ = True
 # --- Static files (vendored JS; no CDN at run time) ----------------------------------------------
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
-# plotly.min.js is served from the pinned plotly package itself (no copy, no CDN).
+# Pages load the vendored plotly.js cartesian bundle (static/vendor/, see VERSIONS.md; no CDN).
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "designer.staticfinders.PlotlyFinder",
 ]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STORAGES = {

@@ -169,13 +169,3 @@ def shot():
     return take
 
 
-@pytest.fixture(autouse=True)
-def plotly_static(settings):
-    """Serve plotly.min.js as static/vendor/plotly.min.js (designer.staticfinders), also before
-    settings.py lists the finder."""
-    finder = "designer.staticfinders.PlotlyFinder"
-    finders = list(getattr(settings, "STATICFILES_FINDERS", [
-        "django.contrib.staticfiles.finders.FileSystemFinder",
-        "django.contrib.staticfiles.finders.AppDirectoriesFinder"]))
-    if finder not in finders:
-        settings.STATICFILES_FINDERS = [*finders, finder]

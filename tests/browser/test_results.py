@@ -5,8 +5,7 @@ WSGI handler, served in a thread by wsgiref. This module is also the test URLcon
 ``urlpatterns`` add test-only views that render ``designer/result.html`` / ``compare.html`` with
 :func:`designer.page_selectors.result_context` / ``compare_context`` of results computed in the
 fixtures (no database: the pages are rendered for an anonymous request). ``/static/`` is served
-from the repository (the pages load the vendored ``static/vendor/plotly-cartesian.min.js``); the
-full ``vendor/plotly.min.js`` still comes from the plotly package, as the app's finder serves it.
+from the repository (the pages load the vendored ``static/vendor/plotly-cartesian.min.js``).
 
 Clusters (DGX-H100 hosts, rail-optimized fabric, one storage server)::
 
@@ -98,16 +97,12 @@ class _ThreadedServer(WSGIServer):
 
 
 def _static_app(django_app):
-    import plotly
-
-    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-
     def app(environ, start_response):
         p = environ.get("PATH_INFO", "")
         if p.startswith("/static/"):
             rel = p[len("/static/"):]
-            f = plotly_js if rel == "vendor/plotly.min.js" else (REPO / "static" / rel)
-            if f.is_file() and (f == plotly_js or REPO / "static" in f.resolve().parents):
+            f = REPO / "static" / rel
+            if f.is_file() and REPO / "static" in f.resolve().parents:
                 body = f.read_bytes()
                 start_response("200 OK", [("Content-Type", mimetypes.guess_type(str(f))[0] or "application/octet-stream"),
                                           ("Content-Length", str(len(body)))])

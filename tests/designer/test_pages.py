@@ -264,13 +264,6 @@ def test_profile_token_is_shown_once_then_revoked(alice, user):
     assert not Token.objects.filter(user=user).exists()
 
 
-def test_plotly_is_served_locally(client):
-    response = client.get(reverse("plotly_js"))
-    assert response.status_code == 200
-    assert response["Content-Type"] == "text/javascript"
-    assert b"plotly" in b"".join(response.streaming_content)[:2000].lower()
-
-
 def test_base_layout_has_no_cdn_and_navigation(alice):
     body = alice.get(reverse("topology_list")).content.decode()
     for text in ("Topologies", "New", "/api/v1/docs/", "Sign out", reverse("profile")):
