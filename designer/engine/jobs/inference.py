@@ -108,21 +108,11 @@ def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> t
 
 
 def _dims(raw, where) -> tuple[dict, list]:
-    from designer.engine.jobs.models import MODELS
+    from designer.engine.jobs.models import model_base
 
     if not isinstance(raw, dict):
         return {}, [Problem(where, "must be an object")]
-    problems = []
-    extra = set(raw) - _KEYS
-    if extra:
-        problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
-    base = {}
-    if "model" in raw:
-        if raw["model"] not in MODELS:
-            problems.append(Problem(f"{where}.model", f"unknown model {raw['model']!r} (choose from "
-                                                      f"{', '.join(MODELS)}, or give layers, kv_heads, head_dim)"))
-        else:
-            base = {k: v for k, v in MODELS[raw["model"]].items() if k in _KEYS}
+    base, problems = model_base(raw, where, _KEYS, "layers, kv_heads, head_dim")
     dims = {"dtype_bytes": 2, **base, **{k: v for k, v in raw.items() if k not in ("kind", "model")}}
     if dims.get("head_dim") is None and _is_int(dims.get("hidden")) and _is_int(dims.get("heads")):
         dims["head_dim"] = dims["hidden"] // dims["heads"]

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from designer.engine.errors import InvalidWorkload, Problem
 
-__all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "stage_numbers"]
+__all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "model_base", "stage_numbers"]
 
 # Model dimensions. Llama 3: "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3 (layers,
 # model dimension, FFN dimension, attention / key-value heads, vocabulary 128,000 → 128,256 in
@@ -61,18 +61,25 @@ _KEYS = {"model", "seq_len", "micro_batch", "microbatches", "dtype_bytes", "grad
          "peak_tflops", "optimizer_s", *_MODEL_KEYS}
 
 
-def _dims(raw: dict, where: str) -> dict:
+def model_base(raw: dict, where: str, keys: set, own_dims: str) -> tuple[dict, list]:
+    """The named model's dimensions (``raw["model"]``, restricted to ``keys``) and the problems
+    of ``raw``: fields outside ``keys``, an unknown model (``own_dims`` says what to give instead)."""
     problems = []
-    extra = set(raw) - _KEYS
+    extra = set(raw) - keys
     if extra:
         problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
     base = {}
     if "model" in raw:
         if raw["model"] not in MODELS:
             problems.append(Problem(f"{where}.model", f"unknown model {raw['model']!r} (choose from "
-                                    f"{', '.join(MODELS)}, or give hidden, layers, heads, ffn, vocab)"))
+                                    f"{', '.join(MODELS)}, or give {own_dims})"))
         else:
-            base = dict(MODELS[raw["model"]])
+            base = {k: v for k, v in MODELS[raw["model"]].items() if k in keys}
+    return base, problems
+
+
+def _dims(raw: dict, where: str) -> dict:
+    base, problems = model_base(raw, where, _KEYS, "hidden, layers, heads, ffn, vocab")
     dims = {"kv_heads": None, "experts": 0, "shared_experts": 0, "top_k": 0, "expert_ffn": 0, "dense_layers": 0,
             "seq_len": 4096, "micro_batch": 1, "microbatches": 1, "dtype_bytes": 2, "grad_bytes": 4,
             "gpu": "h100", "mfu": 0.4, "optimizer_s": 0.0, **base,
