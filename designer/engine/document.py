@@ -522,35 +522,54 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _ordered(item: dict, order: tuple) -> dict:
-    out = {k: _copy(item[k]) for k in order if item.get(k) is not None}
-    for k, v in item.items():
-        if k not in out and k not in order:
-            out[k] = _copy(v)
+    """``item``'s keys of ``order`` that are not None, in that order, then its other keys in
+    their order; values copied (scalars as they are: no call per scalar, ~300k items at 16k GPUs)."""
+    out = {}
+    for k in order:
+        v = item.get(k)
+        if v is not None:
+            out[k] = v if v.__class__ in _SCALARS else _copy(v)
+    if len(out) != len(item):   # keys outside ``order`` (or None values): copy the extras
+        for k, v in item.items():
+            if k not in out and k not in order:
+                out[k] = _copy(v)
     return out
 
 
+_LINK_KEYS = frozenset(_LINK_ORDER)
+
+
 def _normalize_links(links: list, basis: str) -> list:
+    """Every link in ``_LINK_ORDER`` (id filled in; capacity, basis and latency completed), then
+    its extra keys in their order. Validated input: the ``_LINK_ORDER`` values are scalars."""
     used = {l["id"] for l in links if l.get("id") is not None}
     out = []
     for l in links:
-        new = _ordered(l, _LINK_ORDER)
-        if "id" not in new:
-            new["id"] = _fresh_id(f"{l['a']}-{l['b']}", used)
-        tech = TECHS.get(l.get("tech")) if l.get("tech") is not None else None
-        if l.get("capacity_gbps") is None:
-            link_basis = l.get("capacity_basis") or basis
+        get = l.get
+        lid, tech_name, cap, link_basis, lat = (get("id"), get("tech"), get("capacity_gbps"),
+                                                get("capacity_basis"), get("latency_ns"))
+        tech = TECHS.get(tech_name) if tech_name is not None else None
+        if cap is None:
+            link_basis = link_basis or basis
             if link_basis == "explicit":
                 link_basis = basis
-            new["capacity_gbps"] = tech.raw_gbps if link_basis == "raw" else tech.effective_gbps
-            new["capacity_basis"] = link_basis
+            cap = tech.raw_gbps if link_basis == "raw" else tech.effective_gbps
         else:
-            new["capacity_gbps"] = float(l["capacity_gbps"])
-            new["capacity_basis"] = l.get("capacity_basis") or "explicit"
-        if l.get("latency_ns") is None:
-            new["latency_ns"] = tech.latency_ns if tech is not None else 0.0
-        ordered = {k: new[k] for k in _LINK_ORDER if k in new}
-        ordered.update(new)
-        out.append(ordered)
+            cap = float(cap)
+            link_basis = link_basis or "explicit"
+        if lat is None:
+            lat = tech.latency_ns if tech is not None else 0.0
+        new = {"id": lid if lid is not None else _fresh_id(f"{l['a']}-{l['b']}", used), "a": l["a"], "b": l["b"]}
+        if tech_name is not None:
+            new["tech"] = tech_name
+        new["capacity_gbps"] = cap
+        new["capacity_basis"] = link_basis
+        new["latency_ns"] = lat
+        if not _LINK_KEYS.issuperset(l):
+            for k, v in l.items():
+                if k not in _LINK_KEYS:
+                    new[k] = _copy(v)
+        out.append(new)
     return out
 
 

@@ -183,8 +183,19 @@ class Topology:
         return [gid for gid, g in self.groups.items() if g.get("kind") == "host"]
 
     def nodes_of_host(self, host: str) -> list[int]:
-        """Node indices whose enclosing host is ``host``."""
-        return [i for i, h in enumerate(self.node_host) if h == host]
+        """Node indices whose enclosing host is ``host`` (a new list; ascending)."""
+        return list(self._host_index().get(host, ()))
+
+    def _host_index(self) -> dict:
+        # Built once: collective planning asks per host, several times per host, and a scan of
+        # every node per call was 18 of 29 s CPU of a 16,384-GPU ring (node_host never changes).
+        index = self.__dict__.get("_nodes_by_host")
+        if index is None:
+            index = {}
+            for i, h in enumerate(self.node_host):
+                index.setdefault(h, []).append(i)
+            self.__dict__["_nodes_by_host"] = index
+        return index
 
     def in_group_mask(self, group: str) -> np.ndarray:
         """Boolean mask of nodes inside ``group``: their own group or any ancestor of it."""

@@ -106,7 +106,11 @@ def concat_parts(parts, total: int):
     offset = ptr[:-1].copy()
     for vals, l in parts:
         if len(vals):
-            within = np.arange(len(vals), dtype=np.int64) - np.repeat(np.cumsum(l) - l, l)
-            out[np.repeat(offset, l) + within] = vals
+            # Value j of this piece, of path p, goes to offset[p] + (j - start of p's values):
+            # one repeat of the per-path shift, plus the running index.
+            shift = offset - (np.cumsum(l) - l)
+            dest = np.repeat(shift, l)
+            dest += np.arange(len(vals), dtype=np.int64)
+            out[dest] = vals
         offset += l
     return ptr, out

@@ -11,8 +11,6 @@
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from designer.engine.routing.csr import SegTable, lookup
@@ -90,35 +88,76 @@ class FabricPaths:
             if forwarder[a] and forwarder[b]:
                 self.adj[a].append((b, l))
                 self.adj[b].append((a, l))
+        # Distances live in forwarder-rank space (a few thousand switches), not node space
+        # (~100k nodes at 16k GPUs, most of them inside hosts): a per-target table of node size
+        # cost 0.8 MB each, over 2 GB at 16k GPUs. ``rank`` maps node -> rank (-1: not a forwarder).
+        self.rank = np.full(topo.num_nodes, -1, dtype=np.int64)
+        fwd = np.flatnonzero(forwarder)
+        self.rank[fwd] = np.arange(len(fwd))
+        self._csr = self._forwarder_csr(fwd)
         self.dist: dict[int, np.ndarray] = {}
+        self._steps_of: dict[int, list] = {}
         self.pair_paths: dict[tuple[int, int], list[list[int]]] = {}
         self.next_hops: dict[tuple[int, int], list[tuple[int, list[int]]]] = {}
 
+    def _forwarder_csr(self, fwd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The alive forwarder-to-forwarder adjacency as CSR over forwarder ranks."""
+        lens = np.fromiter((len(self.adj[u]) for u in fwd.tolist()), dtype=np.int64, count=len(fwd))
+        ptr = np.zeros(len(fwd) + 1, dtype=np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        nbr = np.fromiter((v for u in fwd.tolist() for v, _ in self.adj[u]), dtype=np.int64,
+                          count=int(ptr[-1]))
+        return ptr, self.rank[nbr]
+
     def distances_to(self, target: int) -> np.ndarray:
-        """Hop distance of every forwarder to switch ``target`` (-1 unreachable). Cached."""
+        """Hop distance to switch ``target`` of every forwarder, indexed by forwarder rank
+        (``dist[self.rank[node]]``; -1 unreachable). Cached.
+
+        Breadth-first, one numpy gather per hop level (a fabric is a few levels deep), instead
+        of one Python step per switch.
+        """
         dist = self.dist.get(target)
         if dist is None:
-            dist = np.full(self.topo.num_nodes, -1, dtype=np.int64)
-            dist[target] = 0
-            queue = deque([target])
-            while queue:
-                u = queue.popleft()
-                for v, _ in self.adj[u]:
-                    if dist[v] < 0:
-                        dist[v] = dist[u] + 1
-                        queue.append(v)
+            ptr, nbr = self._csr
+            dist = np.full(len(ptr) - 1, -1, dtype=np.int64)
+            t = self.rank[target]
+            if t >= 0:
+                dist[t] = 0
+                frontier, level = np.array([t], dtype=np.int64), 0
+                while len(frontier):
+                    level += 1
+                    starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
+                    pos = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+                    reached = nbr[pos]
+                    frontier = np.unique(reached[dist[reached] < 0])
+                    dist[frontier] = level
             self.dist[target] = dist
         return dist
 
-    def _next_hops(self, u: int, y: int, dist: np.ndarray) -> list[tuple[int, list[int]]]:
-        """Next hops from u towards y on shortest paths, with the resources of each step."""
+    def distance(self, x: int, y: int) -> int:
+        """Hop count from switch ``x`` to switch ``y`` over alive fabric links (-1: none)."""
+        r = self.rank[x]
+        return int(self.distances_to(y)[r]) if r >= 0 else (0 if x == y else -1)
+
+    def _steps(self, u: int) -> list[tuple[int, int, list[int]]]:
+        """Every step out of forwarder ``u``, in (neighbour, link) order: (neighbour, its rank,
+        the resources of the step: link direction, then the neighbour's node resource). Cached."""
+        steps = self._steps_of.get(u)
+        if steps is None:
+            topo, node_res, rank = self.topo, self.topo.node_resource, self.rank
+            steps = self._steps_of[u] = [
+                (v, int(rank[v]), [topo.link_resource(l, u)] + ([int(node_res[v])] if node_res[v] >= 0 else []))
+                for v, l in sorted(self.adj[u])]
+        return steps
+
+    def _next_hops(self, u: int, y: int, dist: list) -> list[tuple[int, list[int]]]:
+        """Next hops from u towards y on shortest paths, with the resources of each step
+        (``dist``: :meth:`distances_to` ``y`` as a list)."""
         key = (u, y)
         hops = self.next_hops.get(key)
         if hops is None:
-            topo, node_res = self.topo, self.topo.node_resource
-            hops = [(v, [topo.link_resource(l, u)] + ([int(node_res[v])] if node_res[v] >= 0 else []))
-                    for v, l in sorted(self.adj[u]) if dist[v] == dist[u] - 1]
-            self.next_hops[key] = hops
+            want = dist[self.rank[u]] - 1
+            hops = self.next_hops[key] = [(v, step) for v, rv, step in self._steps(u) if dist[rv] == want]
         return hops
 
     def switch_paths(self, x: int, y: int) -> list[list[int]]:
@@ -128,8 +167,8 @@ class FabricPaths:
         cached = self.pair_paths.get(key)
         if cached is not None:
             return cached
-        dist = self.distances_to(y)
-        if dist[x] < 0:
+        dist = self.distances_to(y).tolist()   # indexed per element below: a list is faster
+        if self.rank[x] < 0 or dist[self.rank[x]] < 0:
             self.pair_paths[key] = []
             return []
         paths: list[list[int]] = []
@@ -203,7 +242,7 @@ def _nearest_uplink_pairs(ctx, a: int, b: int) -> list[tuple[int, int]]:
     best, cands = None, []
     for ia in range(int(ctx.up_ptr[a]), int(ctx.up_ptr[a + 1])):
         for ib in range(int(ctx.up_ptr[b]), int(ctx.up_ptr[b + 1])):
-            d = ctx.fabric.distances_to(int(ctx.up_sw[ib]))[int(ctx.up_sw[ia])]
+            d = ctx.fabric.distance(int(ctx.up_sw[ia]), int(ctx.up_sw[ib]))
             if d < 0:
                 continue
             if best is None or d < best:
