@@ -268,7 +268,7 @@ def test_collapse_and_expand_host(page, server, state):
     assert s["collapsed"] == 1 and s["visibleNodes"] == 82 - 38
     # The 8 NIC → ToR links of h0 are now one aggregate edge with count and capacity.
     label = page.evaluate("fabricscopeEditor.editor.cy.getElementById('agg:g:h0|n:r0/tor0').data('label')")
-    assert label == "8 links · 3.2 Tb/s"
+    assert label == "8 × ib-ndr (3.2 Tb/s)"
     # Collapsing is view state: the document does not carry it and is not "unsaved".
     assert "collapsed" not in doc(page).get("layout", {}) and not s["dirty"] and s["undo"] == 0
     wait_until_at_rest(page)  # collapsing may animate a step back; fit() stops only a running one

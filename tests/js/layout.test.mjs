@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { autoLayout, DX, DY, hostBlock, hostTree } from '../../static/js/editor/layout.js';
 import { Model } from '../../static/js/editor/model.js';
 import { cluster, host, tiny } from './fixtures.mjs';
+import { domain } from './fixtures_domain.mjs';
 
 const ROW_OF_KIND = ['nic', 'nvswitch', 'gpu', 'pcie_switch', 'cpu', 'memory'];
 
@@ -175,5 +176,70 @@ describe('autoLayout', () => {
 
   it('lays out nothing for an empty document', () => {
     assert.equal(autoLayout(new Model({})).size, 0);
+  });
+});
+
+
+describe('autoLayout host shapes', () => {
+  it('lays every host of one shape out as hostBlock would, and a changed host its own way', () => {
+    const doc = cluster(6);
+    // h5 loses a GPU: another shape, laid out on its own.
+    doc.nodes = doc.nodes.filter((n) => n.id !== 'h5/gpu7');
+    doc.links = doc.links.filter((l) => l.a !== 'h5/gpu7' && l.b !== 'h5/gpu7');
+    const m = new Model(doc);
+    const pos = autoLayout(m);
+    for (const h of ['h0', 'h3', 'h5']) {
+      const ids = m.doc.nodes.filter((n) => n.group === h).map((n) => n.id);
+      const block = hostBlock(m, ids);
+      const [x0, y0] = pos.get(ids[0]);
+      const [bx, by] = block.pos.get(ids[0]);
+      for (const id of ids) {
+        const [bx1, by1] = block.pos.get(id);
+        const [x, y] = pos.get(id); // positions are rounded to whole px: within 1 px
+        assert.ok(Math.abs(x - (x0 - bx + bx1)) <= 1 && Math.abs(y - (y0 - by + by1)) <= 1, `${h}: ${id}`);
+      }
+    }
+  });
+});
+
+describe('autoLayout of an NVLink-switched domain', () => {
+  const m = new Model(domain());
+  const pos = autoLayout(m);
+  const box = (g) => boxOf(pos, m.descendantNodes(g));
+  const centreX = (g) => { const b = box(g); return (b.x0 + b.x1) / 2; };
+
+  it('puts the hosts in two columns flanking a column of switch trays', () => {
+    assert.equal(pos.size, m.doc.nodes.length);
+    assert.equal(centreX('d/t0'), centreX('d/t1'));       // left column: the first half, in order
+    assert.equal(centreX('d/t2'), centreX('d/t3'));       // right column
+    assert.ok(box('d/t0').y1 < box('d/t1').y0);           // t1 under t0
+    for (const s of ['d/s0', 'd/s1']) {
+      assert.ok(box(s).x0 > box('d/t0').x1 + 200 && box(s).x1 < box('d/t2').x0 - 200, `${s} between the columns, room for the links`);
+      assert.equal(centreX(s), (centreX('d/t0') + centreX('d/t2')) / 2);
+    }
+  });
+
+  it('sets switch tray i level with host row i and spreads its chips across the column', () => {
+    for (let i = 0; i < 2; i += 1) {
+      const row = box(`d/t${i}`);
+      const s = box(`d/s${i}`);
+      assert.equal(s.y0, s.y1);                            // the chips of a tray side by side
+      assert.equal(s.y0, Math.round((row.y0 + row.y1) / 2));
+      assert.ok(s.x1 - s.x0 >= 2 * DX, `${s.x1 - s.x0} px: a collapsed tray is wide enough to label`);
+    }
+  });
+
+  it('keeps each host drawn as its PCIe tree (hostBlock), moved as a whole', () => {
+    const ids = m.descendantNodes('d/t3');
+    const block = hostBlock(m, ids);
+    const [dx, dy] = [pos.get(ids[0])[0] - block.pos.get(ids[0])[0], pos.get(ids[0])[1] - block.pos.get(ids[0])[1]];
+    for (const id of ids) assert.deepEqual(pos.get(id), [block.pos.get(id)[0] + dx, block.pos.get(id)[1] + dy], id);
+  });
+
+  it('leaves a group with any other kind of subgroup in the ordinary row of hosts', () => {
+    const other = new Model(domain('storage'));
+    const p = autoLayout(other);
+    const ys = ['d/t0', 'd/t1', 'd/t2', 'd/t3'].map((h) => boxOf(p, other.descendantNodes(h)).y0);
+    assert.deepEqual(new Set(ys).size, 1);
   });
 });

@@ -2,6 +2,34 @@
  * dragging, zoom, and dropping palette kinds or files onto the canvas.
  */
 
+/** Tooltip: "8 × nvlink5x1 (3.2 Tb/s) between h0/nvs0 and h0/tray0" for a bundle; id, tech, ends for a link. */
+function edgeTooltip(el, model) {
+  const end = (id) => id.slice(id.indexOf(':') + 1);
+  const ends = `${end(el.data('source'))} and ${end(el.data('target'))}`;
+  if (el.data('etype') === 'agg') return `${el.data('label')} between ${ends} (double-click to expand)`;
+  const l = model.link(el.data('ref'));
+  return `${el.data('ref')}: ${(l && l.tech) || '?'} between ${ends}`;
+}
+
+/** The line-style key under the speed legend (dom.js builds the speed legend itself; this adds
+ * the dashed = network row once, next to it). */
+function addLineStyleLegend(canvas) {
+  const root = canvas.closest('.fs-editor');
+  const speeds = root && root.querySelector('.fs-legend');
+  if (!speeds || root.querySelector('.fs-legend-styles')) return;
+  const ul = document.createElement('ul');
+  ul.className = 'fs-legend fs-legend-styles';
+  for (const [cls, text] of [['fs-line-solid', 'NVLink, PCIe, UPI, DDR'], ['fs-line-dashed', 'network: Ethernet, IB'],
+    ['fs-line-bundle', 'bundle: “8 × nvlink5x1”']]) {
+    const li = document.createElement('li');
+    const sw = document.createElement('span');
+    sw.className = `fs-line ${cls}`;
+    li.append(sw, text);
+    ul.append(li);
+  }
+  speeds.after(ul);
+}
+
 export const canvasMethods = {
   /* ---------------------------------------------------------------- cytoscape bindings */
   bindCy() {
@@ -16,6 +44,10 @@ export const canvasMethods = {
     cy.on('dbltap', 'node[etype="group"]', (e) => this.toggleCollapse([e.target.data('ref')]));
     cy.on('dbltap', 'edge[etype="agg"]', (e) => this.expandAggregate(e.target));
     cy.on('pan zoom position', () => this.updateHandle());
+    // A link's or bundle's tooltip: the browser's own, from the canvas title.
+    cy.on('mouseover', 'edge[etype="agg"], edge[etype="link"]', (e) => { this.canvas.title = edgeTooltip(e.target, this.model); });
+    cy.on('mouseout', 'edge', () => { this.canvas.removeAttribute('title'); });
+    addLineStyleLegend(this.canvas);
     const pending = new Set();
     cy.on('dragfree', 'node', (e) => {
       pending.add(e.target);
@@ -133,7 +165,7 @@ export const canvasMethods = {
       if (et === 'node') { const q = this.view.posOf(el.data('ref')); if (Math.abs(p.x - q[0]) >= 0.5 || Math.abs(p.y - q[1]) >= 0.5) newPos.set(el.data('ref'), [p.x, p.y]); }
       else if (et === 'group' && el.data('collapsed')) {
         const c = this.view.groupCentre(el.data('ref'));
-        const dx = p.x - c[0]; const dy = p.y - c[1];
+        const dx = p.x - c[0]; const dy = p.y - c[1] - (el.data('oy') || 0); // oy: drawn above its footprint (view.js)
         if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return;
         for (const id of m.descendantNodes(el.data('ref'))) { const q = this.view.posOf(id); newPos.set(id, [q[0] + dx, q[1] + dy]); }
       }

@@ -6,6 +6,10 @@
  *   complexes, sockets, memory; each switch over its devices, each root over its switches.
  * - Hosts (and racks, as units holding their hosts) sit in rows that wrap, so a 128-host cluster
  *   is a block rather than a 90,000-pixel ribbon; group boxes never overlap.
+ * - An NVLink-switched domain (a group holding hosts and groups of NVSwitch chips only: the 18
+ *   compute trays and 9 NVLink-switch trays of a GB200 NVL72) stands as a rack drawing: compute
+ *   trays in two columns flanking a central column of switch trays, so its NVLinks fan out from
+ *   the middle instead of running along one 13,000-pixel row.
  * - Fabric switches sit in tiers above: core, spine, leaf, ToR.
  *
  * Pure: no DOM (it reads the Model only), so it is unit-tested under Node.
@@ -17,6 +21,10 @@ export const DY = 72;          // px between rows in a host
 const HOST_GAP = 70;    // px between host boxes
 const ROW_GAP = 120;    // px between rows of hosts
 const TIER_DY = 170;    // px between fabric tiers
+const DOMAIN_COL_GAP = 280; // px between a switched domain's tray columns: room for the NVLink fan
+const DOMAIN_MID = 0.8;     // the switch column's width / a host column's: a collapsed switch tray
+                            // is drawn 0.8 × its chips' spread, wide enough for its label
+const DOMAIN_ROW_GAP = 60;  // px between trays of one column (box padding + label fit in it)
 const TIER = { core: 0, spine: 1, leaf: 2, tor: 3 };
 const cmp = (a, b) => naturalCompare(a, b);
 
@@ -166,20 +174,31 @@ export function autoLayout(model) {
   const hostIds = groups.filter((g) => g.kind === 'host').map((g) => g.id);
   const hostSet = new Set(hostIds);
 
-  // 1. Host blocks, in local coordinates.
+  // 1. Host blocks, in local coordinates (one PCIe-tree layout per host shape: see sharedBlock).
   const blocks = new Map();
-  for (const h of hostIds) blocks.set(h, hostBlock(model, directHostNodes(model, h, hostSet)));
+  const shapes = new Map();
+  for (const h of hostIds) blocks.set(h, sharedBlock(model, h, directHostNodes(model, h, hostSet), shapes));
 
   // 2. Units: a top-level group with the hosts inside it (a host alone is its own unit).
-  const units = topUnits.map((gid) => unitOf(model, gid, hostSet, blocks));
+  // Groups without hosts (a layer of super-spines) first: the upper tier above what it serves.
+  const units = topUnits.map((gid) => unitOf(model, gid, hostSet, blocks))
+    .sort((a, b) => (hasHosts(b) - hasHosts(a)) * -1 || cmp(a.id, b.id));
   const nHosts = Math.max(1, hostIds.length);
   const typicalW = hostIds.length ? Math.max(...[...blocks.values()].map((b) => b.width)) : 300;
   const perRow = Math.max(4, Math.ceil(Math.sqrt(nHosts * 2)));
-  const maxRowW = Math.max(typicalW * perRow + HOST_GAP * (perRow - 1), ...units.map((u) => u.width));
+  let maxRowW = Math.max(typicalW * perRow + HOST_GAP * (perRow - 1), ...units.map((u) => u.width));
+  const grids = units.filter((u) => u.grid);
+  if (grids.length) { // pods of racks: about as many rows as columns of pods
+    const w = Math.max(...grids.map((u) => u.width)); const h = Math.max(...grids.map((u) => u.height));
+    const across = Math.max(1, Math.round(Math.sqrt((grids.length * (h + ROW_GAP)) / (w + HOST_GAP))));
+    maxRowW = Math.max(across * (w + HOST_GAP) - HOST_GAP, ...units.map((u) => u.width));
+  }
 
-  let x = 0; let y = 0; let rowH = 0; let totalW = 0;
+  let x = 0; let y = 0; let rowH = 0; let totalW = 0; let prev = null;
   for (const u of units) {
-    if (x > 0 && x + u.width > maxRowW) { x = 0; y += rowH + ROW_GAP; rowH = 0; }
+    const tierEnds = prev && hasHosts(prev) !== hasHosts(u); // the layer without hosts keeps its row
+    if (x > 0 && (x + u.width > maxRowW || tierEnds)) { x = 0; y += rowH + ROW_GAP; rowH = 0; }
+    prev = u;
     placeUnit(model, u, x, y, blocks, out);
     x += u.width + HOST_GAP;
     totalW = Math.max(totalW, x - HOST_GAP);
@@ -211,6 +230,37 @@ export function autoLayout(model) {
   return out;
 }
 
+/**
+ * hostBlock of one host, computed once per host shape: hosts of one template with as many
+ * devices and link ends are laid out from the first one's block (a 4,096-host design has one
+ * shape, and the PCIe-tree walk was 40 % of its open). The tree orders ids naturally, which
+ * within one host is the order of the ids below it, so a reused block is the block hostBlock
+ * would compute; it is reused only when it places every device of the host by that local id.
+ */
+function sharedBlock(model, hostId, ids, shapes) {
+  const prefix = `${hostId}/`;
+  let ends = 0;
+  for (const id of ids) ends += model.linksOf(id).length;
+  const key = `${model.group(hostId).template || ''}|${ids.length}|${ends}`;
+  const cached = shapes.get(key);
+  if (cached) {
+    const pos = new Map();
+    for (const id of ids) {
+      const p = id.startsWith(prefix) ? cached.pos.get(id.slice(prefix.length)) : undefined;
+      if (!p) break;
+      pos.set(id, p);
+    }
+    if (pos.size === ids.length) return { pos, width: cached.width, height: cached.height };
+  }
+  const block = hostBlock(model, ids);
+  if (!cached && ids.every((id) => id.startsWith(prefix))) {
+    shapes.set(key, { ...block, pos: new Map([...block.pos].map(([id, p]) => [id.slice(prefix.length), p])) });
+  }
+  return block;
+}
+
+function hasHosts(u) { return u.grid || u.hosts.length ? 1 : 0; }
+
 function directHostNodes(model, hostId, hostSet) {
   // Nodes in the host or in a non-host subgroup of it.
   const out = [...(model.childNodes.get(hostId) || [])];
@@ -225,6 +275,11 @@ function directHostNodes(model, hostId, hostSet) {
 }
 
 function unitOf(model, gid, hostSet, blocks) {
+  // A group of groups of hosts (a pod of racks): its sub-units in a grid, not one long row.
+  const subs = hostSet.has(gid) ? [] : (model.childGroups.get(gid) || []).filter((g) => hostSet.has(g) || model.descendantGroups(g).some((d) => hostSet.has(d)));
+  if (subs.some((g) => !hostSet.has(g))) return gridUnit(model, gid, subs.sort(cmp), hostSet, blocks);
+  const domain = hostSet.has(gid) ? null : switchedDomain(model, gid, subs, hostSet);
+  if (domain) return domainUnit(model, gid, domain, blocks);
   const hosts = hostSet.has(gid) ? [gid] : model.descendantGroups(gid).filter((g) => hostSet.has(g)).sort(cmp);
   const hostInside = new Set();
   for (const h of hosts) for (const n of model.descendantNodes(h)) hostInside.add(n);
@@ -237,7 +292,87 @@ function unitOf(model, gid, hostSet, blocks) {
   return { id: gid, hosts, extra, width, height };
 }
 
+/**
+ * The switch groups of an NVLink-switched domain, or null when `gid` is not one: at least two
+ * hosts directly inside it, and at least one child group that holds devices, no host, and only
+ * NVSwitch chips (an NVLink-switch tray). Any other child group makes it an ordinary unit.
+ */
+function switchedDomain(model, gid, hostKids, hostSet) {
+  if (hostKids.length < 2) return null;
+  const switchGroups = [];
+  for (const g of model.childGroups.get(gid) || []) {
+    if (hostSet.has(g)) continue;
+    const ids = model.descendantNodes(g);
+    const onlyChips = ids.length && ids.every((id) => model.node(id).kind === 'nvswitch');
+    if (!onlyChips || model.descendantGroups(g).some((d) => hostSet.has(d))) return null;
+    switchGroups.push(g);
+  }
+  return switchGroups.length ? { hosts: hostKids.slice().sort(cmp), switchGroups: switchGroups.sort(cmp) } : null;
+}
+
+/**
+ * A switched domain as a rack drawing: hosts (natural order) down a left and a right column, the
+ * switch groups down the middle, each group's chips side by side; switch group i level with host
+ * row i when there are as many of both, else spread evenly over the columns' height. The
+ * domain's own other devices sit in a row above, as in an ordinary unit.
+ */
+function domainUnit(model, gid, { hosts, switchGroups }, blocks) {
+  const left = hosts.slice(0, Math.ceil(hosts.length / 2));
+  const right = hosts.slice(left.length);
+  const colW = Math.max(...hosts.map((h) => blocks.get(h).width));
+  const rowH = Math.max(...hosts.map((h) => blocks.get(h).height));
+  const chips = switchGroups.map((g) => model.descendantNodes(g).sort(cmp));
+  const midW = Math.max(...chips.map((ids) => ids.length * DX), Math.round(colW * DOMAIN_MID), 3 * DX);
+  const inside = new Set([...hosts, ...switchGroups].flatMap((g) => model.descendantNodes(g)));
+  const extra = model.descendantNodes(gid).filter((n) => !inside.has(n)).sort(cmp);
+  const columnsH = left.length * rowH + (left.length - 1) * DOMAIN_ROW_GAP;
+  const width = Math.max(2 * colW + midW + 2 * DOMAIN_COL_GAP, extra.length * DX);
+  const height = columnsH + (extra.length ? DY * 1.6 : 0);
+  const domain = { left, right, chips, colW, rowH, midW, columnsH };
+  return { id: gid, hosts, extra, domain, width, height };
+}
+
+function placeDomain(u, x0, y0, blocks, out) {
+  const { left, right, chips, colW, rowH, columnsH } = u.domain;
+  const top = u.extra.length ? y0 + DY * 1.6 : y0;
+  const pitch = rowH + DOMAIN_ROW_GAP;
+  const colX = [x0 + (u.width - 2 * colW - u.domain.midW) / 2 - DOMAIN_COL_GAP + colW / 2];
+  colX.push(x0 + u.width / 2, 2 * (x0 + u.width / 2) - colX[0]);
+  [left, right].forEach((column, side) => column.forEach((h, r) => {
+    for (const [id, p] of blocks.get(h).pos) out.set(id, [Math.round(colX[side * 2] + p[0]), Math.round(top + r * pitch + p[1])]);
+  }));
+  chips.forEach((ids, i) => {
+    const cy = chips.length === left.length ? top + i * pitch + rowH / 2 : top + ((i + 0.5) * columnsH) / chips.length;
+    const step = ids.length > 1 ? (u.domain.midW - DX) / (ids.length - 1) : 0; // the chips span the column
+    ids.forEach((id, k) => out.set(id, [Math.round(colX[1] + (k - (ids.length - 1) / 2) * step), Math.round(cy)]));
+  });
+  const w = (u.extra.length - 1) * DX;
+  u.extra.forEach((id, i) => out.set(id, [Math.round(x0 + u.width / 2 - w / 2 + i * DX), y0]));
+}
+
+/** Sub-units in rows of about a square's worth, the group's own devices (a pod's switches) in
+ * rows above them. */
+function gridUnit(model, gid, subIds, hostSet, blocks) {
+  const subs = subIds.map((g) => unitOf(model, g, hostSet, blocks));
+  const inSubs = new Set(subIds.flatMap((g) => model.descendantNodes(g)));
+  const extra = model.descendantNodes(gid).filter((n) => !inSubs.has(n)).sort(cmp);
+  const w = Math.max(...subs.map((u) => u.width), DX);
+  const h = Math.max(...subs.map((u) => u.height), DY);
+  const perRow = Math.max(1, Math.round(Math.sqrt((subs.length * (h + ROW_GAP)) / (w + HOST_GAP))));
+  const rows = [];
+  for (let i = 0; i < subs.length; i += perRow) rows.push(subs.slice(i, i + perRow));
+  const rowW = (row) => row.reduce((a, u) => a + u.width, 0) + HOST_GAP * (row.length - 1);
+  const width = Math.max(...rows.map(rowW), DX);
+  const perExtraRow = Math.max(1, Math.floor(width / DX));
+  const extraRows = Math.ceil(extra.length / perExtraRow);
+  const top = extraRows ? extraRows * DY + DY * 0.6 : 0;
+  const height = top + rows.reduce((a, row) => a + Math.max(...row.map((u) => u.height)), 0) + ROW_GAP * Math.max(0, rows.length - 1);
+  return { id: gid, grid: rows, extra, perExtraRow, top, width, height };
+}
+
 function placeUnit(model, u, x0, y0, blocks, out) {
+  if (u.grid) { placeGrid(model, u, x0, y0, blocks, out); return; }
+  if (u.domain) { placeDomain(u, x0, y0, blocks, out); return; }
   let x = x0;
   const hostTop = u.extra.length ? y0 + DY * 1.6 : y0;
   for (const h of u.hosts) {
@@ -249,6 +384,21 @@ function placeUnit(model, u, x0, y0, blocks, out) {
   const w = (u.extra.length - 1) * DX;
   const cx = x0 + u.width / 2;
   u.extra.forEach((id, i) => out.set(id, [Math.round(cx - w / 2 + i * DX), y0]));
+}
+
+function placeGrid(model, u, x0, y0, blocks, out) {
+  u.extra.forEach((id, i) => {
+    const row = Math.floor(i / u.perExtraRow);
+    const inRow = Math.min(u.perExtraRow, u.extra.length - row * u.perExtraRow);
+    const col = i - row * u.perExtraRow;
+    out.set(id, [Math.round(x0 + u.width / 2 + (col - (inRow - 1) / 2) * DX), Math.round(y0 + row * DY)]);
+  });
+  let y = y0 + u.top;
+  for (const row of u.grid) {
+    let x = x0;
+    for (const sub of row) { placeUnit(model, sub, x, y, blocks, out); x += sub.width + HOST_GAP; }
+    y += Math.max(...row.map((s) => s.height)) + ROW_GAP;
+  }
 }
 
 function spreadRow(model, ids, y, centre, width, out) {

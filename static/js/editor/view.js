@@ -1,9 +1,13 @@
 /* Fabricscope editor — the Cytoscape projection of the document model.
  *
- * Only visible elements are materialized: a collapsed group is one node, and every link between
- * two different visible representatives is drawn once per pair as an aggregate edge carrying the
- * link count and the summed capacity. render() diffs the wanted set against Cytoscape, so an
- * edit touches only the elements that changed.
+ * Only visible elements are materialized: a collapsed group is one node, and the links between
+ * two different visible representatives, one of them a collapsed group, are drawn once per pair
+ * as a bundle ("8 × nvlink5x1 (3.2 Tb/s)") whose width grows with the count. Bundles are view
+ * state: they follow the collapsed set (viewstate.js), never the document. Colour is the
+ * members' speed class (SPEED_BUCKETS, the sidebar legend); network links (Ethernet,
+ * InfiniBand) are dashed, so a bundle of 400 Gb/s NVLinks is told from a 400 Gb/s Ethernet
+ * link by its line. render() diffs the wanted set against Cytoscape, so an edit touches only
+ * the elements that changed.
  *
  * Cytoscape is the vendored classic script (static/vendor/cytoscape.min.js), read as a global.
  */
@@ -34,11 +38,41 @@ export function sharedKinds(doc = (typeof document !== 'undefined' ? document : 
 }
 const ROLE_COLOR = { tor: '--fs-switch-tor', leaf: '--fs-switch-leaf', spine: '--fs-switch-spine', core: '--fs-switch-core' };
 const LARGE = 1500; // visible elements above which cheap rendering kicks in
+/** Link families drawn dashed: cables of the scale-out network, not a node's or rack's own links. */
+export const NETWORK_FAMILIES = new Set(['ethernet', 'infiniband']);
+const COLLAPSED_OVERHANG = 50; // px a collapsed box may reach below its laid-out footprint (< the layout's 120 px row gap)
+const BUNDLE_MAX_WIDTH = 10; // px: a bundle's width grows with log2(count) up to this
 
 export function fmtGbps(g) {
   if (g == null || !isFinite(g)) return '?';
   if (g >= 1000) return `${+(g / 1000).toFixed(g >= 10000 ? 0 : 1)} Tb/s`;
   return `${+g.toFixed(g >= 100 ? 0 : 1)} Gb/s`;
+}
+
+/**
+ * Label of a bundle of parallel links.
+ * @param {Map<string, number>} techCounts member links per technology name ('' unknown)
+ * @param {number} capGbps summed capacity of the members, Gb/s per direction
+ * @returns {string} "8 × nvlink5x1 (3.2 Tb/s)"; mixed: "6 links: 4 × a, 2 × b (2.4 Tb/s)"
+ */
+export function bundleLabel(techCounts, capGbps) {
+  const parts = [...techCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const count = parts.reduce((s, [, n]) => s + n, 0);
+  const cap = ` (${fmtGbps(capGbps)})`;
+  if (parts.length === 1) return `${count} × ${parts[0][0] || '?'}${cap}`;
+  const shown = parts.slice(0, 3).map(([t, n]) => `${n} × ${t || '?'}`).join(', ');
+  return `${count} links: ${shown}${parts.length > 3 ? ', …' : ''}${cap}`;
+}
+
+/**
+ * Edge width of a bundle: the member width plus log2 of the count, so 8 links read thicker than
+ * 2 and 300 links do not fill the screen.
+ * @param {number} maxCapGbps fastest member, Gb/s per direction
+ * @param {number} count member links (≥ 1)
+ * @returns {number} px
+ */
+export function bundleWidth(maxCapGbps, count) {
+  return Math.min(edgeWidth(maxCapGbps) + Math.log2(Math.max(count, 1)), BUNDLE_MAX_WIDTH);
 }
 
 export class View {
@@ -59,7 +93,7 @@ export class View {
       container,
       elements: [],
       style: this.buildStyle(),
-      minZoom: 0.02,
+      minZoom: 0.002, // a 32k-GPU design fits the screen at ~0.01
       maxZoom: 4,
       boxSelectionEnabled: true,
       selectionType: 'single',
@@ -147,6 +181,9 @@ export class View {
         'text-background-opacity': 0,
       } },
       { selector: 'node[etype="group"][?collapsed][gkind="rack"]', style: { shape: 'rectangle' } },
+      // Devices and closed groups over the links, also links that only pass by (a tray's
+      // uplink crossing the trays above it); an open group's box stays below.
+      { selector: 'node[etype="node"], node[etype="group"][?collapsed]', style: { 'z-compound-depth': 'top' } },
       { selector: 'edge', style: {
         width: 'data(width)', 'line-color': 'data(color)', 'curve-style': large ? 'haystack' : 'bezier',
         opacity: large ? 0.35 : 0.85, 'haystack-radius': 0, 'font-size': 9, color: c['--fs-text'],
@@ -154,6 +191,7 @@ export class View {
         'min-zoomed-font-size': 7, 'text-rotation': 'autorotate',
       } },
       { selector: 'edge[etype="agg"]', style: { 'line-style': 'solid', opacity: large ? 0.3 : 0.7 } },
+      { selector: 'edge[?net]', style: { 'line-style': 'dashed', 'line-dash-pattern': [7, 4] } },
       { selector: 'node:selected', style: { 'border-width': 3, 'border-color': c['--fs-accent'], 'border-style': 'solid' } },
       { selector: 'edge:selected', style: { 'line-color': c['--fs-accent'], width: 4, opacity: 1, 'z-index': 10 } },
       { selector: '.faded', style: { opacity: 0.12 } },
@@ -165,6 +203,9 @@ export class View {
       { selector: '#__ghost', style: { width: 1, height: 1, opacity: 0, label: '', events: 'no' } },
       { selector: '#__ghost_edge', style: { 'line-style': 'dashed', 'line-color': c['--fs-accent'], width: 2, 'curve-style': 'straight', events: 'no' } },
     );
+    // Dashes in proportion to the line: a pod's bundle, thickened to be seen from afar, would
+    // otherwise read as hatching.
+    for (const w of [16, 64, 256, 1024]) s.push({ selector: `edge[?net][width >= ${w}]`, style: { 'line-dash-pattern': [2 * w, 1.2 * w] } });
     if (this.edgeLabels) s.push({ selector: 'edge', style: { label: 'data(label)' } });
     return s;
   }
@@ -178,6 +219,8 @@ export class View {
     if (!t) return null;
     return l.capacity_basis === 'raw' ? t.raw : t.effective;
   }
+
+  linkFamily(l) { const t = this.catalog.tech(l.tech); return t ? t.family : 'other'; }
 
   relayout() { this.auto = autoLayout(this.model); }
 
@@ -242,6 +285,7 @@ export class View {
   computeVisible() {
     const m = this.model;
     const want = new Map();
+    const scale = new Map();
     const { groupRep, nodeRep } = this.makeRepResolver();
     const visibleGroup = (gid) => {
       const g = m.group(gid);
@@ -265,9 +309,20 @@ export class View {
         // overview keeps its proportions and expanding happens "in place".
         const bb = this.groupBox(g.id);
         el.position = [bb.cx, bb.cy];
-        data.w = Math.round(Math.min(Math.max(bb.w * 0.8, 76), 640));
-        data.h = Math.round(Math.min(Math.max(bb.h * 0.8, 44), 420));
-        data.fs = Math.round(Math.min(Math.max(data.w / 12, 10), 40));
+        // Up to a host's size as before; a group of racks (a pod, 10,000+ px expanded) keeps its
+        // footprint, label scaled with it, so an overview of pods reads at the zoom that fits them.
+        const big = bb.w > 12000 || bb.h > 12000; // pods of racks, a layer of 256 super-spines; not a rack
+        data.w = Math.round(big ? Math.max(bb.w * 0.8, 1200) : Math.min(Math.max(bb.w * 0.8, 76), 640));
+        data.h = Math.round(big ? Math.max(bb.h * 0.8, data.w / 5, 1200) : Math.min(Math.max(bb.h * 0.8, 44), 420));
+        data.fs = Math.round(big ? Math.min(data.w / 9, data.h * 0.4) : Math.min(Math.max(data.w / 12, 10), 40));
+        if (!big) data.h = Math.min(Math.max(data.h, Math.round(data.fs * 2.8)), 420); // two label lines fit inside
+        // A box taller than its footprint (a one-row layer of 256 super-spines is 0 px tall laid
+        // out, 2,700 px collapsed) grows upward: the layout keeps upper tiers above what they
+        // serve, and centred it would cover the top row of the pod below.
+        // oy: the drawn centre's offset from the footprint's (commitDrag moves by the difference).
+        if (data.h > bb.h + 2 * COLLAPSED_OVERHANG) data.oy = Math.floor(bb.h / 2 + COLLAPSED_OVERHANG - data.h / 2);
+        if (data.oy) el.position = [bb.cx, bb.cy + data.oy];
+        if (big) scale.set(data.id, data.fs / 24); // its edges thicken with it (seen from afar)
       }
       else if (!m.descendantNodes(g.id).length && !(m.childGroups.get(g.id) || []).length) el.position = m.position(g.id) || [0, 0];
       want.set(data.id, el);
@@ -287,25 +342,28 @@ export class View {
       const ra = nodeRep(l.a); const rb = nodeRep(l.b);
       if (!ra || !rb || ra === rb) continue;
       const cap = this.linkCapacity(l);
+      const net = NETWORK_FAMILIES.has(this.linkFamily(l)) ? 1 : 0;
       if (ra.startsWith('n:') && rb.startsWith('n:')) {
         const data = {
           id: 'l:' + l.id, ref: l.id, etype: 'link', source: ra, target: rb, tech: l.tech,
-          color: this.speedColor(cap == null ? 0 : cap), width: edgeWidth(cap),
+          color: this.speedColor(cap == null ? 0 : cap), width: edgeWidth(cap), net,
           label: `${l.tech || '?'} ${shortGbps(cap)}`,
         };
         want.set(data.id, { group: 'edges', data });
       } else {
         const key = ra < rb ? `${ra}|${rb}` : `${rb}|${ra}`;
         let a = aggs.get(key);
-        if (!a) aggs.set(key, (a = { s: ra < rb ? ra : rb, t: ra < rb ? rb : ra, count: 0, cap: 0, max: 0, links: [] }));
-        a.count += 1; a.cap += cap || 0; a.max = Math.max(a.max, cap || 0); a.links.push(l.id);
+        if (!a) aggs.set(key, (a = { s: ra < rb ? ra : rb, t: ra < rb ? rb : ra, count: 0, cap: 0, max: 0, net: 0, techs: new Map(), links: [] }));
+        a.count += 1; a.cap += cap || 0; a.max = Math.max(a.max, cap || 0); a.net += net; a.links.push(l.id);
+        a.techs.set(l.tech || '', (a.techs.get(l.tech || '') || 0) + 1);
       }
     }
     for (const [key, a] of aggs) {
       const data = {
         id: 'agg:' + key, ref: key, etype: 'agg', source: a.s, target: a.t, count: a.count,
-        color: this.speedColor(a.max), width: Math.min(edgeWidth(a.max) + Math.log2(a.count), 8),
-        label: `${a.count} link${a.count > 1 ? 's' : ''} · ${fmtGbps(a.cap)}`, links: a.links.length > 64 ? undefined : a.links.join(' '),
+        color: this.speedColor(a.max), net: a.net * 2 > a.count ? 1 : 0, // dashed when mostly network links
+        width: bundleWidth(a.max, a.count) * Math.max(scale.get(a.s) || 1, scale.get(a.t) || 1),
+        label: bundleLabel(a.techs, a.cap), links: a.links.length > 64 ? undefined : a.links.join(' '),
       };
       want.set(data.id, { group: 'edges', data });
     }
