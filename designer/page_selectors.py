@@ -16,17 +16,19 @@ from django.utils.safestring import mark_safe
 from designer import bridge, selectors
 from designer.choices import TERMINAL_STATES
 from designer.exceptions import EngineValidationError
-from designer.figures import figures_for_compare, figures_for_result, figures_for_sweep
-from designer.figures.base import figures_html
+from designer.figures import figures_for_compare
+from designer.figures.base import figures_html, figures_key
+from designer.figures.result import page_figures, page_view
 from designer.figures.compare import delta_text
 from designer.figures.style import fmt_time, num, pct, style_json
 from designer.models import SimulationJob, Topology, TopologyRevision
+from designer.services.results import result_figures
 
 __all__ = [
     "TOPOLOGY_SORTS", "topology_search", "document_diff", "revision_diff", "host_list",
     "host_matrix", "editor_config", "scenario_targets", "job_status", "template_choices",
     "recent_jobs", "shared_owners", "topology_access", "link_editor_config",
-    "result_context", "compare_context",
+    "result_context", "compare_context", "compare_bom_context", "editor_config_script",
 ]
 
 # ?sort= value -> (label, ordering). Size = GPUs, then nodes (what users compare clusters by).
@@ -142,17 +144,29 @@ def template_choices() -> list[tuple[str, str]]:
     return bridge.template_choices()
 
 
-def editor_config(*, topology: Topology, user, csrf_token: str) -> dict:
-    """The JSON config ``templates/designer/editor.html`` reads (``editor-config``)."""
-    revision = topology.current_revision
-    document = (revision.document if revision is not None else
-                {"format": "fabricscope.topology/1", "name": topology.name,
-                 "groups": [], "nodes": [], "links": []})
+def editor_config(*, topology: Topology, user, csrf_token: str,
+                  document_url: str | None = None) -> dict:
+    """The JSON config ``templates/designer/editor.html`` reads (``editor-config``).
+
+    With ``document_url`` (the editor view's ``?document=<revision id>``) the current revision's
+    document is not in the config, and not read here: ``document`` is null and the page fetches
+    ``document_url`` beside it (``designer/editor_document.py``). A topology without a revision
+    always carries its blank document inline.
+    """
+    if document_url is not None and topology.current_revision_id is not None:
+        number, document = topology.revision_number, None
+    else:
+        revision, document_url = topology.current_revision, None
+        number = revision.number if revision is not None else None
+        document = (revision.document if revision is not None else
+                    {"format": "fabricscope.topology/1", "name": topology.name,
+                     "groups": [], "nodes": [], "links": []})
     api = "/api/v1/"
     return {
         "topology_id": topology.pk,
-        "revision": revision.number if revision is not None else None,
+        "revision": number,
         "document": document,
+        "document_url": document_url,
         "catalog": bridge.catalog(),
         "templates": [{"name": n, "label": f"{n} — {d}"} for n, d in template_choices()],
         "readonly": not selectors.topology_can(user, topology, "edit"),
@@ -299,9 +313,12 @@ def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
     Parameters
     ----------
     job : SimulationJob, optional
-        Its revision's document is the topology when ``topology_doc`` is not given.
+        Its revision's document is the topology when ``topology_doc`` is not given; with a job
+        (and no ``topology_doc``) the figures are its stored ones (built once, see
+        ``services.results.result_figures``).
     result : dict
-        ``fabricscope.result/1``, ``fabricscope.sweep/1`` or a policy comparison.
+        ``fabricscope.result/1``, ``fabricscope.sweep/1`` or a policy comparison; of a stored
+        job, ``SimulationResult.data`` (the head: the page reads no flow) is enough.
     topology_doc : dict, optional
     selected : int, optional
         Sweep ranking entry to detail (the page's ``?failure=<index>``).
@@ -309,28 +326,39 @@ def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
     Returns
     -------
     dict
-        ``figures`` (key → figure dict, for ``json_script``), ``view`` (``"result"``, ``"sweep"``
+        ``figures`` (key → figure dict; of a stored job, a ``figures.base.FigureSet`` read from
+        its stored figures: test keys with ``in``, reading a figure parses them), ``view`` (``"result"``, ``"sweep"``
         or ``"policies"``), ``headline`` (numbers printed as text), ``result_data``,
         ``failure_index``, ``has_topology``, ``figure_style`` (:func:`designer.figures.style_json`,
         for ``json_script``). The view adds ``job`` (optional).
     """
     result = result or {}
-    doc = topology_doc if topology_doc is not None else _topology_of(job)
-    fmt = str(result.get("format") or "")
-    if fmt.startswith(("fabricscope.sweep", "fabricscope.compare")) or "ranking" in result:
-        view = "policies" if fmt.startswith("fabricscope.compare") else "sweep"
-        figs = figures_for_sweep(result, selected=selected)
+    view = page_view(result)
+    if view == "result":
+        headline = _headline(result)
+    else:
         headline = {"text": result.get("headline"), "baseline": result.get("baseline") or {},
                     "evaluated": result.get("evaluated"), "over": result.get("over") or []}
-    else:
-        view = "result"
-        figs = figures_for_result(result, topology_doc=doc)
-        headline = _headline(result)
+    figs, has_topology = _page_figures(job, result, topology_doc, selected)
     # figures_script: #fs-figures (+ #fs-path-index) pre-serialized: compact, fast escaping
     # (json_script took 0.4 s at 1,024 GPUs), the flow index apart so the browser parses it last.
     return {"figures": figs, "view": view, "headline": headline, "result_data": result,
-            "failure_index": selected, "has_topology": bool(doc), "figure_style": style_json(),
-            "figures_script": mark_safe(figures_html(figs))}
+            "failure_index": selected, "has_topology": has_topology, "figure_style": style_json(),
+            "figures_script": mark_safe(figures_html(figs, getattr(figs, "texts", None)))}
+
+
+def _page_figures(job, result: dict, topology_doc: dict | None, selected: int | None):
+    """``(figures, has_topology)``. A stored job's figures are built once and read back after
+    (``services.results``): the visit then reads neither the per-flow body of the result (``result``
+    is its head) nor the topology document. Without a job (previews, tests) they are built here."""
+    if job is not None and topology_doc is None and getattr(job, "pk", None) is not None:
+        def build(row) -> dict:
+            return page_figures(row.document(), topology_doc=_topology_of(job), selected=selected)
+        figs = result_figures(job_id=job.pk, key=figures_key(page_view(result), selected), build=build)
+        if figs is not None:
+            return figs, getattr(job, "revision_id", None) is not None
+    doc = topology_doc if topology_doc is not None else _topology_of(job)
+    return page_figures(result, topology_doc=doc, selected=selected), bool(doc)
 
 
 def _compare_row(p: str, pa: dict, pb: dict) -> dict:
@@ -359,3 +387,53 @@ def compare_context(*, a: dict, b: dict) -> dict:
     rows = [_compare_row(p, pa, pb) for p in list(pa) + [p for p in pb if p not in pa]]
     return {"figures": figures_for_compare(a, b), "headline_a": _headline(a), "headline_b": _headline(b),
             "rows": rows, "figure_style": style_json()}
+
+
+def compare_bom_context(*, revision_a: TopologyRevision | None,
+                        revision_b: TopologyRevision | None) -> dict:
+    """The compare page's bill-of-materials table: the two designs the jobs ran on, side by side.
+
+    Returns
+    -------
+    dict
+        ``bom_a`` / ``bom_b`` (``fabricscope.bom/1`` or None: no switch), ``bom_rows``
+        (``engine.bom.compare_boms`` rows with ``a_text``, ``b_text``, ``change`` printed and
+        ``css``: ``fs-good`` / ``fs-bad`` when B is better / worse, ``fs-changed`` when only
+        different), ``same_design`` (both jobs ran on one revision).
+    """
+    from designer.engine.bom import compare_boms  # pure Python, no numpy: cheap to import
+
+    bom_a, bom_b = bridge.revision_bom(revision_a), bridge.revision_bom(revision_b)
+    rows = []
+    if bom_a or bom_b:
+        for row in compare_boms(bom_a, bom_b):
+            css = {"B": "fs-good", "A": "fs-bad"}.get(row["better"]) or ("fs-changed" if row["differs"] else "")
+            rows.append({**row, "a_text": _bom_value(row["a"], row["unit"]),
+                         "b_text": _bom_value(row["b"], row["unit"]), "css": css,
+                         "change": "" if not row["differs"] or row["delta"] is None
+                         # a ratio's change is a number ("+1"), not a ratio ("+1:1")
+                         else _bom_value(row["delta"], "" if row["unit"] == ":1" else row["unit"],
+                                         signed=True)})
+    same = revision_a is not None and revision_b is not None and revision_a.pk == revision_b.pk
+    return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": rows, "same_design": same}
+
+
+def _bom_value(value, unit: str, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    digits = 0 if float(value).is_integer() else 2 if abs(value) < 100 else 1
+    text = f"{value:{'+' if signed else ''},.{digits}f}".replace("-", "−")
+    return f"{text}{unit}" if unit == ":1" else f"{text} {unit}".strip()
+
+
+def editor_config_script(config: dict) -> str:
+    """``<script id="editor-config" type="application/json">``, as Django's ``json_script`` writes
+    it (``&``, ``<``, ``>`` as ``\\uXXXX``) but compact and through orjson: a 32k-GPU design's
+    85 MB configuration encodes in 0.3 s instead of 1.2 s and is 10 % smaller to parse
+    (docs/PERFORMANCE.md, "Editor: open a 32k-GPU design"). Safe to print in a template."""
+    import orjson
+
+    text = orjson.dumps(config, option=orjson.OPT_NON_STR_KEYS).decode()
+    for char, escaped in (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E")):
+        text = text.replace(char, escaped)
+    return mark_safe(f'<script id="editor-config" type="application/json">{text}</script>')

@@ -3,28 +3,27 @@ a 404), write through services, render. Every page but sign-in requires a sessio
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.views.decorators.cache import cache_control
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
-from designer import bridge, page_selectors, page_services, selectors, services
+from designer import bridge, editor_document, page_selectors, page_services, selectors, services
 from designer.exceptions import IllegalTransition
 from designer.params import id_param, int_param
 from designer.forms import (
-    PatternForm, PatternFormSet, ScenarioForm, ScenarioRunForm, TopologyNewForm, attach_errors)
+    JobWorkloadForm, PatternForm, PatternFormSet, ScenarioForm, ScenarioRunForm, TopologyNewForm,
+    attach_errors)
 
 __all__ = ["home", "topology_list", "topology_new", "topology_detail", "revision_diff", "editor",
            "host_matrix", "scenario_new", "scenario_edit", "job_detail", "job_status",
            "job_cancel", "result_view", "compare_view", "profile", "token_create",
-           "token_revoke", "plotly_js"]
+           "token_revoke"]
 
 
 @login_required
@@ -88,10 +87,22 @@ def revision_diff(request, pk: int):
 @login_required
 def editor(request, pk: int):
     topology = selectors.topology_get(user=request.user, pk=pk)
+    if "document" in request.GET:  # the page's document, fetched beside it (editor_document.py)
+        revision_id = id_param(request, "document")
+        if revision_id is None:
+            raise Http404("no such revision")
+        return editor_document.document_response(request, topology.pk, revision_id)
+    document_url = (f"{request.path}?document={topology.current_revision_id}"
+                    if topology.current_revision_id is not None else None)
     config = page_selectors.editor_config(topology=topology, user=request.user,
-                                          csrf_token=get_token(request))  # readonly by role
+                                          csrf_token=get_token(request),  # readonly by role
+                                          document_url=document_url)
+    # The Generate dialog is the New page's cluster form (one form, _build_form.html).
+    build_form = TopologyNewForm(templates=page_selectors.template_choices())
     return render(request, "designer/editor.html",
-                  {"topology": topology, "editor_config": config, "full_bleed": True})
+                  {"topology": topology, "editor_config": config, "full_bleed": True,
+                   "build_form": build_form,
+                   "editor_config_script": page_selectors.editor_config_script(config)})
 
 
 @login_required
@@ -129,21 +140,64 @@ def _scenario_page(request, topology, scenario):
     if readonly and request.method == "POST":
         return _scenario_run(request, topology, scenario, targets)
     form, formset = _scenario_forms(request, scenario, targets)
-    if request.method == "POST" and form.is_valid() and formset.is_valid():
+    job_form = (JobWorkloadForm(request.POST, request.FILES) if request.method == "POST"
+                else JobWorkloadForm(initial=JobWorkloadForm.initial_from(scenario)))
+    is_job = request.method == "POST" and job_form.is_valid() and job_form.is_job()
+    action = request.POST.get("action", "save")
+    if request.method == "POST" and action == "import" and "workload_file" not in request.FILES:
+        job_form.is_valid()                     # cleaned first: add_error needs cleaned_data
+        job_form.add_error("workload_file", "choose a workload file to import")
+    # "import" only converts the uploaded file and shows it; nothing is saved.
+    if (request.method == "POST" and action != "import" and form.is_valid() and job_form.is_valid()
+            and (is_job or formset.is_valid())):
         try:
-            scenario, job = page_services.scenario_submit(
-                user=request.user, topology=topology, scenario=scenario, form=form,
-                formset=formset, action=request.POST.get("action", "save"))
+            scenario, job = (_job_scenario_submit(request.user, topology, scenario, form,
+                                                  job_form.workload(), action) if is_job else
+                             page_services.scenario_submit(
+                                 user=request.user, topology=topology, scenario=scenario,
+                                 form=form, formset=formset, action=action))
         except ValidationError as exc:
-            attach_errors(exc, form, formset)
+            rest = job_form.attach(exc) if is_job else exc
+            if rest is not None:
+                attach_errors(rest, form, formset)
         else:
             messages.success(request, f"Saved scenario {scenario.name}.")
             return redirect("job_detail", pk=job.pk) if job else redirect(
                 "scenario_edit", pk=scenario.pk)
     return render(request, "designer/scenario_form.html", {
         "topology": topology, "scenario": scenario, "revision": revision, "form": form,
-        "formset": formset, "targets": targets, "readonly": readonly},
-        status=_status(form, formset))
+        "formset": formset, "targets": targets, "readonly": readonly, "job_form": job_form,
+        "job_overview": _job_overview(job_form, scenario)},
+        status=_status(form, job_form, *(() if is_job else (formset,))))
+
+
+def _job_scenario_submit(user, topology, scenario, form, workload: dict, action: str):
+    """``page_services.scenario_submit`` for a job workload (the pattern formset is unused):
+    save, then run per ``action``, in one transaction."""
+    from django.db import transaction
+
+    fields = {"name": form.cleaned_data["name"], "description": form.cleaned_data["description"],
+              "workload": workload, "routing": form.routing(), "failures": form.failures(),
+              "mode": form.cleaned_data["mode"]}
+    with transaction.atomic():
+        if scenario is None:
+            scenario = services.scenario_create(topology=topology, user=user, **fields)
+        else:
+            scenario = services.scenario_update(scenario=scenario, user=user, **fields)
+        job = (None if action == "save" else page_services.scenario_run(
+            user=user, scenario=scenario, action=action, data=form.cleaned_data))
+    return scenario, job
+
+
+def _job_overview(job_form, scenario) -> dict | None:
+    """What the page's job holds (imported or saved): ``engine.jobs.spec.job_overview``."""
+    from designer.engine.jobs.spec import job_overview
+
+    if job_form.is_bound:
+        workload = job_form.cleaned_data.get("workload") if hasattr(job_form, "cleaned_data") else None
+    else:
+        workload = scenario.workload if scenario and isinstance(scenario.workload, dict) else None
+    return job_overview(workload) if workload else None
 
 
 def _scenario_run(request, topology, scenario, targets):
@@ -172,7 +226,9 @@ def _scenario_forms(request, scenario, targets):
         return (ScenarioForm(request.POST, targets=targets),
                 PatternFormSet(request.POST, prefix="pattern"))
     initial = ScenarioForm.initial_from(scenario) if scenario else {"name": "all-reduce"}
-    patterns = ([PatternForm.initial_from(p) for p in scenario.workload] if scenario
+    # A job's patterns live in its phases: the pattern list starts from the default one.
+    patterns = ([PatternForm.initial_from(p) for p in scenario.workload]
+                if scenario and isinstance(scenario.workload, list)
                 else [{"pid": "ar", "kind": "allreduce"}])
     return (ScenarioForm(initial=initial, targets=targets),
             PatternFormSet(initial=patterns, prefix="pattern"))
@@ -227,6 +283,8 @@ def compare_view(request):
     a = selectors.result_get(user=request.user, job_pk=id_param(request, "a", default=0))
     b = selectors.result_get(user=request.user, job_pk=id_param(request, "b", default=0))
     context = page_selectors.compare_context(a=a.data, b=b.data)
+    context.update(page_selectors.compare_bom_context(
+        revision_a=getattr(a.job, "revision", None), revision_b=getattr(b.job, "revision", None)))
     return render(request, "designer/compare.html", {
         "job_a": a.job, "job_b": b.job, "a": a.data, "b": b.data,
         "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
@@ -254,15 +312,6 @@ def token_revoke(request):
     revoked = services.api_token_revoke(user=request.user)
     messages.info(request, "API token revoked." if revoked else "You had no API token.")
     return redirect("profile")
-
-
-@cache_control(max_age=86400, public=True)
-def plotly_js(request):
-    """plotly.min.js from the installed plotly package (no CDN, same version as designer/figures/)."""
-    import plotly
-
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    return FileResponse(path.open("rb"), content_type="text/javascript")
 
 
 def _status(*forms) -> int:

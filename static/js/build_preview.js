@@ -78,6 +78,14 @@ export function showPreview(box, result) {
 /** Mark each located problem on its field (data-field="<name>"); clear the previous marks. */
 function markFields(root, details) {
   for (const el of root.querySelectorAll('[data-preview-error]')) el.remove();
+  // The server's errors on generator fields (after a refused submit) are the preview's now: the
+  // preview re-judges those fields on every change, so one message per field, never two.
+  for (const input of root.querySelectorAll('[data-build-param]')) {
+    const field = input.closest('.field');
+    if (!field) continue;
+    for (const el of field.querySelectorAll('.errorlist:not([data-preview-error])')) el.remove();
+    field.classList.remove('has-error');
+  }
   for (const el of root.querySelectorAll('.field.has-preview-error')) el.classList.remove('has-preview-error', 'has-error');
   let first = null;
   for (const p of details) {

@@ -16,7 +16,7 @@ describe('editor modules', () => {
   it('give Editor the methods the page and its test hooks call', async () => {
     const { Editor } = await import(new URL('app.js', EDITOR_DIR));
     const names = Object.getOwnPropertyNames(Editor.prototype);
-    assert.equal(names.length, 76);
+    assert.equal(names.length, 77);
     for (const n of ['getDocument', 'load', 'stats', 'focusElement', 'selectIds', 'toggleCollapse', 'fit',
       'setEdgeLabels', 'buildDom', 'bindKeys', 'bindSearch', 'updateProps', 'save', 'validate', 'generate']) {
       assert.equal(typeof Editor.prototype[n], 'function', n);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { normalizeDocument } from '../../static/js/editor/model.js';
-import { AUTO_COLLAPSE_NODES, ViewState, viewStateKey } from '../../static/js/editor/viewstate.js';
+import { AUTO_COLLAPSE_NODES, autoCollapsed, ViewState, viewStateKey } from '../../static/js/editor/viewstate.js';
 import { cluster, tiny } from './fixtures.mjs';
 
 /** sessionStorage's getItem/setItem over a Map; `fail` makes setItem throw like a full quota. */
@@ -71,5 +71,64 @@ describe('ViewState.initFor', () => {
     vs.setViewport(NaN, { x: 0, y: 0 });
     vs.setViewport(1, { x: Infinity, y: 0 });
     assert.equal(vs.viewport, null);
+  });
+});
+
+
+/** pods × racks × hosts × devices, `fabric` ungrouped switches: pod{p} > rack{p}-{r} > h{p}-{r}-{i}. */
+function nested(pods, racks, hosts, devices, fabric = 0) {
+  const doc = { groups: [], nodes: [], links: [] };
+  for (let p = 0; p < pods; p += 1) {
+    doc.groups.push({ id: `pod${p}`, kind: 'pod' });
+    for (let r = 0; r < racks; r += 1) {
+      doc.groups.push({ id: `rack${p}-${r}`, kind: 'rack', parent: `pod${p}` });
+      for (let i = 0; i < hosts; i += 1) {
+        const h = `h${p}-${r}-${i}`;
+        doc.groups.push({ id: h, kind: 'host', parent: `rack${p}-${r}` });
+        for (let d = 0; d < devices; d += 1) doc.nodes.push({ id: `${h}/gpu${d}`, kind: 'gpu', group: h });
+      }
+    }
+  }
+  for (let s = 0; s < fabric; s += 1) doc.nodes.push({ id: `core${s}`, kind: 'switch' });
+  return normalizeDocument(doc);
+}
+
+describe('autoCollapsed (any nesting of groups)', () => {
+  it('opens a 32k-GPU-shaped design at its pods: racks and hosts inside stay closed', () => {
+    // 8 pods x 128 racks x 4 hosts x 8 GPUs + 256 cores: the pods level shows 8 + 256 = 264
+    // items; opening the pods would add 8 x 128 racks (> 400), so every group stays collapsed.
+    const doc = nested(8, 128, 4, 8, 256);
+    const ids = autoCollapsed(doc);
+    assert.equal(ids.length, 8 + 8 * 128 + 8 * 128 * 4);
+    const vs = new ViewState();
+    assert.equal(vs.initFor(doc), 'auto');
+    assert.ok(vs.isCollapsed('pod0') && vs.isCollapsed('rack0-0') && vs.isCollapsed('h0-0-0'));
+  });
+
+  it('opens the levels that fit: pods and racks open, hosts closed', () => {
+    // 2 pods x 4 racks x 4 hosts x 32 devices (1,024 devices): pods 2, + racks 8, + hosts 32
+    // = 42 items; opening the hosts would add 1,024 devices.
+    const doc = nested(2, 4, 4, 32);
+    const ids = new Set(autoCollapsed(doc));
+    assert.ok(!ids.has('pod1') && !ids.has('rack1-3'));
+    assert.equal(ids.size, 32);
+    assert.ok([...ids].every((id) => id.startsWith('h')));
+  });
+
+  it('serves an NVL72-like rack: trays and NVLink-switch trays inside the rack group', () => {
+    // rack0 > h0 (18 trays of 14 devices, 9 switch trays of 2): rack 1 + h0 1 + 27 trays = 29
+    // items; opening every tray would add 18 x 14 + 9 x 2 = 270 devices -> 299 <= 400: all open.
+    const doc = { groups: [{ id: 'rack0', kind: 'rack' }, { id: 'h0', kind: 'host', parent: 'rack0' }], nodes: [], links: [] };
+    for (let t = 0; t < 18; t += 1) {
+      doc.groups.push({ id: `h0/tray${t}`, kind: 'host', parent: 'h0' });
+      for (let d = 0; d < 14; d += 1) doc.nodes.push({ id: `h0/tray${t}/d${d}`, kind: 'gpu', group: `h0/tray${t}` });
+    }
+    for (let s = 0; s < 9; s += 1) {
+      doc.groups.push({ id: `h0/nvs${s}`, kind: 'other', parent: 'h0' });
+      for (let d = 0; d < 2; d += 1) doc.nodes.push({ id: `h0/nvs${s}/c${d}`, kind: 'nvswitch', group: `h0/nvs${s}` });
+    }
+    assert.deepEqual(autoCollapsed(normalizeDocument(doc)), []);
+    assert.deepEqual(autoCollapsed(normalizeDocument(doc), 100).sort(),
+      [...Array.from({ length: 9 }, (_, s) => `h0/nvs${s}`), ...Array.from({ length: 18 }, (_, t) => `h0/tray${t}`)].sort());
   });
 });

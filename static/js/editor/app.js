@@ -31,7 +31,11 @@ export class Editor {
     this.urls = this.config.urls || {};
     this.catalog = new Catalog(this.config.catalog);
     this.templates = (this.config.templates || []).map((t) => (typeof t === 'string' ? { name: t, label: t } : { name: t.name || t.id, label: t.label || t.title || t.name || t.id }));
-    this.model = new Model(this.config.document || {});
+    // Opened from the page (editor.js), the model owns the parsed document and a save's base is
+    // parsed again from the page when first needed (io.js savedBase): no copy on open.
+    const owned = typeof this.config.readDocument === 'function';
+    this.model = new Model(this.config.document || {}, { own: owned });
+    if (owned) this.config.document = null;
     this.viewState = new ViewState({ storage: sessionStore(), key: viewStateKey(this.config.topology_id) });
     this.viewState.initFor(this.model.doc);
     this.clipboard = null;

@@ -175,25 +175,18 @@ export const domMethods = {
         h('p', { class: 'fs-hint fs-dialog-error', hidden: true }),
         h('menu', {}, h('button', { value: 'cancel', formnovalidate: true, class: 'fs-btn' }, 'Cancel'), h('button', { value: 'ok', class: 'fs-btn fs-primary' }, 'Insert'))));
 
-    D.generate = h('dialog', { class: 'fs-dialog', 'data-dialog': 'generate' },
-      h('form', { method: 'dialog' }, h('h2', {}, 'Generate cluster'),
-        h('div', { class: 'fs-grid2' },
-          h('label', {}, 'Host template', h('select', { name: 'template', required: true }, tplOptions())),
-          h('label', {}, 'Hosts', h('input', { type: 'number', name: 'hosts', min: '1', max: '4096', value: '4', required: true })),
-          h('label', {}, 'Fabric', h('select', { name: 'fabric' },
-            h('option', { value: 'rail-optimized' }, 'Rail-optimized leaf/spine'),
-            h('option', { value: 'leaf-spine' }, 'Leaf/spine (ToR per rack)'),
-            h('option', { value: 'fat-tree' }, '3-tier fat-tree (k)'))),
-          h('label', {}, 'Rails', h('input', { type: 'number', name: 'rails', min: '1', max: '64', value: '8' })),
-          h('label', {}, 'Spines', h('input', { type: 'number', name: 'spines', min: '1', max: '512', placeholder: 'derived from the switch radix' })),
-          h('label', {}, 'Oversubscription', h('input', { type: 'number', name: 'oversubscription', min: '1', step: 'any', value: '1' })),
-          h('label', {}, 'Host link speed', h('select', { name: 'nic_gbps' }, [100, 200, 400, 800].map((g) => h('option', { value: g, selected: g === 400 }, `${g} Gb/s`)))),
-          h('label', {}, 'Uplink speed', h('select', { name: 'uplink_gbps' }, [100, 200, 400, 800].map((g) => h('option', { value: g, selected: g === 400 }, `${g} Gb/s`))))),
+    // The Generate dialog is the New page's cluster form (templates/designer/_build_form.html,
+    // printed by editor.html as <template id="fs-build-form">), with its live preview.
+    const buildForm = document.getElementById('fs-build-form');
+    D.generate = h('dialog', { class: 'fs-dialog fs-generate-dialog', 'data-dialog': 'generate', 'aria-labelledby': 'fs-generate-title' },
+      h('form', { method: 'dialog', novalidate: true }, h('h2', { id: 'fs-generate-title' }, 'Generate cluster'),
+        buildForm ? buildForm.content.cloneNode(true) : h('p', { class: 'fs-hint' }, 'Cluster generation is not available on this page.'),
         h('fieldset', {}, h('legend', {}, 'Into this document'),
           h('label', {}, h('input', { type: 'radio', name: 'merge', value: 'replace', checked: true }), ' replace everything'),
           h('label', {}, h('input', { type: 'radio', name: 'merge', value: 'merge' }), ' merge (keep what is there)')),
-        h('p', { class: 'fs-hint fs-dialog-error', hidden: true }),
-        h('menu', {}, h('button', { value: 'cancel', formnovalidate: true, class: 'fs-btn' }, 'Cancel'), h('button', { value: 'ok', class: 'fs-btn fs-primary' }, 'Generate'))));
+        h('p', { class: 'fs-hint fs-dialog-error', role: 'alert', hidden: true }),
+        h('menu', {}, h('button', { value: 'cancel', formnovalidate: true, class: 'fs-btn' }, 'Cancel'),
+          h('button', { value: 'ok', class: 'fs-btn fs-primary', disabled: !buildForm }, 'Generate'))));
 
     D.matrix = h('dialog', { class: 'fs-dialog fs-matrix-dialog', 'data-dialog': 'matrix' },
       h('form', { method: 'dialog' }, h('h2', {}, 'Imported host: path matrix'),

@@ -5,6 +5,7 @@ import { clone, Model, normalizeDocument } from './model.js';
 import { applyPatch, saveBody } from './diff.js';
 import { hostBlock } from './layout.js';
 import { download, h } from './dom.js';
+import { attachBuildPreview, buildSpec, problemsText } from '../build_preview.js';
 
 /** fetch() JSON with the CSRF header; never throws: {status, ok, body} (status 0 on a network error). */
 export async function requestJSON(url, { method = 'GET', body, csrf } = {}) {
@@ -48,10 +49,14 @@ export function errorMessage(res) {
 }
 
 /** The document of the revision `editor` edits, in getDocument()'s form: what a save's patch is
- * computed against (config.document is that revision as the server stored it; the last save
- * replaces it). */
+ * computed against (the revision as the server stored it, parsed again from the page when the
+ * editor was opened from it; the last save replaces it). */
 function savedBase(editor) {
-  if (editor.savedDocument === undefined) editor.savedDocument = editor.revision == null ? null : new Model(editor.config.document || {}).toJSON();
+  if (editor.savedDocument !== undefined) return editor.savedDocument;
+  if (editor.revision == null) { editor.savedDocument = null; return null; }
+  const fresh = typeof editor.config.readDocument === 'function';
+  const stored = fresh ? editor.config.readDocument() : editor.config.document;
+  editor.savedDocument = new Model(stored || {}, { own: fresh }).toJSON();
   return editor.savedDocument;
 }
 
@@ -307,31 +312,58 @@ export const ioMethods = {
     return hostId;
   },
 
+  /** The Generate dialog: the New page's cluster form (build_preview.js) with its live preview;
+   * Enter generates, Esc cancels; a request that cannot be built keeps the dialog open and says why. */
   openGenerate() {
     if (this.readonly) return;
-    if (!this.urls.build) { this.toast('Cluster generation is not available here.', 'error'); return; }
     const d = this.dialogs.generate;
     const f = d.querySelector('form');
-    d.querySelector('.fs-dialog-error').hidden = true;
+    const fields = f.querySelector('[data-build-form]');
+    const box = f.querySelector('#build-preview');
+    if (!this.urls.build || !fields || !box) { this.toast('Cluster generation is not available here.', 'error'); return; }
+    if (!this.buildPreview) {
+      box.dataset.url = this.urls.build;
+      this.buildPreview = attachBuildPreview(fields, box, { csrf: this.config.csrf_token, active: () => d.open,
+        onResult: (ok) => { if (ok) d.querySelector('.fs-dialog-error').hidden = true; } });
+      f.addEventListener('submit', (ev) => this.onGenerateSubmit(ev, d, f, fields));
+      f.addEventListener('keydown', (ev) => {
+        // Implicit submission would press the first button (Cancel): Enter generates instead.
+        if (ev.key !== 'Enter' || !(ev.target instanceof HTMLInputElement) || ev.target.type === 'radio') return;
+        ev.preventDefault();
+        f.requestSubmit(f.querySelector('button[value=ok]'));
+      });
+    }
+    const err = d.querySelector('.fs-dialog-error');
+    err.hidden = true;
     d.returnValue = '';
-    d.onclose = () => {
-      if (d.returnValue !== 'ok') return;
-      const params = {
-        template: f.template.value, hosts: Number(f.hosts.value), fabric: f.fabric.value,
-        rails: Number(f.rails.value), oversubscription: Number(f.oversubscription.value),
-        nic_gbps: Number(f.nic_gbps.value), uplink_gbps: Number(f.uplink_gbps.value), name: this.model.doc.name,
-      };
-      // Blank spines: the generator derives the fewest that take every leaf's uplinks in whole ports.
-      if (f.spines.value) params.spines = Number(f.spines.value);
-      this.generate(params, f.merge.value);
-    };
     d.showModal();
+    const hosts = f.querySelector('[data-build-param=hosts]');
+    if (hosts) { hosts.focus(); hosts.select(); }
+    this.buildPreview.refresh();
   },
 
-  async generate(params, mode) {
-    this.toast(`Generating ${params.hosts} × ${params.template} (${params.fabric})…`);
+  async onGenerateSubmit(ev, d, f, fields) {
+    if (!ev.submitter || ev.submitter.value !== 'ok') return; // Cancel closes the dialog
+    ev.preventDefault();
+    const err = d.querySelector('.fs-dialog-error');
+    const button = ev.submitter;
+    button.disabled = true;
+    err.hidden = true;
+    const res = await this.generate({ ...buildSpec(fields), name: this.model.doc.name }, f.merge.value, { inDialog: true });
+    button.disabled = false;
+    if (res === true) { d.close('ok'); return; }
+    err.textContent = `Cannot build: ${res}`;
+    err.hidden = false;
+    this.buildPreview.refresh(); // marks the fields the problems name
+  },
+
+  /** Generate `params` (build-preview API) into the document: `mode` 'replace' or 'merge'.
+   * @returns {Promise<true|string|false>} true, or (inDialog) the problems text, else false */
+  async generate(params, mode, { inDialog = false } = {}) {
+    this.toast(`Generating ${params.hosts} × ${params.template} (${params.fabric || 'rail-optimized'})…`);
     const res = await requestJSON(this.urls.build, { method: 'POST', csrf: this.config.csrf_token, body: params });
     if (!res.ok) {
+      if (inDialog) { this.els.toast.hidden = true; return problemsText(res.body); }
       if (res.status === 400) this.showProblems(res.body, {});
       this.toast(`Generate failed: ${errorMessage(res)}`, 'error');
       return false;

@@ -23,8 +23,10 @@ export const naturalCompare = (a, b) => collator.compare(a, b);
 export const clone = (o) => (o == null ? o : JSON.parse(JSON.stringify(o)));
 const COLLECTION = { node: 'nodes', link: 'links', group: 'groups' };
 
-export function normalizeDocument(input) {
-  const doc = clone(input) || {};
+/** The document in the editor's shape (lists and layout present). A copy unless `own` (the caller
+ * hands over an object nothing else holds: a 58 MB design is not copied on open). */
+export function normalizeDocument(input, { own = false } = {}) {
+  const doc = (own ? input : clone(input)) || {};
   doc.format = doc.format || 'fabricscope.topology/1';
   if (doc.name == null) doc.name = 'untitled';
   doc.groups = Array.isArray(doc.groups) ? doc.groups : [];
@@ -38,14 +40,15 @@ export function normalizeDocument(input) {
 }
 
 export class Model {
-  constructor(doc) {
+  /** @param {object} doc a fabricscope.topology/1 document; copied unless `own` (see normalizeDocument) */
+  constructor(doc, { own = false } = {}) {
     this.listeners = new Set();
-    this.load(doc);
+    this.load(doc, { own });
   }
 
   /* ---------------------------------------------------------------- loading, events */
-  load(doc) {
-    this.doc = normalizeDocument(doc);
+  load(doc, { own = false } = {}) {
+    this.doc = normalizeDocument(doc, { own });
     this.undoStack = [];
     this.redoStack = [];
     this.savedTop = null;
@@ -57,22 +60,28 @@ export class Model {
   emit(evt) { for (const fn of this.listeners) fn(evt); }
 
   reindex() {
+    // Plain loops, no temporary [key, value] pairs: on a 383k-link design the pairs were most
+    // of this index's time and garbage.
     const d = this.doc;
-    this.nodeById = new Map(d.nodes.map((n) => [n.id, n]));
-    this.linkById = new Map(d.links.map((l) => [l.id, l]));
-    this.groupById = new Map(d.groups.map((g) => [g.id, g]));
+    this.nodeById = new Map();
+    this.linkById = new Map();
+    this.groupById = new Map();
     this.linksByNode = new Map();
-    for (const l of d.links) {
-      for (const end of [l.a, l.b]) {
-        let arr = this.linksByNode.get(end);
-        if (!arr) this.linksByNode.set(end, (arr = []));
-        arr.push(l.id);
-      }
-    }
     this.childGroups = new Map();
     this.childNodes = new Map();
-    for (const g of d.groups) if (g.parent) push(this.childGroups, g.parent, g.id);
-    for (const n of d.nodes) if (n.group) push(this.childNodes, n.group, n.id);
+    for (const g of d.groups) {
+      this.groupById.set(g.id, g);
+      if (g.parent) push(this.childGroups, g.parent, g.id);
+    }
+    for (const n of d.nodes) {
+      this.nodeById.set(n.id, n);
+      if (n.group) push(this.childNodes, n.group, n.id);
+    }
+    for (const l of d.links) {
+      this.linkById.set(l.id, l);
+      push(this.linksByNode, l.a, l.id);
+      push(this.linksByNode, l.b, l.id);
+    }
   }
 
   /* ---------------------------------------------------------------- queries */

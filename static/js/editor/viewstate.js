@@ -10,7 +10,54 @@
  * getItem/setItem), which keeps this module pure: it runs under Node for the unit tests.
  */
 
-export const AUTO_COLLAPSE_NODES = 400; // devices above which a document opens with hosts collapsed
+export const AUTO_COLLAPSE_NODES = 400; // devices above which a document opens collapsed
+export const AUTO_VISIBLE_BUDGET = 400; // items (devices and closed groups) a large document opens with
+
+/**
+ * Groups a large document opens collapsed, for any nesting of groups (pods → racks → hosts,
+ * an NVL72 rack → trays and NVLink-switch trays, …): open the hierarchy one level at a time
+ * from the top while everything shown stays within `budget` items; every group below the last
+ * level opened stays collapsed, so expanding one shows its children closed, not their devices.
+ * @param {object} doc normalized fabricscope.topology/1 document
+ * @param {number} [budget] visible items (devices + closed groups) at most, when the top allows
+ * @returns {string[]} ids of the groups to collapse
+ */
+export function autoCollapsed(doc, budget = AUTO_VISIBLE_BUDGET) {
+  const known = new Set(doc.groups.map((g) => g.id));
+  const childGroups = new Map();
+  const directNodes = new Map();
+  const top = [];
+  for (const g of doc.groups) {
+    if (g.parent && known.has(g.parent) && g.parent !== g.id) add(childGroups, g.parent, g.id);
+    else top.push(g.id);
+  }
+  let visible = top.length;
+  for (const n of doc.nodes) {
+    if (n.group && known.has(n.group)) directNodes.set(n.group, (directNodes.get(n.group) || 0) + 1);
+    else visible += 1;
+  }
+  const opened = new Set();
+  let level = top;
+  while (level.length) {
+    let more = 0;
+    const next = [];
+    for (const id of level) {
+      const kids = childGroups.get(id) || [];
+      more += (directNodes.get(id) || 0) + kids.length;
+      for (const k of kids) if (!opened.has(k)) next.push(k);
+    }
+    if (visible + more > budget) break;
+    visible += more;
+    for (const id of level) opened.add(id);
+    level = next;
+  }
+  return doc.groups.map((g) => g.id).filter((id) => !opened.has(id));
+}
+
+function add(map, key, value) {
+  const list = map.get(key);
+  if (list) list.push(value); else map.set(key, [value]);
+}
 
 /** sessionStorage key of a topology's view state, or null when the page has no topology id. */
 export function viewStateKey(topologyId) {
@@ -58,7 +105,8 @@ export class ViewState {
 
   /**
    * The collapsed set a document opens with: the stored view if there is one, else the
-   * document's legacy `layout.collapsed` hint, else every host when the document is large.
+   * document's legacy `layout.collapsed` hint, else, when the document is large, the levels of
+   * its group hierarchy that do not fit the screen (autoCollapsed).
    * Ids of groups the document does not have are dropped.
    * @param {object} doc normalized fabricscope.topology/1 document
    * @returns {'stored'|'document'|'auto'|'none'} where the set came from
@@ -76,7 +124,7 @@ export class ViewState {
     } else if (doc.layout && Array.isArray(doc.layout.collapsed) && doc.layout.collapsed.length) {
       source = 'document'; ids = doc.layout.collapsed;
     } else if (doc.nodes.length > AUTO_COLLAPSE_NODES) {
-      source = 'auto'; ids = doc.groups.filter((g) => g.kind === 'host').map((g) => g.id);
+      source = 'auto'; ids = autoCollapsed(doc);
     }
     this.collapsed = new Set(ids.filter((id) => groups.has(id)));
     return source;
