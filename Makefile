@@ -36,16 +36,23 @@ test-fast: setup
 bench: setup
 	$(PY) -m designer.engine bench
 
-## vendor: re-fetch static/vendor/plotly-cartesian.min.js from npm and check its sha256 (static/vendor/VERSIONS.md)
-PLOTLY_JS_PACKAGE := plotly.js-cartesian-dist-min@4.1.1
-PLOTLY_JS_SHA256 := 79542150855a52c567260e3137095dbe2b744e6d702a5cabe67da246942fba7a
+## vendor: rebuild static/vendor/plotly-fabricscope.min.js (plotly.js core + bar + box) from the npm
+## packages locked in tools/plotly-bundle/package-lock.json, in a scratch folder, and refuse a file whose
+## sha256 differs from the recorded one (static/vendor/VERSIONS.md). Not part of setup or CI: the
+## committed file is what the pages serve; tests/designer/test_vendor.py checks its hash.
+PLOTLY_BUNDLE := plotly-fabricscope.min.js
+PLOTLY_BUNDLE_SHA256 := c5c4104627091b25de165a85925d60777c28386fb122e4fa786e31de8b92b357
 vendor:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	(cd "$$tmp" && npm pack --silent $(PLOTLY_JS_PACKAGE) >/dev/null && tar -xzf *.tgz) && \
-	echo "$(PLOTLY_JS_SHA256)  $$tmp/package/plotly-cartesian.min.js" | sha256sum -c --quiet - && \
-	cp "$$tmp/package/plotly-cartesian.min.js" static/vendor/plotly-cartesian.min.js && \
-	cp "$$tmp/package/LICENSE" static/vendor/plotly-cartesian.LICENSE && \
-	echo "static/vendor/plotly-cartesian.min.js: $(PLOTLY_JS_PACKAGE), sha256 checked"
+	cp tools/plotly-bundle/package.json tools/plotly-bundle/package-lock.json \
+	   tools/plotly-bundle/entry.js tools/plotly-bundle/build.mjs "$$tmp" && \
+	(cd "$$tmp" && npm ci --silent --ignore-scripts --no-audit --no-fund && node build.mjs $(PLOTLY_BUNDLE)) && \
+	{ echo "$(PLOTLY_BUNDLE_SHA256)  $$tmp/$(PLOTLY_BUNDLE)" | sha256sum -c --quiet - || \
+	  { echo "the rebuilt file's sha256 is $$(sha256sum < "$$tmp/$(PLOTLY_BUNDLE)" | cut -d' ' -f1):" \
+	    "if the change is intended, record it in the Makefile and static/vendor/VERSIONS.md"; exit 1; }; } && \
+	cp "$$tmp/$(PLOTLY_BUNDLE)" static/vendor/$(PLOTLY_BUNDLE) && \
+	cp "$$tmp/node_modules/plotly.js/LICENSE" static/vendor/plotly-fabricscope.LICENSE && \
+	echo "static/vendor/$(PLOTLY_BUNDLE): rebuilt from tools/plotly-bundle, sha256 checked"
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .hypothesis

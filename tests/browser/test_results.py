@@ -5,7 +5,7 @@ WSGI handler, served in a thread by wsgiref. This module is also the test URLcon
 ``urlpatterns`` add test-only views that render ``designer/result.html`` / ``compare.html`` with
 :func:`designer.page_selectors.result_context` / ``compare_context`` of results computed in the
 fixtures (no database: the pages are rendered for an anonymous request). ``/static/`` is served
-from the repository (the pages load the vendored ``static/vendor/plotly-cartesian.min.js``).
+from the repository (the pages load the vendored ``static/vendor/plotly-fabricscope.min.js``).
 
 Clusters (DGX-H100 hosts, rail-optimized fabric, one storage server)::
 

@@ -386,12 +386,12 @@ def _bundle_trace_types() -> set[str]:
     import re
     from pathlib import Path
 
-    bundle = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-cartesian.min.js"
+    bundle = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-fabricscope.min.js"
     return set(re.findall(r'moduleType:"trace",name:"(\w+)"', bundle.read_text()))
 
 
 def test_every_trace_type_drawn_is_in_the_vendored_bundle(small, failed):
-    """The pages load plotly.js's cartesian bundle; a trace type it lacks would be drawn as a scatter
+    """The pages load the vendored plotly.js bundle (scatter, bar, box); a trace type it lacks would be drawn as a scatter
     (or not at all), so every figure of a result, a what-if, a sweep and a comparison uses only its types."""
     from designer.engine.whatif import sweep
 
