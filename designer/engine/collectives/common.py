@@ -8,6 +8,7 @@ gathered (received) buffer of an all-gather, the whole sent buffer of a reduce-s
 """
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -62,7 +63,30 @@ def block_key(topo: Topology, n: int) -> str | None:
 def host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
     """Participants grouped by host — by NVLink domain where one holds them (:func:`block_key`)
     — in order of first appearance, each block sorted by GPU index (``attrs.domain_index`` in a
-    domain) so that the same local position means the same rail on every host."""
+    domain) so that the same local position means the same rail on every host.
+
+    The blocks (read-only arrays) of the last few participant sets are kept on the topology:
+    planning a collective groups the same participants for the group, the ring, the tree and
+    the flows simulated (0.1 s a time on 16,384 GPUs, a Python pass per GPU).
+    """
+    nodes = np.ascontiguousarray(nodes, dtype=np.int64)
+    memo = topo.__dict__.setdefault("_host_blocks", {})
+    key = hashlib.blake2b(memoryview(nodes).cast("B"), digest_size=16).digest() + len(nodes).to_bytes(8, "little")
+    blocks = memo.get(key)
+    if blocks is None:
+        blocks = _group_by_host(topo, nodes)
+        for b in blocks:
+            b.setflags(write=False)   # shared by every caller: nobody may write into them
+        if len(memo) >= _HOST_BLOCKS_KEPT:
+            memo.pop(next(iter(memo)))
+        memo[key] = blocks
+    return list(blocks)
+
+
+_HOST_BLOCKS_KEPT = 4
+
+
+def _group_by_host(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
     blocks: dict[str, list[int]] = {}
     for n in np.asarray(nodes).tolist():
         blocks.setdefault(block_key(topo, n) or f"\0{n}", []).append(n)
@@ -104,8 +128,16 @@ def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None =
             return []
     count = channels or len(starts)
     orders = []
+    # Hosts of one size (the usual case) rotate as rows of one array: the same orders as one
+    # np.roll per host, without 2,048 calls per channel on 16,384 GPUs.
+    table = np.stack(blocks) if len({len(b) for b in blocks}) == 1 else None
     for k in range(count):
         c = starts[k % len(starts)]
+        if table is not None:
+            rotation = np.roll(table, -(c % table.shape[1]), axis=1)
+            rotation[1::2] = rotation[1::2, ::-1]
+            orders.append(rotation.reshape(-1))
+            continue
         pieces = []
         for h, block in enumerate(blocks):
             rotation = np.roll(block, -(c % len(block)))

@@ -45,6 +45,36 @@ def edges_both_ways(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.concatenate([a, b]), np.concatenate([b, a])
 
 
+def _block_table(blocks) -> np.ndarray | None:
+    """The blocks as rows of one array when they all have one size of two or more, else None."""
+    sizes = {len(b) for b in blocks}
+    return np.stack(blocks) if len(sizes) == 1 and sizes.pop() > 1 else None
+
+
+def _chains_of_table(table: np.ndarray, c: int, srcs: list, dsts: list) -> np.ndarray:
+    """Channel ``c``'s chain flows of every host at once (the same flows, in the same order, as
+    :func:`_chains_of_blocks`: per host its chain edges up then down, twice); its heads."""
+    chain = np.roll(table, -(c % table.shape[1]), axis=1)
+    s = np.concatenate([chain[:, 1:], chain[:, :-1]], axis=1)
+    d = np.concatenate([chain[:, :-1], chain[:, 1:]], axis=1)
+    srcs.append(np.concatenate([s, s], axis=1).reshape(-1))   # the chain serves both trees
+    dsts.append(np.concatenate([d, d], axis=1).reshape(-1))
+    return np.ascontiguousarray(chain[:, 0])
+
+
+def _chains_of_blocks(blocks, mesh, c: int, srcs: list, dsts: list) -> np.ndarray:
+    """Channel ``c``'s chain flows host by host (a direct GPU mesh, or hosts of unequal size)."""
+    heads = []
+    for block in blocks:
+        chain = block[mesh[c]] if mesh else np.roll(block, -(c % len(block)))
+        heads.append(chain[0])
+        if len(chain) > 1:
+            s, d = edges_both_ways(chain[1:], chain[:-1])
+            srcs += [s, s]            # the chain serves both trees
+            dsts += [d, d]
+    return np.array(heads, dtype=np.int64)
+
+
 def flows(topo, group: Group):
     """Chain + double-binary-tree flows of every channel."""
     if group.n < 2:
@@ -53,17 +83,13 @@ def flows(topo, group: Group):
     channels = group.channels or len(starts)
     mesh = chain_paths(topo, group.blocks)   # per-head chains over a direct GPU mesh, or None
     srcs, dsts = [], []
+    table = _block_table(group.blocks) if not mesh else None
     for k in range(channels):
         c = starts[k % len(starts)]
-        heads = []
-        for block in group.blocks:
-            chain = block[mesh[c]] if mesh else np.roll(block, -(c % len(block)))
-            heads.append(chain[0])
-            if len(chain) > 1:
-                s, d = edges_both_ways(chain[1:], chain[:-1])
-                srcs += [s, s]            # the chain serves both trees
-                dsts += [d, d]
-        heads = np.array(heads, dtype=np.int64)
+        if table is not None:
+            heads = _chains_of_table(table, c, srcs, dsts)
+        else:
+            heads = _chains_of_blocks(group.blocks, mesh, c, srcs, dsts)
         for parent, child in node_trees(len(heads)):
             s, d = edges_both_ways(heads[child], heads[parent])
             srcs.append(s)

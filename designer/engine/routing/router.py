@@ -24,7 +24,7 @@ from designer.engine.routing.limits import MAX_PATH_ENTRIES
 from designer.engine.routing.nic_policies import Ends, resolve, storage_mask
 from designer.engine.routing.routes import (
     DST_DOWN, NIC_DOWN, NO_FABRIC, NO_INTRA, NO_INTRA_DST, NO_INTRA_SRC, NO_NIC, OK, SAME_NODE, SRC_DOWN,
-    UPLINK_DOWN, Routes, fold_virtual,
+    UPLINK_DOWN, Routes, fold_virtual, take_flows,
 )
 from designer.engine.topology import Topology
 
@@ -79,7 +79,7 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
     key = _memo_key(flows, name, multipath, int(seed)) if isinstance(nic_policy, str) else None
     if key is None:
-        return Router(ctx, flows, policy, multipath, int(seed), name).run()
+        return _route_distinct(ctx, flows, policy, multipath, int(seed), name)
     # id(ctx) in the key: a derived context starts as a copy of its base's attributes, memo
     # included, but routes differently.
     key = (id(ctx), *key)
@@ -89,7 +89,7 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     recent = memo[1]
     routes = recent.get(key)
     if routes is None:
-        routes = Router(ctx, flows, policy, multipath, int(seed), name).run()
+        routes = _route_distinct(ctx, flows, policy, multipath, int(seed), name)
         if len(recent) >= _RECENT_ROUTES:
             recent.pop(next(iter(recent)))   # the oldest
         recent[key] = routes
@@ -99,6 +99,54 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
 # Routes kept per context for repeated calls: the planner predicts up to three algorithms of a
 # collective (ring, tree, NVLS tree) before the chosen one is routed for the simulation.
 _RECENT_ROUTES = 4
+
+
+# Below this many repeated same-host flows, finding them costs more than it saves.
+_MIN_REPEATS = 10_000
+
+
+def _route_distinct(ctx: RoutingContext, flows, policy, multipath: str, seed: int, name: str) -> Routes:
+    """:class:`Router` on ``flows``, each same-host (source, destination) pair routed once.
+
+    Why: NCCL's tree runs each host's chain under both trees of the double binary tree, so its
+    chain flows come twice (262,128 repeats of 524,256 flows on 16,384 GPUs). A flow's route
+    depends on its identity (pattern, index) only through the flow hash, and the hash only
+    picks among a cross-host flow's NICs, uplinks and fabric paths (``nic_policies``,
+    ``fabric``, :meth:`Router._assemble`); a flow inside one host takes its host's intra
+    segments of (source, destination) whatever its index. So the repeats of a same-host pair
+    share the first one's route, and :func:`~designer.engine.routing.routes.take_flows`
+    lays it out exactly as routing every flow does (checked against that in
+    ``tests/engine/test_routing_distinct.py``).
+    """
+    repeats = _same_host_repeats(ctx, flows)
+    if repeats is None:
+        return Router(ctx, flows, policy, multipath, seed, name).run()
+    keep, rep = repeats
+    distinct = Router(ctx, flows.take(keep), policy, multipath, seed, name).run()
+    return take_flows(distinct, rep, flows.src)
+
+
+def _same_host_repeats(ctx: RoutingContext, flows):
+    """(kept flows, per flow its position among them), keeping the first flow of each same-host
+    (source, destination) pair and every cross-host flow, in order; None when fewer than
+    :data:`_MIN_REPEATS` flows repeat an earlier one."""
+    n = len(flows)
+    if n < _MIN_REPEATS:
+        return None
+    src, dst = flows.src.astype(np.int64), flows.dst.astype(np.int64)
+    hs = ctx.node_hidx[src]
+    same = (hs >= 0) & (hs == ctx.node_hidx[dst])
+    if int(np.count_nonzero(same)) < _MIN_REPEATS:
+        return None
+    # Cross-host flows get keys of their own (negative), same-host ones their pair.
+    key = np.where(same, src * len(ctx.node_hidx) + dst, -1 - np.arange(n, dtype=np.int64))
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if n - len(first) < _MIN_REPEATS:
+        return None
+    order = np.argsort(first, kind="stable")
+    position = np.empty(len(first), dtype=np.int64)
+    position[order] = np.arange(len(first), dtype=np.int64)
+    return first[order], position[inverse.reshape(-1)]
 
 
 def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:

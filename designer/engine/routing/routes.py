@@ -14,7 +14,7 @@ from designer.engine.routing.csr import gather_rows
 from designer.engine.topology import Topology
 
 __all__ = [
-    "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual",
+    "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual", "take_flows",
     "OK", "SRC_DOWN", "DST_DOWN", "NIC_DOWN", "NO_NIC", "NO_INTRA_SRC", "NO_INTRA_DST", "NO_FABRIC",
     "NO_INTRA", "UPLINK_DOWN", "SAME_NODE",
 ]
@@ -260,6 +260,28 @@ def _per_flow(a, b, idx: np.ndarray, n: int) -> np.ndarray:
     if b is not None:
         out[idx] = b
     return out
+
+
+def take_flows(r: Routes, rep: np.ndarray, src: np.ndarray) -> Routes:
+    """Routes of ``len(rep)`` flows where flow ``i`` has exactly the paths, shares, weights,
+    stripes, status and class of flow ``rep[i]`` of ``r``; ``src`` (node index per flow) is the
+    new flows' sources (those of their ``rep``). Laid out as the router lays out its own
+    result (paths in flow order, ``first`` the running count), so routing flows once per
+    distinct route and taking them gives the arrays routing every flow would have."""
+    n = len(rep)
+    count = r.count[rep]
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(count[:-1], out=first[1:])
+    total = int(count.sum())
+    owner = np.repeat(np.arange(n, dtype=np.int64), count)
+    path = r.first[rep][owner] + (np.arange(total, dtype=np.int64) - first[owner])
+    values, lens = gather_rows(r.flow_ptr, r.flow_res, path)
+    flow_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(lens, out=flow_ptr[1:])
+    per_flow = (lambda a: None if a is None else a[rep])
+    return Routes(r.topo, flow_ptr, values, owner, r.share[path], np.asarray(src, dtype=np.int64), first,
+                  count, r.status[rep], r.class_code[rep], list(r.class_names), r.nic_policy,
+                  per_flow(r._subject), per_flow(r._nic), r.weight[path], r.stripes[path])
 
 
 def fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes:
