@@ -26,6 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from designer.engine.result_columns import DamagedResult
 from designer.exceptions import EngineValidationError, IllegalTransition, RevisionConflict
 
 __all__ = ["ApiError", "PayloadTooLarge", "api_exception_handler", "error_body", "handler404",
@@ -108,6 +109,9 @@ def _translate(exc: Exception) -> tuple[int, dict, dict]:
             "current_revision": exc.current_number, "base_revision": exc.base_number}), {}
     if isinstance(exc, IllegalTransition):
         return 409, error_body("conflict", str(exc), {"state": exc.old}), {}
+    if isinstance(exc, DamagedResult):  # the stored body does not decode: the data, not the request
+        logger.error("damaged stored result: %s", exc)
+        return 409, error_body("result_damaged", str(exc)), {}
     if isinstance(exc, (RequestDataTooBig, TooManyFieldsSent)):
         return 413, error_body("payload_too_large", str(exc) or "request body too large", {
             "limit_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES, "size_bytes": None}), {}

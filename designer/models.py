@@ -251,7 +251,8 @@ class SimulationResult(models.Model):
         if not self.encoding:
             return self.data
         if self.encoding != result_columns.ENCODING:
-            raise ValueError(f"result of job {self.job_id}: unknown encoding {self.encoding!r}")
+            raise result_columns.DamagedResult(
+                f"result of job {self.job_id}: unknown encoding {self.encoding!r}; run the job again")
         return result_columns.unpack(self.data, self.body)
 
 

@@ -43,7 +43,7 @@ cancel = extend_schema(summary="Cancel a queued or running job", request=None,
                        responses={200: s.JobSerializer, **errors(403, 404, 409)})
 
 result = extend_schema(
-    summary="The result JSON of a finished job (409 until it succeeded)",
+    summary="The result JSON of a finished job (409 until it succeeded, or `result_damaged`)",
     description="Simulations: `fabricscope.result/1`. A pattern with a disconnected flow does not "
                 "complete (`complete: false`, `completion_s: null`, a `reason`); the job completes "
                 "only if every pattern does (`summary.complete`, `summary.job_completion_s`, "

@@ -24,4 +24,5 @@ def _exit_now(status: int) -> None:
     os._exit(status)
 
 
-_exit_now(main())
+if __name__ == "__main__":  # importing the module (the engine guard test does) runs nothing
+    _exit_now(main())

@@ -21,7 +21,8 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ENCODING", "BULK_KEYS", "split", "pack", "unpack", "encode_table", "decode_table"]
+__all__ = ["ENCODING", "BULK_KEYS", "DamagedResult", "split", "pack", "unpack", "encode_table",
+           "decode_table"]
 
 ENCODING = "fabricscope.columns/1+zlib"
 BULK_KEYS = ("flows", "resources", "diff", "latency")
@@ -59,15 +60,31 @@ def pack(document: dict) -> tuple[dict, bytes]:
     return head, zlib.compress(orjson.dumps(payload), _LEVEL)
 
 
+class DamagedResult(ValueError):
+    """A stored body that does not decode (truncated, overwritten, not this codec's)."""
+
+
 def unpack(head: dict, body: bytes | memoryview | None) -> dict:
-    """The document :func:`pack` split into ``head`` and ``body`` (``body`` None: ``head``)."""
+    """The document :func:`pack` split into ``head`` and ``body`` (``body`` None: ``head``).
+
+    Raises
+    ------
+    DamagedResult
+        The body is not a compressed payload of :func:`pack` (one error class, with what failed,
+        instead of whichever of zlib, orjson, KeyError or TypeError the damage happened to hit).
+    """
     if body is None:
         return head
-    payload = orjson.loads(zlib.decompress(bytes(body)))
-    strings = payload["strings"]
-    parts = {k: _decode_value(v, strings) for k, v in payload["parts"].items()}
-    return {k: (parts[k] if k in parts else head[k]) for k in payload["order"]
-            if k in parts or k in head}
+    try:
+        payload = orjson.loads(zlib.decompress(bytes(body)))
+        strings = payload["strings"]
+        parts = {k: _decode_value(v, strings) for k, v in payload["parts"].items()}
+        return {k: (parts[k] if k in parts else head[k]) for k in payload["order"]
+                if k in parts or k in head}
+    except (zlib.error, orjson.JSONDecodeError, KeyError, TypeError, IndexError, AttributeError,
+            StopIteration, RecursionError) as exc:
+        raise DamagedResult(f"the stored result body is damaged ({type(exc).__name__}: {str(exc)[:200]}); "
+                            "run the job again to store a new result") from None
 
 
 # --- tables -----------------------------------------------------------------------------------------

@@ -60,7 +60,13 @@ def result_figures(*, job_id: int, key: str,
               .values_list("keys", "figures", "path_index").first())
     if stored is not None:
         keys, figures, index = stored
-        return FigureSet(keys, _text(figures), None if index is None else _text(index))
+        try:
+            return FigureSet(keys, _text(figures), None if index is None else _text(index))
+        except (zlib.error, UnicodeDecodeError):
+            # A damaged cache entry is dropped and rebuilt from the result: it was a 500 on
+            # every visit of the page until someone deleted the row by hand.
+            logger.warning("figures %s of job %s are damaged: rebuilt", key, job_id)
+            ResultFigures.objects.filter(result_id=job_id, key=key).delete()
     row = SimulationResult.objects.filter(job_id=job_id).first()
     if row is None:
         return None

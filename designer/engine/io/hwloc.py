@@ -33,7 +33,7 @@ import re
 from designer.engine.errors import ImportFormatError, Problem
 from designer.engine.io._model import Bridge, Device, HostModel, Numa, cpu_family
 from designer.engine.io.pci_ids import lookup
-from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, xgmi_tech
+from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, check_host_size, xgmi_tech
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_hwloc", "speed_to_pcie", "DEFAULT_NIC_GBPS"]
@@ -186,7 +186,7 @@ class _Reader:
         infos = {}
         for o in el.iter("object"):
             infos.update(_infos(o))
-        index = next((int(m.group(1)) for n in osdevs if (m := re.match(r"^(?:cuda|nvml|rsmi)(\d+)$", n))),
+        index = next((int(m.group(1)) for n in osdevs if (m := re.match(r"^(?:cuda|nvml|rsmi)([0-9]{1,6})$", n))),
                      None)
         attrs = {"model": "unknown", "busid": busid, **_pci_attrs(*pci_id, "gpu")}
         if infos.get("GPUModel"):   # the driver's own name (NVML/RSMI backends) is the best
@@ -278,6 +278,7 @@ def parse_hwloc(text: str | bytes) -> HostModel:
     reader.walk(machine, [])
     reader.xgmi_links()
     model.numas = [reader.numas[k] for k in sorted(reader.numas)]
+    check_host_size(model, "the hwloc XML")
     nvidia = [d for d in _devices(model)
               if d.kind == "gpu" and not str(d.attrs.get("pci_id", "")).startswith("1002")]
     if nvidia:

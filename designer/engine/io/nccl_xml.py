@@ -53,7 +53,7 @@ from designer.engine.io._model import (
     cpu_family,
 )
 from designer.engine.io.pci_ids import PciModel, family_of, lookup, parse_id
-from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, xgmi_tech
+from designer.engine.io.rocm_smi import FabricHostModel, GpuLink, check_host_size, xgmi_tech
 from designer.engine.io.safe_xml import parse_xml
 
 __all__ = ["parse_nccl_xml", "GEN_BY_GTS", "GPU_MODEL_BY_SM", "DEFAULT_NET_GBPS"]
@@ -208,8 +208,8 @@ class _Reader:
         tech; other parts RCCL's per-link figure as an explicit capacity."""
         target = (el.get("target") or "").lower()
         count = _int(el.get("count")) or 1
-        if not target:
-            self.model.warn(f"pci {busid}: xgmi without target skipped")
+        if not target or target == busid:     # to itself: a self-loop the document refuses
+            self.model.warn(f"pci {busid}: xgmi {'to itself' if target else 'without target'} skipped")
             return
         pair = tuple(sorted((busid, target)))
         if pair in self.gpu_keys:
@@ -369,6 +369,7 @@ def parse_nccl_xml(text: str | bytes) -> HostModel:
         numa = reader.cpu(el, i, used)
         numa.children = [c for c in numa.children if not isinstance(c, _Placed)]
         model.numas.append(numa)
+    check_host_size(model, "the NCCL topology XML")   # before the per-link walks below
     for nv in model.nvlinks:   # nvlinks to the CPU ("cpu-of:<gpu busid>") go to the GPU's socket
         if nv.b.startswith("cpu-of:"):
             nv.b = _numa_key_of(model, nv.a)

@@ -32,7 +32,8 @@ from designer.engine.errors import ImportFormatError, Problem
 from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink, walk_devices
 from designer.engine.io.pci_ids import nvlink_generation
 
-__all__ = ["parse_nvidia_smi", "parse_matrix", "LEVELS", "DEFAULT_NIC_GBPS", "MAX_NVLINKS_PER_GPU"]
+__all__ = ["parse_nvidia_smi", "parse_matrix", "LEVELS", "DEFAULT_NIC_GBPS", "MAX_NVLINKS_PER_GPU", "MAX_GPUS",
+           "MAX_DEVICES"]
 
 #: PCIe relation codes by distance (``SOC`` is the pre-2017 name of ``SYS``).
 LEVELS = {"PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5, "SOC": 5}
@@ -41,9 +42,11 @@ DEFAULT_NIC_GBPS = 100.0
 #: More NVLinks per GPU than this cannot be direct links (H100/B200 have 18).
 MAX_NVLINKS_PER_GPU = 18
 MAX_TEXT_CHARS = 1024 * 1024
+MAX_GPUS = 64
+MAX_DEVICES = 192
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
-_NV = re.compile(r"^NV(\d+)$")
+_NV = re.compile(r"^NV([0-9]{1,4})$")     # bounded: int() of "NV" + 5,000 digits was a ValueError (500)
 _EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 _LEGEND_NIC = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 
@@ -73,6 +76,7 @@ def parse_matrix(text: str) -> dict:
     for c in _EXTRA_COLUMNS:
         header = header.replace(c, "")
     devices = header.split()
+    _check_devices(devices, header_at)
     legend = {m.group(1): m.group(2) for l in lines if (m := _LEGEND_NIC.match(l))}
     matrix, extra = {}, {}
     for lineno in range(header_at + 1, len(lines)):
@@ -88,13 +92,29 @@ def parse_matrix(text: str) -> dict:
                 [Problem(f"line {lineno + 1}", f"{len(cells)} cells for {len(devices)} devices")])
         for col, code in zip(devices, cells):
             if code != "X" and code not in LEVELS and not _NV.match(code):
-                raise ImportFormatError(f"unknown relation {code!r} between {row} and {col}",
-                                        [Problem(f"line {lineno + 1}", f"unknown code {code!r}")])
+                raise ImportFormatError(f"unknown relation {code[:40]!r} between {row} and {col}",
+                                        [Problem(f"line {lineno + 1}", f"unknown code {code[:40]!r}")])
             matrix[(row, col)] = code
         extra[row] = dict(zip(extras, cells[len(devices):]))
     if not any(k[0] == "GPU0" for k in matrix):
         raise ImportFormatError("nvidia-smi output has no GPU0 row")
     return {"devices": devices, "matrix": matrix, "extra": extra, "legend": legend}
+
+
+def _check_devices(devices: list[str], header_at: int) -> None:
+    """A header of at most :data:`MAX_GPUS` GPUs named ``GPU<k>`` and :data:`MAX_DEVICES` columns.
+
+    One server shows 8-16 GPUs (HGX); the matrix is quadratic in the columns, and 300 GPUs
+    took 3 s of CPU to import, so more is refused like rocm-smi's 64 (``rocm_smi._MAX_GPUS``).
+    """
+    where = [Problem(f"line {header_at + 1}", "header")]
+    gpus = [d for d in devices if d.startswith("GPU")]
+    bad = next((d for d in gpus if not re.fullmatch(r"GPU[0-9]{1,4}", d)), None)
+    if bad is not None:
+        raise ImportFormatError(f"bad GPU column {bad[:40]!r} (expected GPU<k>)", where)
+    if len(gpus) > MAX_GPUS or len(devices) > MAX_DEVICES:
+        raise ImportFormatError(f"{len(gpus)} GPUs / {len(devices)} columns refused (at most {MAX_GPUS} GPUs "
+                                f"and {MAX_DEVICES} columns: one server's nvidia-smi topo -m)", where)
 
 
 class _Clusters:

@@ -48,8 +48,14 @@ from designer.engine.io._model import Device, HostModel, Numa
 from designer.engine.io.pci_ids import PCI_MODELS, family_of
 
 __all__ = ["GpuLink", "FabricHostModel", "parse_rocm_smi", "parse_sections", "write_gpu_links",
-           "check_reproduction", "xgmi_tech", "rocm_matrix", "XGMI_HOP_WEIGHT", "looks_like_rocm_smi"]
+           "check_reproduction", "xgmi_tech", "rocm_matrix", "XGMI_HOP_WEIGHT", "looks_like_rocm_smi",
+           "check_host_size", "MAX_HOST_NODES", "MAX_HOST_LINKS"]
 
+#: Nodes (sockets, bridges, devices) and GPU links one imported host may have: a server has a
+#: few hundred PCIe objects at most, and writing and checking the host is quadratic in them (an
+#: NCCL XML of 3,200 copies of one <pci> line, 280 kB, took 14 s of CPU; 1,024 nodes take 0.6 s).
+MAX_HOST_NODES = 1024
+MAX_HOST_LINKS = 4096
 #: Weight the amdgpu driver gives one physical xGMI hop (ROCm/rocm-systems#7372).
 XGMI_HOP_WEIGHT = 15
 MAX_TEXT_CHARS = 1024 * 1024
@@ -57,10 +63,12 @@ _MAX_GPUS = 64
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
 _TITLE = re.compile(r"^=+\s*(.*?)\s*=+$")
-_GPU = re.compile(r"^GPU(\d+)$")
-_NUMA = re.compile(r"^GPU\[(\d+)\]\s*:\s*\(Topology\)\s*Numa (Node|Affinity)\s*:\s*(-?\d+|NONE|N/A)\s*$",
+_GPU = re.compile(r"^GPU([0-9]{1,4})$")   # bounded: int() of 5,000 digits is a ValueError
+# Digits bounded: int() of a 5,000-digit index or node was a ValueError (a 500); such lines are
+# not rocm-smi's and are ignored like any other unknown line.
+_NUMA = re.compile(r"^GPU\[([0-9]{1,6})\]\s*:\s*\(Topology\)\s*Numa (Node|Affinity)\s*:\s*(-?[0-9]{1,9}|NONE|N/A)\s*$",
                    re.I)
-_CARD = re.compile(r"^GPU\[(\d+)\]\s*:\s*Card (Series|Model|SKU)\s*:\s*(.+?)\s*$", re.I)
+_CARD = re.compile(r"^GPU\[([0-9]{1,6})\]\s*:\s*Card (Series|Model|SKU)\s*:\s*(.{1,200}?)\s*$", re.I)
 _SECTIONS = {"weight": "weight between two gpus", "hops": "hops between two gpus",
              "type": "link type between two gpus"}
 # amd-smi topology (rocm-smi's successor): "WEIGHT TABLE:", "HOPS TABLE:", "LINK TYPE TABLE:" with
@@ -86,6 +94,28 @@ class FabricHostModel(HostModel):
     """A :class:`HostModel` with direct non-NVLink GPU links (xGMI)."""
 
     gpu_links: list[GpuLink] = field(default_factory=list)
+
+
+def check_host_size(model: HostModel, what: str) -> None:
+    """Refuse a parsed host above :data:`MAX_HOST_NODES` nodes or :data:`MAX_HOST_LINKS` GPU links
+    (NVLink and xGMI entries), before the quadratic steps that write and check it.
+
+    Raises
+    ------
+    ImportFormatError
+        Located at ``/`` with the counts.
+    """
+    nodes, stack = 0, [c for numa in model.numas for c in numa.children]
+    nodes += len(model.numas)
+    while stack and nodes <= MAX_HOST_NODES:
+        item = stack.pop()
+        nodes += 1
+        stack.extend(getattr(item, "children", ()))
+    links = len(model.nvlinks) + len(getattr(model, "gpu_links", ()))
+    if nodes > MAX_HOST_NODES or links > MAX_HOST_LINKS:
+        raise ImportFormatError(
+            f"{what} describes more than one server can hold: {nodes:,}{'+' if stack else ''} nodes, {links:,} GPU "
+            f"links (at most {MAX_HOST_NODES:,} and {MAX_HOST_LINKS:,})", [Problem("/", "too many devices or links")])
 
 
 def looks_like_rocm_smi(head: str) -> bool:

@@ -29,11 +29,13 @@ groups). This is a per-rank, all-stages-in-lockstep reading: the pipeline bubble
 """
 from __future__ import annotations
 
+import io
+import math
 import re
 
 from designer.engine.errors import ImportFormatError, LimitExceeded, Problem
 
-__all__ = ["COMM_TYPES", "HEADER_KEYS", "MAX_PHASES", "parse_simai", "simai_job"]
+__all__ = ["COMM_TYPES", "HEADER_KEYS", "MAX_HEADER_VALUE", "MAX_PHASES", "MAX_PROBLEMS", "parse_simai", "simai_job"]
 
 HEADER_KEYS = {"model_parallel_NPU_group", "ep", "pp", "vpp", "ga", "all_gpus", "checkpoints",
                "checkpoint_initiates", "pp_comm"}
@@ -42,6 +44,11 @@ COMM_TYPES = {"ALLREDUCE": "allreduce", "ALLGATHER": "allgather", "REDUCESCATTER
               "ALLTOALL": "alltoall"}
 # A job above this many phases is refused (the event loop re-solves at every phase boundary).
 MAX_PHASES = 50_000
+# Header values (GPU counts, sizes, ga): 10 ASCII digits at most, so int() never meets Python's
+# 4,300-digit limit (a ValueError, a 500) and no count is absurd before the topology is consulted.
+MAX_HEADER_VALUE = 2 ** 32
+# Problems listed per file: enough to fix a file, bounded for a file of garbage.
+MAX_PROBLEMS = 20
 _COLUMNS = ("name", "reserved", "fwd compute time", "fwd comm type", "fwd comm size", "ig compute time",
             "ig comm type", "ig comm size", "wg compute time", "wg comm type", "wg comm size", "wg update time")
 
@@ -60,21 +67,32 @@ def parse_simai(text: str) -> dict:
     ImportFormatError
         Located at ``line N`` (and the column name) for anything unexpected.
     """
-    lines = [(n + 1, ln.strip()) for n, ln in enumerate(text.splitlines()) if ln.strip()]
-    if len(lines) < 2:
+    # Lines are read lazily and parsing stops early: a 4 MB file of a million bad lines made a
+    # million problems (1 GB, 20 s of CPU and a 200 MB error message) before this.
+    lines = ((n + 1, ln.strip()) for n, ln in enumerate(io.StringIO(text, newline=None)) if ln.strip())
+    first, second = next(lines, None), next(lines, None)
+    if second is None:
         raise ImportFormatError("not a SimAI workload", [Problem("line 1", "expected a header line and a layer count")])
-    mode, header = _header(*lines[0])
-    n_line, count = lines[1]
-    if not re.fullmatch(r"\d+", count):
-        raise ImportFormatError("bad layer count", [Problem(f"line {n_line}", f"expected the layer count, got {count!r}")])
-    layers, problems = [], []
-    for n, line in lines[2:]:
+    mode, header = _header(*first)
+    n_line, count = second
+    if not re.fullmatch(r"[0-9]{1,10}", count):
+        raise ImportFormatError("bad layer count", [Problem(f"line {n_line}", f"expected the layer count, got {count[:40]!r}")])
+    if 3 * int(count) + 1 > MAX_PHASES:      # three compute phases per layer, at least
+        raise LimitExceeded("job too large", [Problem(f"line {n_line}", f"{int(count):,} layers make more than "
+                                                                      f"{MAX_PHASES:,} phases (the limit)")])
+    layers, problems, seen = [], [], 0
+    for n, line in lines:
+        seen += 1
+        if seen > int(count) or len(problems) >= MAX_PROBLEMS:
+            continue                  # count the remaining lines only
         try:
             layers.append(_layer(n, line))
         except ImportFormatError as exc:
-            problems.extend(exc.problems)
-    if not problems and len(layers) != int(count):
-        problems.append(Problem(f"line {n_line}", f"says {count} layers, the file has {len(layers)}"))
+            problems.extend(exc.problems[:MAX_PROBLEMS - len(problems)])
+    if len(problems) >= MAX_PROBLEMS:
+        problems.append(Problem("", f"stopped after {MAX_PROBLEMS} problems"))
+    elif not problems and seen != int(count):
+        problems.append(Problem(f"line {n_line}", f"says {count} layers, the file has {seen}"))
     if problems:
         raise ImportFormatError("invalid SimAI workload", problems)
     return {"mode": mode, "header": header, "layers": layers}
@@ -88,19 +106,23 @@ def _header(n: int, line: str) -> tuple[str, dict]:
                                                                   f"(expected one of {', '.join(KNOWN_MODES)})")])
     header, problems, rest = {}, [], tokens[1:]
     k = 0
-    while k < len(rest):
+    while k < len(rest) and len(problems) < MAX_PROBLEMS:
         key = rest[k].rstrip(":")
         value = rest[k + 1] if k + 1 < len(rest) else None
         if key not in HEADER_KEYS:
             problems.append(Problem(f"line {n}", f"unknown header field {key!r}"))
-        elif value is None or not re.fullmatch(r"\d+", value):
-            problems.append(Problem(f"line {n}", f"header field {key!r} needs an integer, got {value!r}"))
+        elif value is None or not re.fullmatch(r"[0-9]{1,10}", value) or int(value) > MAX_HEADER_VALUE:
+            problems.append(Problem(f"line {n}", f"header field {key!r} needs an integer in "
+                                    f"0..{MAX_HEADER_VALUE:,}, got {value[:40] if value else value!r}"))
         else:
             header[key] = int(value)
         k += 2
     for key in ("model_parallel_NPU_group", "all_gpus"):
         if key not in header and not problems:
             problems.append(Problem(f"line {n}", f"missing header field {key!r}"))
+    for key in ("model_parallel_NPU_group", "pp", "ep", "all_gpus"):
+        if header.get(key) == 0:     # a divisor of all_gpus (0 was a ZeroDivisionError, a 500)
+            problems.append(Problem(f"line {n}", f"header field {key!r} must be >= 1"))
     if problems:
         raise ImportFormatError("invalid SimAI header", problems)
     return mode, header
@@ -114,8 +136,10 @@ def _layer(n: int, line: str) -> dict:
     problems = []
 
     def number(i):
-        if not re.fullmatch(r"-?\d+(\.\d+)?", cols[i]) or float(cols[i]) < 0 and i != 1:
-            problems.append(Problem(f"line {n}", f"{_COLUMNS[i]}: expected a number >= 0, got {cols[i]!r}"))
+        # 400 digits parse as inf: refused here, at the line, not later at a phase.
+        if (not re.fullmatch(r"-?\d+(\.\d+)?", cols[i]) or float(cols[i]) < 0 and i != 1
+                or not math.isfinite(float(cols[i]))):
+            problems.append(Problem(f"line {n}", f"{_COLUMNS[i]}: expected a finite number >= 0, got {cols[i][:40]!r}"))
             return 0.0
         return float(cols[i])
 
@@ -158,14 +182,25 @@ def simai_job(text: str, *, time_unit_s: float = 1e-9) -> dict:
         raise ImportFormatError("bad header", [Problem("line 1", f"all_gpus {h['all_gpus']} is not a multiple of "
                                                                  f"model_parallel_NPU_group × pp = {tp * pp}")])
     layout = {"tp": tp, "pp": pp, "dp": h["all_gpus"] // (tp * pp), "ep": ep}
+    micro_batches = max(1, h.get("ga", 1))
+    # Counted before anything is built: ``ga: 4000000000`` made the builder loop for hours.
+    phases = micro_batches * _phases_per_micro_batch(layers, pp, h.get("pp_comm", 0)) + 1
+    if phases > MAX_PHASES:
+        raise LimitExceeded("job too large", [Problem("line 2", f"the job would have {phases:,} phases "
+                                                                f"(limit {MAX_PHASES:,}); lower ga or the layer count")])
     builder = _Builder(time_unit_s)
-    for i in range(max(1, h.get("ga", 1))):
+    for i in range(micro_batches):
         builder.micro_batch(i, layers, pp, h.get("pp_comm", 0))
     builder.finish(layers)
-    if len(builder.phases) > MAX_PHASES:
-        raise LimitExceeded("job too large", [Problem("line 2", f"the job would have {len(builder.phases):,} phases "
-                                                                f"(limit {MAX_PHASES:,}); lower ga or the layer count")])
     return {"job": {"name": parsed["mode"], "source": "simai", "layout": layout, "phases": builder.phases}}
+
+
+def _phases_per_micro_batch(layers: list, pp: int, pp_comm: int) -> int:
+    """Phases :meth:`_Builder.micro_batch` adds: three computes per layer, a phase per
+    communication that sends bytes, and two pipeline sends when ``pp`` > 1."""
+    comms = sum(1 for layer in layers for slot in ("fwd", "ig", "wg")
+                if layer[slot][1] is not None and layer[slot][3] > 0)
+    return 3 * len(layers) + comms + (2 if pp > 1 and pp_comm else 0)
 
 
 class _Builder:

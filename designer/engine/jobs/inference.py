@@ -87,7 +87,9 @@ def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> t
     per_token = kv_cache_bytes(dims["layers"], dims["kv_heads"], dims["head_dim"], dims["dtype_bytes"], 1)
     per_request = per_token * dims["prompt_tokens"]
     prefill_s = _prefill_s(dims, tp_p, where)
-    requests = dims.get("requests") or 2 * max(len(pre), len(dec))
+    # The default (two rounds over the larger side) is capped too: 4,096 one-GPU instances would
+    # otherwise make 8,192 requests, past the limit a given ``requests`` has.
+    requests = dims.get("requests") or min(2 * max(len(pre), len(dec)), MAX_REQUESTS)
     ids = topo.node_ids
     phases = []
     for k in range(requests):
@@ -120,16 +122,16 @@ def _dims(raw, where) -> tuple[dict, list]:
         dims["kv_heads"] = dims["heads"]
     for key in ("layers", "kv_heads", "head_dim", "prompt_tokens"):
         if not _is_int(dims.get(key)):
-            problems.append(Problem(f"{where}.{key}", "must be an integer >= 1" + (
+            problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31" + (
                 "" if key == "prompt_tokens" else " (or give a model)")))
     for key in ("prefill_tp", "decode_tp"):
         if key in dims and not _is_int(dims[key]):
-            problems.append(Problem(f"{where}.{key}", "must be an integer >= 1"))
+            problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31"))
     if "requests" in dims and (not _is_int(dims["requests"]) or dims["requests"] > MAX_REQUESTS):
         problems.append(Problem(f"{where}.requests", f"must be an integer in 1..{MAX_REQUESTS:,}"))
     for key in ("request_rate", "dtype_bytes"):
-        if not _is_pos(dims.get(key)):
-            problems.append(Problem(f"{where}.{key}", "must be a number > 0" + (
+        if not (_is_pos(dims.get(key)) and dims[key] <= 2 ** 31):
+            problems.append(Problem(f"{where}.{key}", "must be a number > 0 (at most 2**31)" + (
                 " (requests per second)" if key == "request_rate" else " (bytes per element)")))
     if "prefill_s" in dims and not (_is_num(dims["prefill_s"]) and dims["prefill_s"] >= 0):
         problems.append(Problem(f"{where}.prefill_s", "must be a number of seconds >= 0"))
@@ -137,11 +139,15 @@ def _dims(raw, where) -> tuple[dict, list]:
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+    # Bounded like the training template's dimensions (models._MAX_DIM): 10**400 tokens made
+    # float() of the KV bytes overflow (a 500).
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 2 ** 31
 
 
 def _is_num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+    from designer.engine.jobs.models import _is_real
+
+    return _is_real(v)
 
 
 def _is_pos(v) -> bool:

@@ -34,7 +34,9 @@ stage; ``dp.s{p}`` after the stage's last backward; ``step`` after every ``dp``.
 """
 from __future__ import annotations
 
-from designer.engine.errors import InvalidWorkload, Problem
+import math
+
+from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 
 __all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "model_base", "stage_numbers"]
 
@@ -65,12 +67,12 @@ def model_base(raw: dict, where: str, keys: set, own_dims: str) -> tuple[dict, l
     """The named model's dimensions (``raw["model"]``, restricted to ``keys``) and the problems
     of ``raw``: fields outside ``keys``, an unknown model (``own_dims`` says what to give instead)."""
     problems = []
-    extra = set(raw) - keys
+    extra = set(map(str, raw)) - keys
     if extra:
         problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
     base = {}
     if "model" in raw:
-        if raw["model"] not in MODELS:
+        if not isinstance(raw["model"], str) or raw["model"] not in MODELS:
             problems.append(Problem(f"{where}.model", f"unknown model {raw['model']!r} (choose from "
                                     f"{', '.join(MODELS)}, or give {own_dims})"))
         else:
@@ -84,21 +86,56 @@ def _dims(raw: dict, where: str) -> dict:
             "seq_len": 4096, "micro_batch": 1, "microbatches": 1, "dtype_bytes": 2, "grad_bytes": 4,
             "gpu": "h100", "mfu": 0.4, "optimizer_s": 0.0, **base,
             **{k: v for k, v in raw.items() if k != "model"}}
-    for key in ("hidden", "layers", "heads", "ffn", "vocab", "seq_len", "micro_batch", "microbatches"):
-        v = dims.get(key)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            problems.append(Problem(f"{where}.{key}", "must be an integer >= 1"))
     if dims.get("kv_heads") is None:
         dims["kv_heads"] = dims.get("heads")
-    if not isinstance(dims["mfu"], (int, float)) or not 0 < dims["mfu"] <= 1:
+    _check_numbers(dims, where, problems)
+    if not isinstance(dims["mfu"], (int, float)) or isinstance(dims["mfu"], bool) or not 0 < dims["mfu"] <= 1:
         problems.append(Problem(f"{where}.mfu", "must be a fraction in (0, 1]"))
-    if "peak_tflops" not in dims and dims["gpu"] not in GPU_PEAK_TFLOPS:
+    if "peak_tflops" not in dims and (not isinstance(dims["gpu"], str) or dims["gpu"] not in GPU_PEAK_TFLOPS):
         problems.append(Problem(f"{where}.gpu", f"unknown gpu {dims['gpu']!r} (choose from "
                                 f"{', '.join(GPU_PEAK_TFLOPS)}, or give peak_tflops)"))
     if problems:
         raise InvalidWorkload("invalid job template", problems)
     dims.setdefault("peak_tflops", GPU_PEAK_TFLOPS.get(dims["gpu"]))
     return dims
+
+
+# Integer dimensions are at most 2**31 (ten times any real model's), so the FLOP and byte
+# products (~s²·h·l·b < 2**160) stay finite floats; sizes that only multiply bytes are positive
+# finite numbers. A string, bool, NaN or 0 here was a TypeError / ZeroDivisionError (a 500).
+_MAX_DIM = 2 ** 31
+_POSITIVE_INTS = ("hidden", "layers", "heads", "kv_heads", "ffn", "vocab", "seq_len", "micro_batch",
+                  "microbatches")
+_COUNTS = ("experts", "shared_experts", "top_k", "expert_ffn", "dense_layers")   # 0 allowed
+_POSITIVE_NUMBERS = ("dtype_bytes", "grad_bytes", "peak_tflops")
+
+
+def _is_int(v, least: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and least <= v <= _MAX_DIM
+
+
+def _is_real(v) -> bool:
+    """A finite JSON number (not a bool; a 400-digit integer is not a float either)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _check_numbers(dims: dict, where: str, problems: list) -> None:
+    for key in _POSITIVE_INTS:
+        if not _is_int(dims.get(key), 1):
+            problems.append(Problem(f"{where}.{key}", f"must be an integer in 1..{_MAX_DIM:,}"))
+    for key in _COUNTS:
+        if not _is_int(dims.get(key), 0):
+            problems.append(Problem(f"{where}.{key}", f"must be an integer in 0..{_MAX_DIM:,}"))
+    for key in _POSITIVE_NUMBERS:
+        if key in dims and not (_is_real(dims[key]) and 0 < dims[key] <= _MAX_DIM):
+            problems.append(Problem(f"{where}.{key}", "must be a finite number > 0"))
+    if not (_is_real(dims.get("optimizer_s")) and dims["optimizer_s"] >= 0):
+        problems.append(Problem(f"{where}.optimizer_s", "must be a finite number of seconds >= 0"))
 
 
 def stage_numbers(dims: dict, sizes: dict, stage: int) -> dict:
@@ -159,6 +196,7 @@ def expand_template(raw, layout, where: str = "workload.job.template") -> list[d
     sizes = layout.sizes
     if dims["layers"] < sizes["pp"]:
         raise InvalidWorkload("bad template", [Problem(f"{where}.layers", f"{dims['layers']} layers < pp {sizes['pp']}")])
+    _check_phase_count(dims["microbatches"], sizes["pp"], where)
     pp_groups = layout.groups("pp")
     stages = [stage_numbers(dims, sizes, p) for p in range(sizes["pp"])]
     m = dims["microbatches"]
@@ -177,6 +215,19 @@ def expand_template(raw, layout, where: str = "workload.job.template") -> list[d
     phases.append({"id": "step", "compute_s": float(dims["optimizer_s"]),
                    "after": [f"dp.s{p}" for p in range(sizes["pp"])]})
     return phases
+
+
+def _check_phase_count(microbatches: int, pp: int, where: str) -> None:
+    """Refuse a template before expanding it: 3 phases per pass, 2 passes per micro-batch and
+    stage, a DP phase per stage and the step (10**6 micro-batches took minutes to expand only to
+    be refused for its flow count)."""
+    from designer.engine.jobs.spec import MAX_PHASES
+
+    phases = 6 * microbatches * pp + pp + 1
+    if phases > MAX_PHASES:
+        raise LimitExceeded(f"the template expands to {phases:,} phases (limit {MAX_PHASES:,})", [Problem(
+            f"{where}.microbatches", f"{microbatches:,} micro-batches × pp {pp} make {phases:,} phases "
+                                     f"(6 per micro-batch and stage); the limit is {MAX_PHASES:,}")])
 
 
 def _collective(pid, kind, size, group, stage) -> dict:

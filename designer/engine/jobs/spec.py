@@ -15,11 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from designer.engine.collectives import COLLECTIVE_KINDS, check_algorithm
-from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.jobs.layout import Layout, normalize_layout
 from designer.engine.workloads import normalize_pattern
 
-__all__ = ["JobSpec", "job_overview", "normalize_job"]
+__all__ = ["MAX_PHASES", "JobSpec", "job_overview", "normalize_job"]
+
+# Phases of one job: the event loop re-solves the rates at every phase boundary and the result
+# lists every phase, so a job is bounded like a SimAI import (designer.engine.io.simai.MAX_PHASES).
+MAX_PHASES = 50_000
 
 _JOB_KEYS = {"layout", "phases", "name", "source", "template"}
 _PHASE_KEYS = {"id", "compute_s", "wait_s", "patterns", "after", "label"}
@@ -84,6 +88,9 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
     if not isinstance(phases_raw, list) or not phases_raw:
         problems.append(Problem(f"{where}.phases", "must be a non-empty list of phases"))
         raise InvalidWorkload("invalid job", problems)
+    if len(phases_raw) > MAX_PHASES:
+        raise LimitExceeded(f"the job has {len(phases_raw):,} phases (limit {MAX_PHASES:,})", [Problem(
+            f"{where}.phases", f"{len(phases_raw):,} phases exceed the limit of {MAX_PHASES:,}")])
     if problems:
         raise InvalidWorkload("invalid job", problems)
     patterns, phases = [], []
@@ -121,12 +128,12 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
     if extra:
         problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
     compute = ph.get("compute_s", 0.0)
-    if not isinstance(compute, (int, float)) or isinstance(compute, bool) or not 0 <= compute < float("inf"):
+    if not _seconds(compute):
         problems.append(Problem(f"{where}.compute_s", "must be a number of seconds >= 0"))
     else:
         out["compute_s"] = float(compute)
     wait = ph.get("wait_s", 0.0)
-    if not isinstance(wait, (int, float)) or isinstance(wait, bool) or not 0 <= wait < float("inf"):
+    if not _seconds(wait):
         problems.append(Problem(f"{where}.wait_s", "must be a number of seconds >= 0"))
     else:
         out["wait_s"] = float(wait)
@@ -157,24 +164,38 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
     return out
 
 
+def _seconds(v) -> bool:
+    """A finite number of seconds >= 0 (a 400-digit integer is not: float() of it overflows)."""
+    from designer.engine.jobs.models import _is_real
+
+    return _is_real(v) and v >= 0
+
+
 def _check_acyclic(phases, where, problems) -> None:
+    """Locate the first dependency cycle, iteratively: an imported job chains tens of thousands of
+    phases, deeper than Python's recursion limit (a recursive walk was a RecursionError, a 500)."""
     state = [0] * len(phases)        # 0 new, 1 on the stack, 2 done
-
-    def visit(k, trail):
-        state[k] = 1
-        for d in phases[k]["after"]:
-            if state[d] == 1:
-                cycle = " → ".join(phases[i]["id"] for i in trail[trail.index(d):] + [d])
+    for root in range(len(phases)):
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, iter(phases[root]["after"]))]
+        while stack:
+            k, deps = stack[-1]
+            d = next(deps, None)
+            if d is None:
+                state[k] = 2
+                stack.pop()
+            elif state[d] == 1:
+                trail = [n for n, _ in stack]
+                ids = [phases[i]["id"] for i in trail[trail.index(d):] + [d]]
+                # A cycle through 50,000 phases is named by its ends, not a 500 kB message.
+                cycle = " → ".join(ids if len(ids) <= 12 else ids[:6] + ["…"] + ids[-6:])
                 problems.append(Problem(f"{where}.phases[{k}].after", f"dependency cycle {cycle}"))
-                return False
-            if state[d] == 0 and not visit(d, trail + [d]):
-                return False
-        state[k] = 2
-        return True
-
-    for k in range(len(phases)):
-        if state[k] == 0 and not visit(k, [k]):
-            return
+                return
+            elif state[d] == 0:
+                state[d] = 1
+                stack.append((d, iter(phases[d]["after"])))
 
 
 def job_overview(raw) -> dict:
