@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.splitmix import mix as _mix
 
 __all__ = ["Allocation", "maxmin", "maxmin_reference", "assert_valid_allocation", "prepare_inputs",
            "prepare_weights", "Aggregation", "aggregate_identical", "remembering_solves"]
@@ -258,16 +259,6 @@ class Aggregation:
         return rates, lev, bneck
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer of uint64 values (the solver does not import routing, which has one)."""
-    x = x.astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
 
 
 def _count_distinct(values: np.ndarray) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from designer.engine.splitmix import mix
+
 __all__ = ["mix", "flow_hash", "UPLINK_SALT", "FABRIC_SALT", "NIC_SALT"]
 
 # One salt per decision, so that the uplink, the fabric path and the NIC of a flow are
@@ -16,16 +18,6 @@ __all__ = ["mix", "flow_hash", "UPLINK_SALT", "FABRIC_SALT", "NIC_SALT"]
 UPLINK_SALT, FABRIC_SALT, NIC_SALT = 0x0F1, 0xEC3, 0x51AB
 
 
-def mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer: a cheap, well-spread deterministic hash of uint64 values."""
-    x = x.astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
 
 
 def flow_hash(flows, seed: int, salt: int) -> np.ndarray:
