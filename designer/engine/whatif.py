@@ -547,7 +547,8 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
     dict
         ``{"format": "fabricscope.compare/1", "failures": [...], "policies": {name: {"baseline":
         summary, "with_failures": summary or None, "impact": ... or None, "diff_summary": ...}},
-        "best": {"baseline": name, "with_failures": name}, "headline": str}``. For a job each
+        "policy_order": [name, ...], "best": {"baseline": name, "with_failures": name},
+        "headline": str}``. For a job each
         summary has ``job`` (step numbers) and ``impact.job``; ``best`` is the shortest step.
 
     Raises
@@ -581,7 +582,11 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
     _progress(progress, 1.0, "done")
     best = {"baseline": _best(out, "baseline"), "with_failures": _best(out, "with_failures") if entries else None}
     return {"format": COMPARE_FORMAT, "scenario": {"routing": dict(sc.routing), "mode": sc.mode},
-            "failures": echo_failures(entries), "policies": out, "best": best, "headline": _headline(out, best, entries)}
+            "failures": echo_failures(entries), "policies": out,
+            # The order asked for: a JSON object's key order does not survive every store
+            # (PostgreSQL's jsonb sorts keys), so readers that show policies in turn use this list.
+            "policy_order": list(out),
+            "best": best, "headline": _headline(out, best, entries)}
 
 
 def _best(out: dict, which: str) -> str | None:

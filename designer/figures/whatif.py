@@ -291,7 +291,13 @@ def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
 def policy_results(comparison: dict) -> dict[str, dict]:
     """``{policy: {"baseline": patterns, "with_failures": patterns or None}}`` of a ``fabricscope.compare/1``."""
     out = {}
-    for policy, v in (comparison.get("policies") or {}).items():
+    policies = comparison.get("policies") or {}
+    # The comparison's own order (``policy_order``): a stored object's key order is the
+    # database's (jsonb sorts keys), not the order the user asked for.
+    order = [p for p in comparison.get("policy_order") or [] if p in policies]
+    order += [p for p in policies if p not in order]
+    for policy in order:
+        v = policies[policy]
         if isinstance(v, dict) and isinstance(v.get("baseline"), dict):
             out[policy] = {"baseline": _policy_patterns(v["baseline"]),
                            "with_failures": _policy_patterns(v.get("with_failures"))}

@@ -404,3 +404,23 @@ def test_every_trace_type_drawn_is_in_the_vendored_bundle(small, failed):
             F.figures_for_sweep(sw, selected=0), page_selectors.compare_context(a=a, b=b)["figures"]]
     used = {t["type"] for figs in sets for fig in figs.values() for t in fig["data"]}
     assert used and used <= known, used - known
+
+
+def test_policy_bars_follow_the_requested_order_whatever_the_stored_key_order():
+    """PostgreSQL's jsonb stores object keys sorted (shorter first), so a comparison of
+    ["affinity", "any"] reads back as {"any", "affinity"}: the bars follow ``policy_order``."""
+    from designer.figures.whatif import policy_figure
+
+    def summary(ms):
+        return {"patterns": {"ar": {"completion_s": ms / 1e3, "complete": True, "unroutable": 0}},
+                "unroutable": 0, "broken": [], "job_completion_s": ms / 1e3}
+
+    asked = {"format": "fabricscope.compare/1", "policy_order": ["affinity", "any"],
+             "policies": {"affinity": {"baseline": summary(3.0), "with_failures": None},
+                          "any": {"baseline": summary(5.0), "with_failures": None}}}
+    stored = {**asked, "policies": {"any": asked["policies"]["any"],
+                                    "affinity": asked["policies"]["affinity"]}}
+    for doc in (asked, stored):
+        bars = policy_figure(doc)["data"]
+        assert [b["name"] for b in bars] == ["affinity", "any"]
+        assert bars[1]["y"][-1] == pytest.approx(5.0)
