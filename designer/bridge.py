@@ -34,7 +34,7 @@ __all__ = [
     "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",
     "validate_document", "fabric_summary", "build_preview", "import_host", "graphml",
     "host_document", "topo_matrix", "catalog", "template_details", "template_choices",
-    "nccl_tests_sweep", "fabric_bom", "revision_bom",
+    "nccl_tests_sweep", "fabric_bom", "revision_bom", "compare_boms",
 ]
 
 Progress = Callable[[float, str], None]
@@ -332,6 +332,14 @@ def revision_bom(revision) -> dict | None:
     except (EngineError, KeyError, TypeError, ValueError):
         return None
     return json_safe(result) if result["switches"] else None
+
+
+def compare_boms(bom_a: dict | None, bom_b: dict | None) -> list[dict]:
+    """Row-by-row comparison of two BOMs (``engine.bom.compare_boms``: label, a, b, delta, unit,
+    differs, better)."""
+    from designer.engine.bom import compare_boms as compare
+
+    return compare(bom_a, bom_b)
 
 
 def import_host(*, content: str | bytes, format: str | None, host_id: str, name: str,

@@ -401,12 +401,12 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
         ``css``: ``fs-good`` / ``fs-bad`` when B is better / worse, ``fs-changed`` when only
         different), ``same_design`` (both jobs ran on one revision).
     """
-    from designer.engine.bom import compare_boms  # pure Python, no numpy: cheap to import
-
-    bom_a, bom_b = bridge.revision_bom(revision_a), bridge.revision_bom(revision_b)
+    same = revision_a is not None and revision_b is not None and revision_a.pk == revision_b.pk
+    bom_a = bridge.revision_bom(revision_a)
+    bom_b = bom_a if same else bridge.revision_bom(revision_b)  # one design: one BOM to compute
     rows = []
     if bom_a or bom_b:
-        for row in compare_boms(bom_a, bom_b):
+        for row in bridge.compare_boms(bom_a, bom_b):
             css = {"B": "fs-good", "A": "fs-bad"}.get(row["better"]) or ("fs-changed" if row["differs"] else "")
             rows.append({**row, "a_text": _bom_value(row["a"], row["unit"]),
                          "b_text": _bom_value(row["b"], row["unit"]), "css": css,
@@ -414,7 +414,6 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
                          # a ratio's change is a number ("+1"), not a ratio ("+1:1")
                          else _bom_value(row["delta"], "" if row["unit"] == ":1" else row["unit"],
                                          signed=True)})
-    same = revision_a is not None and revision_b is not None and revision_a.pk == revision_b.pk
     return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": rows, "same_design": same}
 
 
