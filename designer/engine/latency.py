@@ -41,8 +41,8 @@ from designer.engine.catalog import TECHS
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.topology import Topology
 
-__all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "COMPLETION_NS", "path_latency", "step_latency",
-           "step_latency_s", "kernel_launch_s", "round_trip", "DEFAULTS"]
+__all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "COMPLETION_NS", "HOST_BUFFER_PROTOCOLS", "path_latency",
+           "step_latency", "step_latency_s", "network_step", "kernel_launch_s", "round_trip", "DEFAULTS"]
 
 INITIATORS = ("cpu_proxy", "gpu_initiated")
 
@@ -129,7 +129,18 @@ COMPLETION_NS = {
     # after a few hundred ns: NCCL's per-step NVLink ring LL latency is 0.47-0.6 µs in total
     # (tuning.cc hwLat, NVLINK Ring LL), which bounds store + flight + poll.
     "GPU_FLAG_POLL_NS": 200.0,
+    # A GPU thread polling a flag (or LL line) that lives in *host* memory: every poll is a
+    # non-posted PCIe read, so the GPU sees the data one read round trip after it lands.
+    # pcie-bench (Neugebauer et al., SIGCOMM 2018) measures ~0.5-1 µs DMA read latency; we take
+    # 900 ns like PAYLOAD_READ_NS.
+    "HOST_POLL_READ_NS": 900.0,
 }
+
+# Protocols whose network buffers NCCL keeps in host memory even with GPUDirect RDMA: its net
+# transport allocates ``p != NCCL_PROTO_LL && useGdr ? DEVMEM : HOSTMEM`` (NVIDIA/nccl
+# src/transport/net.cc), so an LL step across hosts lands in host memory and the receiving GPU
+# polls it there; LL128 and Simple land in GPU memory.
+HOST_BUFFER_PROTOCOLS = ("LL",)
 
 DEFAULTS = {**{f"FORWARD_{k.upper()}_NS": v for k, v in FORWARDING_NS.items()}, **CONTROL_NS, **COMPLETION_NS}
 
@@ -303,7 +314,7 @@ def kernel_launch_s(overrides: dict | None = None) -> float:
 
 
 def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,
-                 flag_in_data: bool = False, overrides: dict | None = None) -> dict:
+                 flag_in_data: bool = False, buffer: str = "gpu", overrides: dict | None = None) -> dict:
     """Latency breakdown of one collective step along a path (no bandwidth term).
 
     Parameters
@@ -319,6 +330,10 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
     flag_in_data : bool
         True for protocols whose data carries its own flag (NCCL's LL, LL128): the receiving GPU
         polls the data; no CQE, proxy poll, signal atomic or separate flag on the receive side.
+    buffer : {"gpu", "host"}
+        Where the receive buffer lives: ``host`` for a protocol NCCL's network transport keeps in
+        host memory (:data:`HOST_BUFFER_PROTOCOLS`) — the NIC writes to host memory and the GPU
+        polls it across PCIe.
     overrides : dict, optional
         Replacement values for :data:`DEFAULTS`.
 
@@ -340,11 +355,18 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
     nodes = [int(n) for n in path_nodes]
     via_nic = any(topo.node_kind[n] == "nic" for n in nodes)
     payload = k["PAYLOAD_READ_NS"] if via_nic else 0.0
-    completion = _completion(topo, nodes, base["initiator"], via_nic, flag_in_data, k)
-    parts = (base["control_ns"], payload, base["propagation_ns"], base["forwarding_ns"],
+    control = dict(base["control"])
+    if via_nic and base["initiator"] == "gpu_initiated" and not flag_in_data:
+        # A put with its signal is two work requests the GPU thread builds, an RDMA write and
+        # the signal's RDMA atomic fetch-add (DOCA GPUNetIO doca_gpu_dev_verbs_put_signal_thread,
+        # which NCCL's GIN GDAKI put calls: src/include/nccl_device/gin/gdaki/gin_gdaki.h).
+        control["signal_wqe_post"] = k["GPU_WQE_POST_NS"]
+    control_ns = float(sum(control.values()))
+    completion = _completion(topo, nodes, base["initiator"], via_nic, flag_in_data, k, buffer)
+    parts = (control_ns, payload, base["propagation_ns"], base["forwarding_ns"],
              base["serialization_ns"], sum(completion.values()))
-    return {"initiator": base["initiator"], "total_ns": float(sum(parts)), "control_ns": base["control_ns"],
-            "control": base["control"], "payload_read_ns": payload, "propagation_ns": base["propagation_ns"],
+    return {"initiator": base["initiator"], "total_ns": float(sum(parts)), "control_ns": control_ns,
+            "control": control, "payload_read_ns": payload, "propagation_ns": base["propagation_ns"],
             "forwarding_ns": base["forwarding_ns"], "serialization_ns": base["serialization_ns"],
             "completion_ns": float(sum(completion.values())), "completion": completion,
             "hops": base["hops"], "via_nic": via_nic, "message_bytes": float(message_bytes)}
@@ -355,6 +377,16 @@ def step_latency_s(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", 
     """Total of :func:`step_latency`, in seconds (the per-step latency term of a collective)."""
     return step_latency(topo, path_nodes, initiator=initiator, message_bytes=message_bytes,
                         flag_in_data=flag_in_data, overrides=overrides)["total_ns"] * 1e-9
+
+
+def network_step(topo: Topology, path_nodes, protocol: str, overrides: dict | None = None) -> dict:
+    """One step of an NCCL collective across hosts under ``protocol`` (``LL``, ``LL128``,
+    ``Simple``): NCCL's network transport is driven by its CPU proxy; LL and LL128 carry their
+    flags in the data, Simple completes through a CQE, the proxy's poll and a flag; LL lands in
+    host memory (:data:`HOST_BUFFER_PROTOCOLS`). ``path_nodes`` is the step's routed path, sender
+    GPU first. Returns the :func:`step_latency` breakdown."""
+    return step_latency(topo, path_nodes, initiator="cpu_proxy", flag_in_data=protocol != "Simple",
+                        buffer="host" if protocol in HOST_BUFFER_PROTOCOLS else "gpu", overrides=overrides)
 
 
 def round_trip(topo: Topology, path_nodes, message_bytes: float = 8.0, *, initiator: str = "gpu_initiated",
@@ -387,13 +419,19 @@ def _effective_initiator(topo: Topology, path_nodes, initiator: str) -> str:
 
 
 def _completion(topo: Topology, nodes: list[int], initiator: str, via_nic: bool, flag_in_data: bool,
-                k: dict) -> dict:
+                k: dict, buffer: str = "gpu") -> dict:
     """Receive side: how the destination GPU learns that the data has landed.
 
     Without a NIC, or when the data carries its own flag (LL/LL128), the GPU polls the data. A
     GPU-initiated put is followed by its signal atomic (one PCIe read round trip at the target
     after the data) that the GPU polls. A CPU-proxied receive goes through a CQE, the proxy's CQ
-    poll and a flag the proxy writes."""
+    poll and a flag the proxy writes. Data that lands in host memory (``buffer="host"``) is
+    written there by the NIC and polled there by the GPU, one PCIe read round trip a poll."""
+    if via_nic and flag_in_data and buffer == "host":
+        nic = next(n for n in reversed(nodes) if topo.node_kind[n] == "nic")
+        cpu = _nearest_of_kind(topo, nic, "cpu")
+        write = _one_way_ns(topo, nic, cpu, k) if cpu is not None else 0.0
+        return {"host_write": write, "host_poll": k["HOST_POLL_READ_NS"]}
     if not via_nic or flag_in_data:
         return {"gpu_poll": k["GPU_FLAG_POLL_NS"]}
     if initiator == "gpu_initiated":

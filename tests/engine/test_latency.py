@@ -85,7 +85,8 @@ def test_step_over_the_fabric_adds_payload_read_and_receive_completion():
 def test_gpu_initiated_and_flag_in_data_skip_the_receiving_proxy():
     """LL data carries its flag: the GPU polls the data. A GPU-initiated put is followed by its
     signal atomic (one PCIe read round trip after the data), which the GPU polls. Neither goes
-    through a CQE and the receiving proxy."""
+    through a CQE and the receiving proxy. The put with its signal is two work requests the GPU
+    builds (RDMA write + atomic fetch-add: DOCA GPUNetIO's put_signal, NCCL GIN GDAKI)."""
     topo = mini()
     nodes = _path(topo, _FABRIC)
     cpu = step_latency(topo, nodes, initiator="cpu_proxy")
@@ -96,7 +97,9 @@ def test_gpu_initiated_and_flag_in_data_skip_the_receiving_proxy():
                                  "gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
     gpu_ll = step_latency(topo, nodes, initiator="gpu_initiated", flag_in_data=True)
     assert gpu_ll["completion"] == ll["completion"]
-    assert gpu["total_ns"] - gpu_ll["total_ns"] == pytest.approx(COMPLETION_NS["SIGNAL_ATOMIC_READ_NS"])
+    assert gpu["control"]["signal_wqe_post"] == CONTROL_NS["GPU_WQE_POST_NS"] and "signal_wqe_post" not in gpu_ll["control"]
+    assert gpu["total_ns"] - gpu_ll["total_ns"] == pytest.approx(COMPLETION_NS["SIGNAL_ATOMIC_READ_NS"]
+                                                                 + CONTROL_NS["GPU_WQE_POST_NS"])
     assert ll["control"] == cpu["control"]  # the sender's proxy still posts the WQE
     assert gpu_ll["total_ns"] < ll["total_ns"] < cpu["total_ns"]  # same completion: no proxy notice
     assert gpu["total_ns"] < cpu["total_ns"]
@@ -161,3 +164,23 @@ def test_infiniband_switch_forwards_faster_than_ethernet():
     a = path_latency(eth, _path(eth, _FABRIC), 0)["forwarding_ns"]
     b = path_latency(ib, _path(ib, _FABRIC), 0)["forwarding_ns"]
     assert a - b == pytest.approx(FORWARDING_NS["switch"] - FORWARDING_NS["switch_ib"])
+
+
+def test_network_step_follows_nccls_buffer_placement_per_protocol():
+    """NCCL's network transport keeps LL buffers in host memory even with GPUDirect RDMA
+    (src/transport/net.cc): an LL step lands in host memory (the NIC's write to the CPU) and the
+    GPU polls it there, one PCIe read round trip; LL128 lands in GPU memory and carries its flag;
+    Simple completes through a CQE, the receiving proxy's poll and a flag. All three are posted
+    by the sending CPU proxy."""
+    from designer.engine.latency import HOST_BUFFER_PROTOCOLS, network_step
+
+    topo = mini()
+    nodes = _path(topo, _FABRIC)
+    ll, ll128, simple = (network_step(topo, nodes, p) for p in ("LL", "LL128", "Simple"))
+    assert HOST_BUFFER_PROTOCOLS == ("LL",)
+    assert set(ll["completion"]) == {"host_write", "host_poll"} and ll["completion"]["host_write"] > 0
+    assert ll["completion"]["host_poll"] == COMPLETION_NS["HOST_POLL_READ_NS"]
+    assert ll128["completion"] == {"gpu_poll": COMPLETION_NS["GPU_FLAG_POLL_NS"]}
+    assert simple["completion"] == step_latency(topo, nodes, initiator="cpu_proxy")["completion"]
+    assert ll["control"] == ll128["control"] == simple["control"] and "proxy_notice" in ll["control"]
+    assert ll128["total_ns"] < ll["total_ns"] < simple["total_ns"]

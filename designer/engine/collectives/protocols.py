@@ -27,6 +27,7 @@ __all__ = [
     "NET_OVERHEAD_BY_VENDOR_US",
     "NET_OVERHEAD_US",
     "PROTOCOLS",
+    "ROUTED_NET_STEP_ALGORITHMS",
     "latency_us",
     "protocols_for",
 ]
@@ -103,8 +104,16 @@ def _hw(table: str, algorithm: str, protocol: str) -> float:
     return row[PROTOCOLS.index(protocol)]
 
 
+# Algorithms whose steps across hosts are plain point-to-point sends of NCCL's network transport
+# (ring, the trees between hosts, all-to-all's P2P): a topology-derived network step
+# (``net_step_us``, :func:`designer.engine.latency.network_step`) replaces the tuner's one NET
+# figure. NVLS / CollNet across hosts reduce in the switches and PAT's formula is a fit, not
+# a step count: they keep the tuner's NET latency.
+ROUTED_NET_STEP_ALGORITHMS = ("ring", "tree", "nvlstree", "p2p")
+
+
 def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, intra: str = "nvlink",
-               net_overhead: float = NET_OVERHEAD_US) -> float:
+               net_overhead: float = NET_OVERHEAD_US, net_step_us: float | None = None) -> float:
     """Latency (µs) of one collective as NCCL's tuner models it.
 
     Parameters
@@ -118,6 +127,10 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         Technology of the intra-host hops.
     net_overhead : float
         The hosts' network post overhead, µs (:data:`NET_OVERHEAD_BY_VENDOR_US`; default Intel's).
+    net_step_us : float, optional
+        Latency (µs) of one step across hosts on the topology's own path under ``protocol``
+        (:func:`designer.engine.latency.network_step`); used instead of the tuner's NET hwLat by
+        the algorithms of :data:`ROUTED_NET_STEP_ALGORITHMS`. Default: the tuner's figure.
 
     Notes
     -----
@@ -138,6 +151,8 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
     ppn = max(1, n // max(nodes, 1))
     intra_lat = _hw(intra, algorithm, protocol)
     inter_lat = _hw("net", "tree" if ppn == 1 else algorithm, protocol)
+    if net_step_us is not None and algorithm in ROUTED_NET_STEP_ALGORITHMS:
+        inter_lat = float(net_step_us)
     log_nodes = int(math.log2(nodes)) if nodes > 1 else 0
     if algorithm == "ring":
         reduce_twice = 2 if kind == "allreduce" else 1

@@ -10,7 +10,8 @@ Per protocol the predicted time is
 ``latency + data_time / (protocol efficiency × algorithm efficiency)``
 
 with ``data_time`` the slowest flow's ``bytes / rate`` of that solve, the latency of
-:func:`.protocols.latency_us` (with the hosts' network post overhead, :func:`net_overhead_us`)
+:func:`.protocols.latency_us` (with the hosts' network post overhead, :func:`net_overhead_us`,
+and one network step on the topology's own path, :func:`network_steps_us`)
 and the algorithm efficiency the catalog's NVLS efficiency for
 ``nvls``/``nvlstree`` (1 otherwise). The chosen (algorithm, protocol) — the fastest — sets the
 pattern's latency and efficiency, which :mod:`designer.engine.completion` applies to the
@@ -35,6 +36,7 @@ from designer.engine.collectives.common import Group, group_of
 from designer.engine.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
     NET_OVERHEAD_US,
+    PROTOCOLS,
     bandwidth_efficiency,
     latency_us,
     protocols_for,
@@ -44,7 +46,7 @@ from designer.engine.routing import FailureSet, route
 from designer.engine.routing.intra import is_nvlink
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
-           "net_overhead_us", "plan_pattern"]
+           "net_overhead_us", "network_steps_us", "plan_pattern"]
 
 # In NCCL's order of preference on ties (cheaper algorithms first).
 ALGORITHMS = ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")
@@ -158,13 +160,36 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     return worst, None
 
 
-def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US):
+def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str, float]:
+    """Latency (µs) of one network step per protocol on this topology's own path (empty on one
+    host): the first live rail's GPU of the first host to the same rail's GPU of the second host
+    (NCCL's rings and trees cross hosts rail-aligned), routed with the scenario's routing
+    options, through :func:`designer.engine.latency.network_step` — the hops, switch tiers, PCIe
+    path and CPU-proxied control of the real fabric instead of one tuner figure."""
+    from designer.engine.latency import network_step
+    from designer.engine.workloads import Flows
+
+    if group.nodes < 2:
+        return {}
+    a, b = group.blocks[0], group.blocks[1]
+    rail = next((r for r in (group.rails or [0]) if r < len(a) and r < len(b)), 0)
+    flows = Flows.from_pairs([int(a[rail])], [int(b[rail])], 8.0, pattern_id="net-step")
+    routes = route(topo, flows, failed=failed, **routing)
+    if routes.status[0] != 0:
+        return {}   # the algorithms' own flows report why they do not route
+    path = routes.path_nodes(int(routes.first[0]))
+    return {p: network_step(topo, path, p)["total_ns"] * 1e-3 for p in PROTOCOLS}
+
+
+def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
+                   net_steps=None):
     """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol."""
     best = None
     for p in protocols_for(algorithm):
         if protocol not in ("auto", p):
             continue
-        lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead) * 1e-6
+        lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead,
+                          (net_steps or {}).get(p)) * 1e-6
                if group.size > 0 else 0.0)
         eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
         t = lat + data_s / eff
@@ -206,7 +231,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
-                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps))
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps),
+                                    network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
         chosen = requested if requested != "auto" else usable[0]
@@ -217,7 +243,7 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives)
 
 
-def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time):
+def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time, net_steps=None):
     """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored``
     (algorithm → (time, protocol, latency, efficiency) of those that route)."""
     intra = intra_technology(topo, group)
@@ -231,7 +257,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
         scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol,
-                                   overhead)
+                                   overhead, net_steps)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 
