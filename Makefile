@@ -6,13 +6,22 @@ PIP := $(VENV)/bin/pip
 
 .PHONY: setup run test test-fast bench lint clean vendor
 
-setup: $(VENV)/.installed node_modules/.package-lock.json
+setup: $(VENV)/.installed $(VENV)/.kernels node_modules/.package-lock.json
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.txt
 	touch $@
+
+# The solver kernels compiled ahead of time (designer/engine/_maxmin_aot*.so, see
+# designer/engine/build_kernels.py): a fresh `solve` then skips importing numba. Rebuilt when the
+# kernels or the environment change; if it cannot be built (no C compiler) numba's JIT is used.
+KERNEL_SOURCES := designer/engine/_maxmin_kernels.py designer/engine/_kernel_loader.py \
+	designer/engine/build_kernels.py
+$(VENV)/.kernels: $(VENV)/.installed $(KERNEL_SOURCES)
+	@if $(PY) -m designer.engine.build_kernels; then touch $@; \
+	else echo "warning: AOT kernels not built; the solver uses numba's JIT (slower start)"; fi
 
 # ESLint for static/js (tests/test_javascript.py); npm ci writes node_modules/.package-lock.json,
 # so this runs again only when package-lock.json is newer. Without npm the JS checks skip.

@@ -97,8 +97,10 @@ def prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps=None):
     problems = _problems_at("capacity_gbps", ~(cap >= 0), cap, "capacity must be a number >= 0")
     if len(ptr) == 0 or ptr[0] != 0 or ptr[-1] != len(res) or np.any(np.diff(ptr) < 0):
         problems.append(Problem("flow_ptr", "must start at 0, never decrease and end at len(flow_res)"))
-    problems += _problems_at("flow_res", (res < 0) | (res >= len(cap)), res,
-                             f"resource index must be in [0, {len(cap)})")
+    # Two reductions first: the per-entry masks (8M entries at 1,024 GPUs) only when one is off.
+    if len(res) and (int(res.min()) < 0 or int(res.max()) >= len(cap)):
+        problems += _problems_at("flow_res", (res < 0) | (res >= len(cap)), res,
+                                 f"resource index must be in [0, {len(cap)})")
     n_flows = max(len(ptr) - 1, 0)
     if demand_gbps is None:
         dem = np.full(n_flows, np.inf)
@@ -142,7 +144,7 @@ def _utilization(cap: np.ndarray, load: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- public API
 
 def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
-           method: str = "auto", aggregate=False) -> Allocation:
+           method: str = "auto", aggregate=False, remember: bool = True) -> Allocation:
     """(Weighted) max-min fair rates of flows over shared resources, with optional demand caps.
 
     Parameters
@@ -172,6 +174,9 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
         without, up to rounding of the summed weights (relative ~1e-15); ``"auto"`` only. Pass
         the :class:`Aggregation` of these flows, demands and weights to re-solve under other
         capacities without grouping again (it does not depend on capacities).
+    remember : bool
+        Inside :func:`remembering_solves`, whether this solve may be answered from, and kept
+        as, the remembered one (False: a solve nothing will pose again, not worth the copies).
 
     Returns
     -------
@@ -204,13 +209,14 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
         raise ValueError(f"unknown method {method!r} (choose 'auto' or 'reference')")
     cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
     w = prepare_weights(weights, len(ptr) - 1)
-    from designer.engine import _maxmin_kernels as kernels  # numba is imported only when solving
+    from designer.engine._kernel_loader import kernels as _kernels  # AOT, or numba's JIT
+    kernels = _kernels()
     agg = aggregate if isinstance(aggregate, Aggregation) else (
         aggregate_identical(ptr, res, dem, w) if aggregate else None)
     if agg is not None and len(agg.group) != len(ptr) - 1:
         raise ValueError(f"aggregation of {len(agg.group)} flows given for {len(ptr) - 1} flows")
     if agg is None:
-        rates, lev, bneck, load, levels = _solve_remembered(kernels, cap, ptr, res, dem, w)
+        rates, lev, bneck, load, levels = _solve_remembered(kernels, cap, ptr, res, dem, w, remember)
         return Allocation(rates, bneck, load, _utilization(cap, load), int(levels), lev)
     _, lev, bneck, load, levels = kernels.maxmin_solve(cap, agg.flow_ptr, agg.flow_res, agg.demand_gbps,
                                                        agg.weights)
@@ -374,10 +380,10 @@ def remembering_solves():
             _remembered[0] = None
 
 
-def _solve_remembered(kernels, cap, ptr, res, dem, w):
+def _solve_remembered(kernels, cap, ptr, res, dem, w, remember: bool = True):
     """``kernels.maxmin_solve(cap, ptr, res, dem, w)``, answered from the last large solve when
     every input array is equal to its (inside :func:`remembering_solves` only)."""
-    if _scopes[0] == 0 or len(ptr) - 1 < _REMEMBER_MIN_PATHS:
+    if _scopes[0] == 0 or len(ptr) - 1 < _REMEMBER_MIN_PATHS or not remember:
         return kernels.maxmin_solve(cap, ptr, res, dem, w)
     last = _remembered[0]
     if last is not None and all(a.shape == b.shape and np.array_equal(a, b)

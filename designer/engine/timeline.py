@@ -108,7 +108,8 @@ def timeline(capacity_gbps, flow_ptr, flow_res, bytes_, demand_gbps=None, *, wei
     """
     cap, ptr, res, dem, w, size, done_at_start = _prepare(capacity_gbps, flow_ptr, flow_res, bytes_,
                                                           demand_gbps, weights)
-    from designer.engine import _maxmin_kernels as kernels
+    from designer.engine._kernel_loader import kernels as _kernels  # AOT, or numba's JIT
+    kernels = _kernels()
     t0 = 0.0 if start_s is None else float(start_s)
     n_flows = len(ptr) - 1
     frozen = done_at_start.astype(np.uint8)

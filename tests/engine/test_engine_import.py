@@ -5,6 +5,7 @@ a fresh interpreter: a framework import anywhere in the engine (even in a CLI co
 benchmark) fails here. The walk is checked against the ``.py`` files on disk so that a module
 the walk cannot see (a folder without ``__init__.py``) does not escape the check.
 """
+import importlib.machinery
 import json
 import subprocess
 import sys
@@ -34,8 +35,11 @@ print(json.dumps({"modules": names, "loaded": bad}))
 
 def _modules_on_disk() -> list[str]:
     names = []
-    for path in ENGINE.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
+    # .py files, and compiled extension modules (the AOT solver kernels when built)
+    suffixes = (".py", *importlib.machinery.EXTENSION_SUFFIXES)
+    for path in (p for p in ENGINE.rglob("*") if p.name.endswith(suffixes)):
+        stem = path.name[:-len(next(s for s in suffixes if path.name.endswith(s)))]
+        parts = (*path.parent.relative_to(ROOT).parts, stem)
         if "__pycache__" in parts:
             continue
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))

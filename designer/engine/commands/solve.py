@@ -23,11 +23,14 @@ import operator
 from itertools import chain, repeat
 
 import numpy as np
+import orjson
 
-from designer.engine.commands._scenario_io import gc_paused, loads, read_bytes, write
+from designer.engine.commands._scenario_io import (OBJECT_LAYOUTS, array_chunks, dumps, gc_paused, loads,
+                                                   numbers_json, object_heads, object_json, read_bytes,
+                                                   split_strings, write_data)
 from designer.engine.errors import InvalidWorkload, Problem
 
-__all__ = ["add_arguments", "run", "parse_problem", "answer"]
+__all__ = ["add_arguments", "run", "parse_problem", "read_problem", "answer", "answer_json"]
 
 
 def add_arguments(parser) -> None:
@@ -44,9 +47,9 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _read(path: str) -> dict:
+def _document(data: bytes, path: str) -> dict:
     try:
-        doc = loads(read_bytes(path))
+        doc = loads(data)
     except json.JSONDecodeError as exc:
         raise InvalidWorkload(f"{path}: not valid JSON", [Problem("", f"not valid JSON: {exc}")]) from None
     except UnicodeDecodeError:
@@ -112,8 +115,16 @@ def _column(items: list, key: str) -> list:
     return list(map(dict.get, items, repeat(key)))
 
 
+def _all_str(items: list) -> bool:
+    try:
+        "".join(items)  # the quickest "all are str" test: join raises TypeError on anything else
+    except TypeError:
+        return False
+    return True
+
+
 def _ids_ok(ids: list) -> bool:
-    return set(map(type, ids)) <= {str} and "" not in (unique := set(ids)) and len(unique) == len(ids)
+    return _all_str(ids) and "" not in (unique := set(ids)) and len(unique) == len(ids)
 
 
 def _numbers(values: list, *, allow_none: bool):
@@ -125,8 +136,9 @@ def _numbers(values: list, *, allow_none: bool):
         arr = np.array(values, dtype=np.float64)  # None -> nan
     except (OverflowError, ValueError, TypeError):
         return None
-    none = (np.fromiter(map(operator.is_, values, repeat(None)), dtype=bool, count=len(values))
-            if _NONE in types else np.zeros(len(values), dtype=bool))
+    none = np.isnan(arr)  # None, or a NaN literal the stdlib read: tell them apart only if both
+    if int(none.sum()) != values.count(None):
+        none = np.fromiter(map(operator.is_, values, repeat(None)), dtype=bool, count=len(values))
     good = np.isfinite(arr) & (arr >= 0)
     if not (good | none).all():
         return None
@@ -136,9 +148,9 @@ def _numbers(values: list, *, allow_none: bool):
 
 def _sizes_if_any(values: list) -> np.ndarray:
     # Without --timeline "bytes" is informative only: kept where it is a finite number, else 0.
-    types = set(map(type, values))
-    if types <= {_NONE}:  # the usual case: no flow gives bytes
+    if values.count(None) == len(values):  # the usual case, at C speed: no flow gives bytes
         return np.zeros(len(values))
+    types = set(map(type, values))
     if types <= {int, float, _NONE}:
         try:
             arr = np.array(values, dtype=np.float64)  # None -> nan
@@ -150,41 +162,91 @@ def _sizes_if_any(values: list) -> np.ndarray:
     return np.array([float(v) if _is_number(v) else 0.0 for v in values], dtype=np.float64)
 
 
-def _paths_csr(paths: list, index: dict):
-    """(flow_ptr, flow_res) of the flows' link-id lists, or None if one is not a list of known ids."""
-    if not set(map(type, paths)) <= {list}:
+def _paths_flat(paths: list, index: dict):
+    """(path lengths, link indices of all paths end to end), or None if a path is not a list of
+    known link ids."""
+    try:  # list.__len__ also checks that every path is a list (TypeError otherwise)
+        lens = np.fromiter(map(list.__len__, paths), dtype=np.int64, count=len(paths))
+    except TypeError:
         return None
-    lens = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
-    ptr = np.zeros(len(paths) + 1, dtype=np.int64)
-    np.cumsum(lens, out=ptr[1:])
     try:
         res = np.fromiter(map(index.__getitem__, chain.from_iterable(paths)), dtype=np.int64,
-                          count=int(ptr[-1]))
+                          count=int(lens.sum()))
     except (KeyError, TypeError):  # unknown id, or an unhashable value in a path
         return None
-    return ptr, res
+    return lens, res
+
+
+def _flow_columns(flows: list, index: dict, timeline: bool):
+    """(ids, demands, sizes, path lengths, link indices) of these flows, or None (see _parse_bulk)."""
+    try:
+        flow_ids = _column(flows, "id")
+        dem = _numbers(_column(flows, "demand_gbps"), allow_none=True)
+        size = (_numbers(_column(flows, "bytes"), allow_none=False) if timeline
+                else _sizes_if_any(_column(flows, "bytes")))
+    except TypeError:  # a flow that is not an object
+        return None
+    paths = _paths_flat(_column(flows, "links"), index) if dem is not None and size is not None else None
+    return None if paths is None else (flow_ids, dem, size, *paths)
 
 
 def _parse_bulk(doc: dict, timeline: bool):
     """The solver arrays, checked column by column (no Python loop per flow), or None when any
     check fails: the caller then re-parses one flow at a time to locate every problem."""
-    links, flows = doc.get("links"), doc.get("flows")
-    if type(links) is not list or type(flows) is not list:
+    return _parse_columns(doc.get("links"), [doc.get("flows")], timeline)
+
+
+def _parse_columns(links, flow_chunks, timeline: bool):
+    """:func:`_parse_bulk` of ``links`` and of the flows given as consecutive lists (the whole
+    list, or :func:`array_chunks`' chunks, each freed once its columns are taken)."""
+    if type(links) is not list:
         return None
     try:
-        link_ids, flow_ids = _column(links, "id"), _column(flows, "id")
-        caps = _numbers(_column(links, "capacity_gbps"), allow_none=False)
-        dem = _numbers(_column(flows, "demand_gbps"), allow_none=True)
-        size = (_numbers(_column(flows, "bytes"), allow_none=False) if timeline
-                else _sizes_if_any(_column(flows, "bytes")))
-    except TypeError:  # a link or a flow that is not an object
+        link_ids, caps = _column(links, "id"), _numbers(_column(links, "capacity_gbps"), allow_none=False)
+    except TypeError:  # a link that is not an object
         return None
-    if caps is None or dem is None or size is None or not (_ids_ok(link_ids) and _ids_ok(flow_ids)):
+    if caps is None or not _ids_ok(link_ids):
         return None
-    csr = _paths_csr(_column(flows, "links"), {lid: k for k, lid in enumerate(link_ids)})
-    if csr is None or (np.isinf(dem) & (np.diff(csr[0]) == 0)).any():  # no link and no demand
-        return None
-    return link_ids, flow_ids, caps, csr[0], csr[1], dem, size
+    # Keyed by fresh copies of the ids, side by side in memory: the ~1M path lookups of the 200k-flow
+    # instance compare against them ~10% faster than against ids scattered among the link objects.
+    index = {(lid + "\0")[:-1]: k for k, lid in enumerate(link_ids)}
+    parts, seen = [], set()
+    for flows in flow_chunks:
+        part = _flow_columns(flows, index, timeline) if type(flows) is list else None
+        if part is None or not _all_str(part[0]):
+            return None
+        seen.update(part[0])  # the ids are hashed while this chunk is still in the cache
+        parts.append(part)
+    parts = parts or [_flow_columns([], index, timeline)]
+    flow_ids = list(chain.from_iterable(part[0] for part in parts))
+    dem, size, lens, res = (np.concatenate([part[k] for part in parts]) for k in range(1, 5))
+    if len(seen) != len(flow_ids) or "" in seen or (np.isinf(dem) & (lens == 0)).any():
+        return None  # a duplicate or empty id, or a flow with no link and no demand
+    ptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    return link_ids, flow_ids, caps, ptr, res, dem, size
+
+
+# Smaller documents are parsed whole: the cut is for memory and page faults, which only large
+# documents (the 19 MB 200k-flow one of issue #20: see array_chunks) make costly.
+_CHUNKED_MIN_BYTES = 1 << 20
+
+
+def read_problem(path: str, *, timeline: bool = False):
+    """:func:`parse_problem` of the document at ``path`` (``-``: standard input).
+
+    A large valid document is parsed a slice of flows at a time (:func:`array_chunks`), so the
+    flows' Python objects never all exist at once; anything the cut or the column checks do not
+    vouch for is parsed whole, as before, with the same located errors.
+    """
+    data = read_bytes(path)
+    split = array_chunks(data, "flows") if len(data) >= _CHUNKED_MIN_BYTES else None
+    if split is not None:
+        with gc_paused():
+            parsed = _parse_columns(split[0].get("links"), split[1], timeline)
+        if parsed is not None:
+            return parsed
+    return parse_problem(_document(data, path), timeline=timeline)
 
 
 def parse_problem(doc: dict, *, timeline: bool = False):
@@ -268,17 +330,53 @@ def answer(link_ids, flow_ids, alloc, result=None) -> dict:
     return out
 
 
+def answer_json(link_ids, flow_ids, alloc, result=None, *, indent: int | None = 2) -> bytes:
+    """The bytes :func:`dumps` writes for :func:`answer`, without building its dicts.
+
+    Why: on the 200k-flow instance of issue #20 the three 200k-entry dicts of :func:`answer` cost
+    ~0.1 s (a dict insertion touches a cold key string); here each object is joined from orjson's
+    encodings of the id list and of the value list. Layouts other than orjson's (indent 2 or
+    compact), or ids it cannot split back, take the dict path.
+    """
+    layout = OBJECT_LAYOUTS.get(indent or 0)
+    try:
+        flows = object_heads(flow_ids, layout) if layout else None
+        links = object_heads(link_ids, layout) if flows is not None else None
+        names = split_strings(link_ids, b"\0") if link_ids else []
+    except TypeError:  # a string orjson refuses (lone surrogate): the stdlib encodes the answer
+        links = None
+    if links is None or names is None:
+        return dumps(answer(link_ids, flow_ids, alloc, result), indent=indent)
+    names = np.array([b'"' + n + b'"' for n in names] + [b"null"], dtype=object)  # -1 -> null
+    out = {
+        "rates_gbps": object_json(flows, numbers_json(alloc.rates_gbps), layout),
+        "bottleneck": object_json(flows, names[alloc.bottleneck].tolist(), layout),
+        "utilization": object_json(links, numbers_json(alloc.utilization), layout),
+    }
+    if result is not None:  # a flow that never finishes (inf) -> null, as in answer()
+        out["completion_s"] = object_json(flows, numbers_json(result.completion_s), layout)
+    doc = {key: orjson.Fragment(value) for key, value in out.items()}
+    if result is not None:
+        doc["events_s"] = np.asarray(result.events_s, dtype=np.float64).tolist()
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+
+
 def run(args) -> int:
+    # The collector stays paused from reading to writing: re-enabled between the steps, its first
+    # collection would scan the young objects of the parsed document (~0.13 s CPU of ~1 s on the
+    # 200k-flow instance of issue #20, read whole), and nothing here makes reference cycles.
+    with gc_paused():
+        return _solve_and_write(args)
+
+
+def _solve_and_write(args) -> int:
     from designer.engine.solver import maxmin
 
-    doc = _read(args.file)
-    link_ids, flow_ids, cap, ptr, res, dem, size = parse_problem(doc, timeline=args.timeline)
-    del doc  # ~1.4M Python objects: free them before the solver allocates its arrays
+    link_ids, flow_ids, cap, ptr, res, dem, size = read_problem(args.file, timeline=args.timeline)
     alloc = maxmin(cap, ptr, res, dem)
     result = None
     if args.timeline:
         from designer.engine.timeline import timeline
         result = timeline(cap, ptr, res, size, dem)
-    with gc_paused():
-        write(answer(link_ids, flow_ids, alloc, result), args.output, indent=args.indent)
+    write_data(answer_json(link_ids, flow_ids, alloc, result, indent=args.indent) + b"\n", args.output)
     return 0

@@ -1,0 +1,138 @@
+"""Where the solver and timeline kernels come from: the ahead-of-time compiled extension
+``_maxmin_aot`` when it was built from the current kernel source, else numba's JIT
+(:mod:`designer.engine._maxmin_kernels`, the one source of the kernel code).
+
+Why: a fresh ``solve`` process spent ~0.5 s of its ~1.6 s CPU time importing numba (~0.19 s) and
+loading the cached JIT kernels from disk (~0.32 s, numba's registries), issue #20. The AOT module
+(``python -m designer.engine.build_kernels``, run by ``make setup``) is plain machine code behind a
+CPython extension: importing it costs ~1 ms and imports no numba.
+
+Two guards keep the AOT path exactly the JIT path:
+
+- *stale module*: the extension exports ``source_digest()``, a hash of this file, the kernel source
+  and the build script taken when it was built; a module whose digest differs from the files now
+  on disk is never used (the JIT is).
+- *argument types*: compiled entry points do not check their arguments (a float32 array where a
+  float64 one is expected reads garbage or crashes), so every call is checked against
+  :data:`ENTRY_POINTS` first; any other dtype, layout or a read-only array the kernel writes goes to
+  the JIT, which handles it as it always did.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from importlib.util import source_hash
+
+import numpy as np
+
+__all__ = ["kernels", "source_digest", "ENTRY_POINTS", "PARAM_TYPES", "AOT_MODULE"]
+
+AOT_MODULE = "designer.engine._maxmin_aot"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_DIGEST_FILES = ("_maxmin_kernels.py", "_kernel_loader.py", "build_kernels.py")
+
+# Parameters of the exported kernels, in order (build_kernels checks them against the kernel
+# signatures). A trailing "!" marks an array the kernel writes: it must be writable.
+ENTRY_POINTS = {
+    "maxmin_solve": "cap ptr res dem w",
+    "tl_start": "cap ptr res dem w frozen! left t0",
+    "tl_run": "max_steps ptr res col_ptr col dem w rates! lev! bneck! frozen! active! rem! cnt! "
+              "wsum! load! heap! pos! key! order! mark! touched! left! t_upd! ckey! cheap! cpos! "
+              "completion! events! batch! unfrozen! prev! ints!",
+}
+# The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
+# ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
+PARAM_TYPES = {
+    "cap": "f8[]", "ptr": "i8[]", "res": "i8[]", "dem": "f8[]", "w": "f8[]", "frozen": "u1[]",
+    "left": "f8[]", "t0": "float64", "max_steps": "int64", "col_ptr": "i8[]", "col": "i8[]",
+    "rates": "f8[]", "lev": "f8[]", "bneck": "i8[]", "active": "u1[]", "rem": "f8[]", "cnt": "i8[]",
+    "wsum": "f8[]", "load": "f8[]", "heap": "i8[]", "pos": "i8[]", "key": "f8[]", "order": "i8[]",
+    "mark": "i8[]", "touched": "i8[]", "t_upd": "f8[]", "ckey": "f8[]", "cheap": "i8[]",
+    "cpos": "i8[]", "completion": "f8[]", "events": "f8[]", "batch": "i8[]", "unfrozen": "i8[]",
+    "prev": "f8[]", "ints": "i8[]",
+}
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+def source_digest() -> int:
+    """A 60-bit hash of the kernel source, this loader and the build script (what an AOT build
+    is made of), as the int the extension's ``source_digest()`` returns. The hash is the one
+    Python checks hash-based .pyc files with (SipHash, already imported: hashlib would cost a
+    fresh ``solve`` 3 ms)."""
+    parts = []
+    for name in _DIGEST_FILES:
+        with open(os.path.join(_HERE, name), "rb") as fh:
+            parts += [name.encode(), b"\0", fh.read(), b"\0"]
+    return int.from_bytes(source_hash(b"".join(parts)), "little") >> 4
+
+
+def _param_check(spec: str):
+    """A predicate: does one argument match the compiled type ``spec`` exactly?"""
+    name, writes = spec.rstrip("!"), spec.endswith("!")
+    kind = PARAM_TYPES[name]
+    if kind == "int64":
+        return lambda v: type(v) is int and _INT64_MIN <= v <= _INT64_MAX
+    if kind == "float64":
+        return lambda v: type(v) is float
+    dtype = np.dtype(kind[:-2])
+
+    def array_ok(v):
+        return (type(v) is np.ndarray and v.dtype == dtype and v.ndim == 1
+                and v.flags.c_contiguous and v.flags.aligned and (v.flags.writeable or not writes))
+
+    return array_ok
+
+
+def _guarded(name: str, compiled):
+    """``compiled`` when every argument matches its signature, else the JIT kernel."""
+    checks = [_param_check(spec) for spec in ENTRY_POINTS[name].split()]
+
+    def call(*args):
+        if len(args) == len(checks) and all(check(a) for check, a in zip(checks, args)):
+            return compiled(*args)
+        return getattr(_jit_module(), name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"AOT ``{name}`` (numba JIT for arguments it was not compiled for)."
+    return call
+
+
+class _Kernels:
+    """The AOT entry points, with the argument checks of :func:`_guarded`."""
+
+    def __init__(self, module):
+        self.module = module
+        for name in ENTRY_POINTS:
+            setattr(self, name, _guarded(name, getattr(module, name)))
+
+
+def _jit_module():
+    from designer.engine import _maxmin_kernels  # imports numba
+
+    return _maxmin_kernels
+
+
+def load_aot(expected_digest: int | None = None):
+    """The AOT extension if it is built and its digest is ``expected_digest`` (default: the
+    current sources'), else None."""
+    try:
+        module = importlib.import_module(AOT_MODULE)
+    except (ImportError, OSError):  # not built, or built for another Python/numpy
+        return None
+    digest = source_digest() if expected_digest is None else expected_digest
+    built_from = getattr(module, "source_digest", None)
+    if built_from is None or built_from() != digest:
+        return None  # stale: built from other sources than those on disk
+    return module
+
+
+_loaded: list = []
+
+
+def kernels():
+    """The kernel namespace (``maxmin_solve``, ``tl_start``, ``tl_run``): AOT when usable, else
+    the numba JIT module. ``FABRICSCOPE_KERNELS=jit`` forces the JIT (to compare, or to debug)."""
+    if not _loaded:
+        module = None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
+        _loaded.append(_Kernels(module) if module is not None else _jit_module())
+    return _loaded[0]
