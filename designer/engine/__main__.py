@@ -11,7 +11,38 @@ cleanup, status 1).
 import os
 import sys
 
-from designer.engine.cli import main
+# No transparent huge pages for numpy's large arrays in a CLI process (NumPy's documented
+# switch; set NUMPY_MADVISE_HUGEPAGE=1 to keep them): with the kernel's THP defrag on
+# ``madvise``, faulting in the routing arrays of a 1M-flow all-to-all compacts memory in the
+# kernel — 1.2–1.6 s system time against 0.57 s without, user time within 0.15 s (measured,
+# 1,024-GPU all-to-all, NUMPY_MADVISE_HUGEPAGE=1 vs 0). numpy reads it when first imported.
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+
+
+def _keep_freed_arrays() -> None:
+    """glibc: serve arrays up to 32 MB (its largest mmap threshold) from the heap and keep freed
+    memory there, so a numpy temporary reuses pages already faulted in instead of mapping fresh
+    ones (the 1,024-GPU all-to-all makes hundreds of 8 MB ones). Measured on it: 1.84–1.92 s
+    user + 0.51–0.59 s sys → 1.78 s + 0.33–0.35 s, max RSS +9 % (as MALLOC_MMAP_THRESHOLD_,
+    MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ would set it). Nothing on another C library."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return
+    trim, top_pad, mmap_threshold = -1, -2, -3   # M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD
+    mallopt(mmap_threshold, 32 << 20)
+    mallopt(trim, 1 << 30)   # C int arguments: below 2**31
+    mallopt(top_pad, 64 << 20)
+
+
+_keep_freed_arrays()
+
+from designer.engine.cli import main  # noqa: E402  (after the settings above)
 
 
 def _exit_now(status: int) -> None:

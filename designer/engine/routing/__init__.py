@@ -6,8 +6,10 @@ resources in the topology's numbering (see ``topology.py``), ready for the solve
 Modules
 -------
 - :mod:`.router`: :func:`route` and the per-call :class:`~.router.Router` (segment lookups,
-  assembly of paths, path classes via :func:`designer.engine.pathclass.classify_grouped`);
-- :mod:`.routes`: :class:`Routes`, unroutable reasons, re-routing a subset, folding virtual flows;
+  path classes via :func:`designer.engine.pathclass.classify_grouped`, blocks of 1M flows above
+  5M); :mod:`.assemble`: the paths of the pieces a Router found, in one row gather;
+- :mod:`.routes`: :class:`Routes`, unroutable reasons, re-routing a subset, folding virtual flows,
+  joining blocks;
 - :mod:`.context`: the failure context — :class:`FailureSet`, :class:`RoutingContext` (host shapes,
   host maps, uplinks, fabric tables, cached per failure set) and its derivation under more failures;
 - :mod:`.intra`: intra-host search (:class:`~.intra.HostShape`: equal-cost paths, NVLink striping);

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SegTable", "lookup", "dense_ids", "gather_rows", "concat_parts"]
+__all__ = ["SegTable", "lookup", "dense_ids", "group_keys", "gather_rows"]
 
 
 class SegTable:
@@ -79,6 +79,26 @@ def dense_ids(cols: list[np.ndarray]) -> np.ndarray:
     return key
 
 
+def group_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_index=True, return_inverse=True)`` of non-negative int64 keys:
+    the distinct keys (increasing), the first position of each, and each key's group. A
+    presence table when the keys span little (a million flows' path-class keys: a few
+    thousand values), no sort."""
+    span = int(keys.max()) + 1 if len(keys) else 0
+    if span > max(4 * len(keys), 1 << 16):
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return distinct, first, inverse.reshape(-1)
+    seen = np.zeros(span, dtype=bool)
+    seen[keys] = True
+    distinct = np.flatnonzero(seen)
+    rank = np.zeros(span, dtype=np.int64)
+    rank[distinct] = np.arange(len(distinct), dtype=np.int64)
+    inverse = rank[keys]
+    first = np.full(len(distinct), len(keys), dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(len(keys), dtype=np.int64))
+    return distinct.astype(np.int64), first, inverse
+
+
 def gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):
     """Concatenate CSR rows (row -1 = empty) → (flat values, length per row)."""
     valid = rows >= 0
@@ -93,24 +113,3 @@ def gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):
     offsets = np.cumsum(lens) - lens
     pos = np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lens)
     return data[pos], lens
-
-
-def concat_parts(parts, total: int):
-    """Interleave per-path pieces: path p = piece0 row p + piece1 row p + … (CSR concatenation)."""
-    lens = np.zeros(total, dtype=np.int64)
-    for _, l in parts:
-        lens += l
-    ptr = np.zeros(total + 1, dtype=np.int64)
-    np.cumsum(lens, out=ptr[1:])
-    out = np.empty(int(ptr[-1]), dtype=np.int64)
-    offset = ptr[:-1].copy()
-    for vals, l in parts:
-        if len(vals):
-            # Value j of this piece, of path p, goes to offset[p] + (j - start of p's values):
-            # one repeat of the per-path shift, plus the running index.
-            shift = offset - (np.cumsum(l) - l)
-            dest = np.repeat(shift, l)
-            dest += np.arange(len(vals), dtype=np.int64)
-            out[dest] = vals
-        offset += l
-    return ptr, out

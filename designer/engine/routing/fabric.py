@@ -199,19 +199,24 @@ def fabric_segments(ctx, table: SegTable, flows, idx: np.ndarray, gs: np.ndarray
         uplink and downlink resources (-1 when none).
     """
     topo, up_ptr = ctx.topo, ctx.up_ptr
-    ns, nd = up_ptr[gs + 1] - up_ptr[gs], up_ptr[gd + 1] - up_ptr[gd]
+    n_up = np.diff(up_ptr)   # per node: its uplinks
+    ns, nd = n_up[gs], n_up[gd]
     valid = (ns > 0) & (nd > 0)
-    us, ud = up_ptr[gs].copy(), up_ptr[gd].copy()  # index into up_* arrays: first uplink
     multi = valid & ((ns > 1) | (nd > 1))
-    if multi.any():
-        _choose_uplinks(ctx, flows.take(idx[multi]), seed, gs, gd, us, ud, multi)
-    us, ud = np.where(valid, us, 0), np.where(valid, ud, 0)
     if len(ctx.up_link) == 0:
         return np.full(len(idx), -1), np.zeros(len(idx), np.int64), np.full(len(idx), -1), np.full(len(idx), -1)
-    link_s, sw_s = ctx.up_link[us], ctx.up_sw[us]
-    link_d, sw_d = ctx.up_link[ud], ctx.up_sw[ud]
-    up_res = 2 * link_s + (topo.link_a[link_s] != gs)
-    down_res = 2 * link_d + (topo.link_a[link_d] != sw_d)
+    if multi.any():
+        us, ud = up_ptr[gs], up_ptr[gd]  # index into up_* arrays: first uplink
+        _choose_uplinks(ctx, flows.take(idx[multi]), seed, gs, gd, us, ud, multi)
+        us, ud = np.where(valid, us, 0), np.where(valid, ud, 0)
+        link_s, sw_s = ctx.up_link[us], ctx.up_sw[us]
+        link_d, sw_d = ctx.up_link[ud], ctx.up_sw[ud]
+        up_res = 2 * link_s + (topo.link_a[link_s] != gs)
+        down_res = 2 * link_d + (topo.link_a[link_d] != sw_d)
+    else:
+        # Every flow takes its gateways' first uplinks: read them per node, then per flow.
+        sw_node, up_node, down_node = _first_uplinks(ctx, n_up)
+        sw_s, sw_d, up_res, down_res = sw_node[gs], sw_node[gd], up_node[gs], down_node[gd]
     nf = len(ctx.forwarders)
     keys = np.where(valid, ctx.forwarder_rank[sw_s] * nf + ctx.forwarder_rank[sw_d], -1)
 
@@ -224,6 +229,16 @@ def fabric_segments(ctx, table: SegTable, flows, idx: np.ndarray, gs: np.ndarray
     first, count = lookup(keys, compute, space=nf * nf)
     count = np.where(first >= 0, count, 0)
     return first, count, np.where(count > 0, up_res, -1), np.where(count > 0, down_res, -1)
+
+
+def _first_uplinks(ctx, n_up: np.ndarray):
+    """Per node: the switch of its first uplink, and that link's resource towards the switch
+    and back (what a flow leaving and one entering through the node cross; arbitrary for a node
+    without uplinks, whose flows do not route)."""
+    first = np.where(n_up > 0, ctx.up_ptr[:-1], 0)
+    link, sw = ctx.up_link[first], ctx.up_sw[first]
+    nodes = np.arange(len(n_up))
+    return sw, 2 * link + (ctx.topo.link_a[link] != nodes), 2 * link + (ctx.topo.link_a[link] != sw)
 
 
 def _choose_uplinks(ctx, flows, seed: int, gs, gd, us, ud, multi) -> None:

@@ -123,7 +123,7 @@ def pxn(router, ends: Ends) -> None:
     shape = ctx.host_shape[ends.hs[idx]]
     loc = ctx.node_local[ends.src[idx]]
     rel = np.full(len(idx), -1, dtype=np.int64)
-    for sh in np.unique(shape).tolist():
+    for sh in nic_tables.shapes_present(shape):
         m = shape == sh
         rel[m] = nic_tables.pxn_relay(ctx.shapes[sh], ctx.rails, num_rails)[loc[m], dst_rail[m]]
     use = (rel >= 0) & (rel != loc)
@@ -152,7 +152,7 @@ def any_nic(router, ends: Ends) -> None:
         idx = np.flatnonzero(part)
         shape = ctx.host_shape[ends.hs[idx]]
         chosen = np.full(len(idx), -1, dtype=np.int64)
-        for sh in np.unique(shape).tolist():
+        for sh in nic_tables.shapes_present(shape):
             m = np.flatnonzero(shape == sh)
             nics = nic_tables.live_nics(ctx.shapes[sh], storage)
             if len(nics):
@@ -174,7 +174,7 @@ def _rail_aligned_destination(ctx, ends: Ends, didx, src_shape, chosen, storage,
     dgw = np.full(len(didx), -1, dtype=np.int64)
     dshape = ctx.host_shape[hd[didx]]
     alive = np.zeros(len(didx), dtype=bool)
-    for sh in np.unique(dshape).tolist():
+    for sh in nic_tables.shapes_present(dshape):
         m = dshape == sh
         s = ctx.shapes[sh]
         dgw[m] = nic_tables.rail_gateway(s, ctx.rails, num_rails, storage)[rail[m]]
@@ -192,7 +192,7 @@ def _live_destination(ctx, ends: Ends, didx, storage, h) -> None:
     if not len(didx):
         return
     dshape = ctx.host_shape[hd[didx]]
-    for sh in np.unique(dshape).tolist():
+    for sh in nic_tables.shapes_present(dshape):
         m = np.flatnonzero(dshape == sh)
         nics = nic_tables.live_nics(ctx.shapes[sh], storage)
         if len(nics):

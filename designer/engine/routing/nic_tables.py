@@ -11,17 +11,29 @@ import numpy as np
 
 from designer.engine.routing.intra import HostShape
 
-__all__ = ["live_nics", "affinity", "static", "rail_of", "rail_gateway", "pxn_relay", "gather", "endpoint_order"]
+__all__ = ["live_nics", "affinity", "static", "rail_of", "rail_gateway", "pxn_relay", "gather", "endpoint_order",
+           "shapes_present"]
 
 
 def gather(ctx, shape_idx: np.ndarray, loc: np.ndarray, build) -> np.ndarray:
     """Gather ``build(shape)[loc]`` per element (tables are per shape; ``ctx`` is the
     :class:`~designer.engine.routing.context.RoutingContext` holding the shapes)."""
+    shapes = shapes_present(shape_idx)
+    if len(shapes) == 1:   # one host shape (a homogeneous cluster): no masks
+        return build(ctx.shapes[shapes[0]])[loc].astype(np.int64, copy=False)
     out = np.full(len(loc), -1, dtype=np.int64)
-    for sh in np.unique(shape_idx).tolist():
+    for sh in shapes:
         m = shape_idx == sh
         out[m] = build(ctx.shapes[sh])[loc[m]]
     return out
+
+
+def shapes_present(shape_idx: np.ndarray) -> list[int]:
+    """The distinct host-shape indices (small, non-negative) of ``shape_idx``, increasing — as
+    ``np.unique`` gives them, by a count instead of a sort of a million flows."""
+    if len(shape_idx) == 0:
+        return []
+    return np.flatnonzero(np.bincount(shape_idx)).tolist()
 
 
 def _nics(shape: HostShape, storage: bool) -> list[int]:

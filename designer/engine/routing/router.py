@@ -15,8 +15,9 @@ import numpy as np
 
 from designer.engine.errors import InvalidScenario, LimitExceeded, Problem
 from designer.engine.pathclass import classify_grouped
+from designer.engine.routing.assemble import assemble_paths
 from designer.engine.routing.context import FailureSet, RoutingContext, cached_context
-from designer.engine.routing.csr import SegTable, concat_parts, dense_ids, gather_rows, lookup
+from designer.engine.routing.csr import SegTable, dense_ids, group_keys, lookup
 from designer.engine.routing.domain import domain_segments
 from designer.engine.routing.fabric import fabric_segments
 from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
@@ -24,7 +25,7 @@ from designer.engine.routing.limits import MAX_PATH_ENTRIES
 from designer.engine.routing.nic_policies import Ends, resolve, storage_mask
 from designer.engine.routing.routes import (
     DST_DOWN, NIC_DOWN, NO_FABRIC, NO_INTRA, NO_INTRA_DST, NO_INTRA_SRC, NO_NIC, OK, SAME_NODE, SRC_DOWN,
-    UPLINK_DOWN, Routes, fold_virtual, take_flows,
+    UPLINK_DOWN, Routes, RoutesJoiner, fold_virtual, take_flows,
 )
 from designer.engine.topology import Topology
 
@@ -120,10 +121,48 @@ def _route_distinct(ctx: RoutingContext, flows, policy, multipath: str, seed: in
     """
     repeats = _same_host_repeats(ctx, flows)
     if repeats is None:
-        return Router(ctx, flows, policy, multipath, seed, name).run()
+        return _route_blocks(ctx, flows, policy, multipath, seed, name)
     keep, rep = repeats
-    distinct = Router(ctx, flows.take(keep), policy, multipath, seed, name).run()
+    distinct = _route_blocks(ctx, flows.take(keep), policy, multipath, seed, name)
     return take_flows(distinct, rep, flows.src)
+
+
+# Up to this many flows, one Router call (every workload the former 5M-flow limit admitted routes
+# exactly as before); above, blocks of _BLOCK_FLOWS. Why: each per-flow temporary of a 16.8M-flow
+# all-to-all is 134 MB, beyond glibc's largest mmap threshold (32 MB), so every one was a fresh
+# mapping faulted in page by page: routing 4,096 GPUs' all-to-all took 61.5 s CPU in one call,
+# mostly system time, and 12.6 s in blocks (measured in-process). 1M-flow blocks keep the
+# temporaries at 8 MB, reused from the heap.
+_ONE_BLOCK_FLOWS = 5_000_000
+_BLOCK_FLOWS = 1 << 20
+
+
+def _too_many_entries(entries: int) -> LimitExceeded:
+    return LimitExceeded("routing produced too many path entries",
+                         [Problem("routing", f"{entries:,} (path, resource) entries exceed "
+                                             f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
+
+
+def _route_blocks(ctx: RoutingContext, flows, policy, multipath: str, seed: int, name: str) -> Routes:
+    """:class:`Router` on ``flows``, in consecutive blocks above :data:`_ONE_BLOCK_FLOWS`.
+
+    Exact: a flow's route depends on its own source, destination and hash identity only (see
+    :func:`route`), so a block routes its flows as the whole would; the blocks are joined by
+    :class:`~designer.engine.routing.routes.RoutesJoiner` (class names then in order of first
+    appearance over the blocks; ``tests/engine/test_routing_assemble.py`` checks every other field
+    against one call).
+    """
+    n = len(flows)
+    if n <= _ONE_BLOCK_FLOWS:
+        return Router(ctx, flows, policy, multipath, seed, name).run()
+    joined = RoutesJoiner(ctx.topo, n, MAX_PATH_ENTRIES)
+    for lo in range(0, n, _BLOCK_FLOWS):
+        block = Router(ctx, flows.take(np.arange(lo, min(lo + _BLOCK_FLOWS, n))), policy, multipath, seed, name)
+        part = block.run()
+        if joined.entries + len(part.flow_res) > MAX_PATH_ENTRIES:
+            raise _too_many_entries(joined.entries + len(part.flow_res))
+        joined.add(part)
+    return joined.routes()
 
 
 def _same_host_repeats(ctx: RoutingContext, flows):
@@ -133,10 +172,15 @@ def _same_host_repeats(ctx: RoutingContext, flows):
     n = len(flows)
     if n < _MIN_REPEATS:
         return None
-    src, dst = flows.src.astype(np.int64), flows.dst.astype(np.int64)
+    src, dst = np.asarray(flows.src, dtype=np.int64), np.asarray(flows.dst, dtype=np.int64)   # read only
     hs = ctx.node_hidx[src]
     same = (hs >= 0) & (hs == ctx.node_hidx[dst])
     if int(np.count_nonzero(same)) < _MIN_REPEATS:
+        return None
+    # Only same-host flows can repeat: count their repeats first (28,672 keys on 4,096 GPUs'
+    # all-to-all, which has none, instead of a 16.8M-key unique).
+    pairs = src[same] * len(ctx.node_hidx) + dst[same]
+    if len(pairs) - len(np.unique(pairs)) < _MIN_REPEATS:
         return None
     # Cross-host flows get keys of their own (negative), same-host ones their pair.
     key = np.where(same, src * len(ctx.node_hidx) + dst, -1 - np.arange(n, dtype=np.int64))
@@ -160,12 +204,14 @@ def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
     second routing is ~1 s of a ~4 s process. ``Routes`` are never modified once returned
     (``replace_flows`` and ``repeated`` build new ones), so handing out the same object is safe.
     """
-    digest = hashlib.blake2b(digest_size=16)
+    # SHA-256: with the CPU's SHA extensions twice as fast as BLAKE2b here (23 vs 41 ms per
+    # 32 MB, measured), and this digests every flow's four columns twice per simulation.
+    digest = hashlib.sha256()
     for column in (flows.src, flows.dst, flows.pattern, flows.index):
         arr = np.ascontiguousarray(column)
         digest.update(str(arr.dtype).encode())
         digest.update(memoryview(arr).cast("B"))
-    return (policy_name, multipath, seed, len(flows), digest.digest())
+    return (policy_name, multipath, seed, len(flows), digest.digest()[:16])
 
 
 def _nvswitch_mask(topo: Topology) -> np.ndarray:
@@ -193,9 +239,12 @@ class Router:
         self.domain = SegTable()   # NVLink paths between hosts of one NVLink domain (domain.py)
         self.nic_slot: np.ndarray | None = None
         self.dead_nic = np.full(self.n, -1, dtype=np.int64)
+        self._one = np.ones(self.n, dtype=np.int64)   # the count of a single-resource piece
 
     def fail(self, mask: np.ndarray, code: int, subject: np.ndarray) -> None:
         """Mark the still-routable flows of ``mask`` unroutable with ``code`` (first reason wins)."""
+        if not mask.any():   # the usual case on a healthy fabric: nothing to mark
+            return
         new = mask & (self.status == OK)
         self.status[new] = code
         self.subject[new] = subject[new] if isinstance(subject, np.ndarray) else subject
@@ -220,13 +269,15 @@ class Router:
 
     def _run(self) -> Routes:
         ctx, f = self.ctx, self.flows
-        src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
+        # Read only (the routes' src may share the flows' column, as take_flows' does).
+        src, dst = np.asarray(f.src, dtype=np.int64), np.asarray(f.dst, dtype=np.int64)
         self.fail(src == dst, SAME_NODE, src)
         # A flow to or from an NVSwitch ends at the host's NVSwitch plane (routing/intra.py):
         # one switch down leaves the others, so only a GPU-side endpoint being down is fatal.
-        plane = _nvswitch_mask(self.topo)
-        self.fail(ctx.node_failed[src] & ~plane[src], SRC_DOWN, src)
-        self.fail(ctx.node_failed[dst] & ~plane[dst], DST_DOWN, dst)
+        if ctx.node_failed.any():
+            plane = _nvswitch_mask(self.topo)
+            self.fail(ctx.node_failed[src] & ~plane[src], SRC_DOWN, src)
+            self.fail(ctx.node_failed[dst] & ~plane[dst], DST_DOWN, dst)
         hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
         same = (hs >= 0) & (hs == hd)
         pieces = self._pieces(src, dst, hs, hd, same)
@@ -347,9 +398,13 @@ class Router:
     def _check_gateways(self, src, dst, cross, gs, gd) -> None:
         """Flows without a NIC, or whose NIC is down or has no working uplink: unroutable."""
         ctx = self.ctx
+        # Per node: down, or without a working uplink (a NIC that fails its flows).
+        bad_node = ctx.node_failed | (ctx.up_ptr[1:] == ctx.up_ptr[:-1])
         for side_g, side_n in ((gs, src), (gd, dst)):
-            self.fail(cross & (side_g == -2), NO_NIC, side_n)
             g = np.maximum(side_g, 0)
+            if not (cross & ((side_g == -2) | ((side_g >= 0) & bad_node[g]))).any():
+                continue   # every mask below is empty: nothing to mark
+            self.fail(cross & (side_g == -2), NO_NIC, side_n)
             dead = cross & (side_g >= 0) & ctx.node_failed[g]
             self.dead_nic[dead & (self.status == OK)] = g[dead & (self.status == OK)]
             self.fail(dead, NIC_DOWN, side_n)
@@ -361,7 +416,7 @@ class Router:
     def _alternatives(self, piece) -> np.ndarray:
         """Per flow: how many alternatives of ``piece`` its paths combine (at least 1)."""
         if piece[0] == "single":
-            return np.ones(self.n, dtype=np.int64)
+            return self._one
         c = np.where(piece[1] >= 0, piece[2], 1)
         if piece[0] == "fabric" and self.multipath == "hash":
             c = np.minimum(c, 1)
@@ -371,56 +426,27 @@ class Router:
         n = self.n
         ok = self.status == OK
         counts = [self._alternatives(piece) for piece in pieces]
-        nsub = np.where(ok, np.prod(np.stack(counts), axis=0), 0)
+        nsub = ok.astype(np.int64)
+        for c in counts:
+            if c is not self._one:   # a factor of ones changes no product
+                nsub *= c
         first = np.zeros(n, dtype=np.int64)
         np.cumsum(nsub[:-1], out=first[1:])
         total = int(nsub.sum())
         owner = np.repeat(np.arange(n, dtype=np.int64), nsub)
-        combo = np.arange(total, dtype=np.int64) - np.repeat(first, nsub)
-        stripes = np.ones(total)   # product of the striping weights of the rows a path combines
+        # Combination index of each path within its flow (only read where a piece has choices).
+        combo = np.arange(total, dtype=np.int64) - first[owner] if total > int(np.count_nonzero(ok)) else None
         tables = {"intra": self.intra.arrays(), "fabric": self.fabric.arrays(), "domain": self.domain.arrays()}
         fab_hash = flow_hash(self.flows, self.seed, salt=FABRIC_SALT) if self.multipath == "hash" else None
-        parts = []
-        for piece, c in zip(pieces, counts):
-            csub = c[owner]
-            choice = combo % csub
-            combo //= csub
-            parts.append(self._piece_rows(piece, owner, choice, stripes, tables, fab_hash))
-        flow_ptr, flow_res = concat_parts(parts, total)
+        flow_ptr, flow_res, stripes = assemble_paths(self.ctx, pieces, counts, owner, combo, fab_hash, tables)
         share = stripes / np.bincount(owner, weights=stripes, minlength=n)[owner] if total else np.zeros(0)
         if len(flow_res) > MAX_PATH_ENTRIES:
-            raise LimitExceeded("routing produced too many path entries",
-                                [Problem("routing", f"{len(flow_res):,} (path, resource) entries exceed "
-                                                    f"{MAX_PATH_ENTRIES:,}; use multipath 'hash'")])
+            raise _too_many_entries(len(flow_res))
         routes = Routes(self.topo, flow_ptr, flow_res, owner, share, src, first, nsub, self.status,
                         np.full(n, -1, dtype=np.int16), [], self.policy_name, self.subject, self.dead_nic,
                         share.copy(), stripes)   # solver weights = shares: one flow weighs 1
         self._classify(routes, pieces)
         return routes
-
-    def _piece_rows(self, piece, owner, choice, stripes, tables, fab_hash):
-        """(resources, length per path) of ``piece`` in every path; multiplies ``stripes`` in
-        place by the striping weight of the alternative each path takes."""
-        if piece[0] == "single":
-            tok = piece[1][owner]
-            lens = (tok >= 0).astype(np.int64)
-            return tok[tok >= 0], lens
-        firsts = piece[1][owner]
-        present = firsts >= 0
-        if piece[0] == "fabric" and self.multipath == "hash":
-            pick = (fab_hash[owner] % np.maximum(piece[2][owner], 1).astype(np.uint64)).astype(np.int64)
-            rows = firsts + pick
-        else:
-            rows = firsts + choice
-        rows = np.where(present, rows, -1)
-        ptr, data, wrow = tables[piece[0]]
-        if present.any():
-            stripes[present] *= wrow[rows[present]]
-        vals, lens = gather_rows(ptr, data, rows)
-        if piece[0] == "intra":
-            host = np.repeat(piece[3][owner], lens)
-            vals = self.ctx.host_res_flat[self.ctx.host_res_base[host] + vals]
-        return vals, lens
 
     def _classify(self, routes: Routes, pieces) -> None:
         """Path class per flow, computed once per structural key: the local-token rows of the
@@ -431,16 +457,26 @@ class Router:
         if len(ok) == 0:
             return
         ctx = self.ctx
-        src, dst = self.flows.src[ok], self.flows.dst[ok]
-        first_path = routes.first[ok]
+        every = len(ok) == self.n
+        on_ok = (lambda a: a) if every else (lambda a: a[ok])   # no gather when every flow routes
+        src, dst = on_ok(self.flows.src), on_ok(self.flows.dst)
+        first_path = on_ok(routes.first)
         cols = []
         for piece in pieces:
             if piece[0] == "intra":
-                cols.append(piece[1][ok])
+                cols.append(on_ok(piece[1]))
             elif piece[0] in ("fabric", "domain"):
-                cols.append((piece[1][ok] >= 0).astype(np.int64))
-        cols.append(np.where(ctx.node_hidx[src] < 0, src, -1))
-        cols.append(np.where(ctx.node_hidx[dst] < 0, dst, -1))
-        codes, names = classify_grouped(ctx.topo, dense_ids(cols), lambda i: routes.path_nodes(int(first_path[i])))
-        routes.class_code[ok] = codes
+                cols.append((on_ok(piece[1]) >= 0).astype(np.int64))
+        for end in (src, dst):
+            hostless = ctx.node_hidx[end] < 0
+            if hostless.any():   # else a column of -1: left out as constant below
+                cols.append(np.where(hostless, end, -1))
+        # A column equal on every flow orders and groups nothing: leaving it out changes no key's
+        # rank, so neither the groups nor the order classes are numbered in.
+        varying = [c for c in cols if len(c) and int(c.min()) != int(c.max())] or [np.zeros(len(ok), np.int64)]
+        keys, first, inverse = group_keys(dense_ids(varying))
+        # One key per group, in increasing order: classify_grouped numbers the classes exactly as
+        # on every flow's key (first appearance over the sorted keys), with far less to sort.
+        codes, names = classify_grouped(ctx.topo, keys, lambda j: routes.path_nodes(int(first_path[first[j]])))
+        routes.class_code[ok] = codes[inverse]
         routes.class_names = names

@@ -15,6 +15,7 @@ from designer.engine.topology import Topology
 
 __all__ = [
     "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual", "take_flows",
+    "RoutesJoiner",
     "OK", "SRC_DOWN", "DST_DOWN", "NIC_DOWN", "NO_NIC", "NO_INTRA_SRC", "NO_INTRA_DST", "NO_FABRIC",
     "NO_INTRA", "UPLINK_DOWN", "SAME_NODE",
 ]
@@ -193,19 +194,26 @@ def path_nodes_from_resources(topo: Topology, start: int, resources) -> list[int
     """
     two_l = 2 * topo.num_links
     resources = np.asarray(resources).tolist()
+    link_a, link_b = _link_ends(topo)
     first = next((r for r in resources if r < two_l), None)
     if first is not None:
         # The first link's tail: the flow's source, or the NVSwitch of the plane it left from
         # (a flow from an NVSwitch starts at whichever switch of the plane its stripe uses).
-        start = int(topo.link_a[first >> 1]) if (first & 1) == 0 else int(topo.link_b[first >> 1])
-    nodes, cur = [start], start
+        start = link_a[first >> 1] if (first & 1) == 0 else link_b[first >> 1]
+    nodes = [start]
     for r in resources:
-        if r >= two_l:
-            continue
-        link = r >> 1
-        cur = int(topo.link_b[link]) if (r & 1) == 0 else int(topo.link_a[link])
-        nodes.append(cur)
+        if r < two_l:
+            nodes.append(link_b[r >> 1] if (r & 1) == 0 else link_a[r >> 1])
     return nodes
+
+
+def _link_ends(topo: Topology) -> tuple[list[int], list[int]]:
+    """(tail, head) node of every link as Python lists, cached on the topology: a result lists
+    20,000 flows' paths, and indexing a list is several times cheaper than a numpy scalar."""
+    ends = topo.__dict__.get("_link_ends_lists")
+    if ends is None:
+        ends = topo.__dict__["_link_ends_lists"] = (topo.link_a.tolist(), topo.link_b.tolist())
+    return ends
 
 
 def replace_flows(base: Routes, idx: np.ndarray, sub: Routes) -> Routes:
@@ -306,3 +314,68 @@ def fold_virtual(r: Routes, flows, rep: np.ndarray, start: np.ndarray) -> Routes
     return Routes(r.topo, r.flow_ptr, r.flow_res, owner, share, flows.src.astype(np.int64), r.first[start],
                   count.astype(np.int64), status, class_code, r.class_names, r.nic_policy, subject, nic,
                   share.copy(), r.stripes)
+
+
+class RoutesJoiner:
+    """Routes of consecutive blocks of flows (each routed on its own), joined as the routes of
+    all of them: paths in flow order, ``first``/``owner``/``flow_ptr`` shifted by the blocks
+    before, class codes renumbered into one list of names (in order of first appearance over the
+    blocks).
+
+    Each block is copied into its place as soon as it is added, so only one block is alive beside
+    the result. Per-path and per-entry buffers are reserved at ``max_entries`` (a path has at
+    least one entry) and shrunk in place at the end: pages never written are never mapped, so the
+    reservation costs address space only.
+    """
+
+    _FLOW_FIELDS = {"src": np.int64, "first": np.int64, "count": np.int64, "status": np.int8,
+                    "_subject": np.int64, "_nic": np.int64}
+    _PATH_FIELDS = {"owner": np.int64, "share": np.float64, "weight": np.float64, "stripes": np.float64}
+
+    def __init__(self, topo: Topology, n_flows: int, max_entries: int):
+        self.topo, self.nic_policy, self.max_entries = topo, None, max_entries
+        self.flow = {k: np.empty(n_flows, dtype=t) for k, t in self._FLOW_FIELDS.items()}
+        self.class_code = np.empty(n_flows, dtype=np.int16)
+        self.path = {k: np.empty(max_entries, dtype=t) for k, t in self._PATH_FIELDS.items()}
+        self.flow_ptr = np.empty(max_entries + 1, dtype=np.int64)
+        self.flow_ptr[0] = 0
+        self.flow_res = np.empty(max_entries, dtype=np.int64)
+        self.names: list[str] = []
+        self.flows = self.paths = self.entries = 0
+
+    def add(self, part: Routes) -> None:
+        """Append the routes of the next block of flows.
+
+        Raises
+        ------
+        OverflowError
+            When the blocks so far have more entries than ``max_entries``.
+        """
+        f, p, e = self.flows, self.paths, self.entries
+        nf, np_, ne = part.num_flows, part.num_paths, len(part.flow_res)
+        if e + ne > self.max_entries:
+            raise OverflowError(f"more than {self.max_entries:,} path entries")
+        self.nic_policy = part.nic_policy
+        for k in self._FLOW_FIELDS:
+            self.flow[k][f:f + nf] = getattr(part, k)
+        self.flow["first"][f:f + nf] += p
+        remap = np.array([self.names.index(c) if c in self.names else self.names.append(c) or len(self.names) - 1
+                          for c in part.class_names] + [-1], dtype=np.int16)
+        self.class_code[f:f + nf] = remap[part.class_code]   # code -1 → the trailing -1
+        for k in self._PATH_FIELDS:
+            self.path[k][p:p + np_] = getattr(part, k)
+        self.path["owner"][p:p + np_] += f
+        self.flow_ptr[p + 1:p + np_ + 1] = part.flow_ptr[1:]
+        self.flow_ptr[p + 1:p + np_ + 1] += e
+        self.flow_res[e:e + ne] = part.flow_res
+        self.flows, self.paths, self.entries = f + nf, p + np_, e + ne
+
+    def routes(self) -> Routes:
+        """The joined routes (the buffers shrunk to what the blocks filled)."""
+        for arr, used in [(self.flow_ptr, self.paths + 1), (self.flow_res, self.entries),
+                          *[(a, self.paths) for a in self.path.values()]]:
+            arr.resize(used, refcheck=False)   # in place: realloc gives the tail back
+        f, pa = self.flow, self.path
+        return Routes(self.topo, self.flow_ptr, self.flow_res, pa["owner"], pa["share"], f["src"], f["first"],
+                      f["count"], f["status"], self.class_code, self.names, self.nic_policy, f["_subject"],
+                      f["_nic"], pa["weight"], pa["stripes"])
