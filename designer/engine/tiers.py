@@ -56,8 +56,27 @@ def resource_tiers(topo: Topology) -> list[str]:
     """:func:`resource_tier` of every resource (cached on the topology)."""
     cached = topo.__dict__.get("_resource_tiers")
     if cached is None:
-        links = [_link_tier(topo, l) for l in range(topo.num_links)]
+        links = _link_tiers(topo)
         per_dir = [t for t in links for _ in (0, 1)]
         nodes = [resource_tier(topo, 2 * topo.num_links + k) for k in range(len(topo.resource_node))]
         cached = topo.__dict__["_resource_tiers"] = per_dir + nodes
     return cached
+
+
+def _link_tiers(topo: Topology) -> list[str]:
+    """:func:`_link_tier` of every link, computed once per distinct (end kinds, tech, end roles):
+    that is all it reads, except the sockets of a CPU–CPU link (asked link by link). 191,488
+    links of a 16,384-GPU cluster have a few dozen such keys."""
+    kinds, roles, techs = topo.node_kind, topo.node_role, topo.link_tech
+    memo: dict[tuple, str] = {}
+    out = []
+    for link, (a, b) in enumerate(zip(topo.link_a.tolist(), topo.link_b.tolist())):
+        if kinds[a] == "cpu" and kinds[b] == "cpu":
+            out.append(_link_tier(topo, link))
+            continue
+        key = (kinds[a], kinds[b], techs[link], roles[a], roles[b])
+        tier = memo.get(key)
+        if tier is None:
+            tier = memo[key] = _link_tier(topo, link)
+        out.append(tier)
+    return out

@@ -243,7 +243,7 @@ class Group:
             plane = nvswitch_plane(topo, host)
             if not plane:
                 return f"nvls needs NVSwitch gen3+ in every host; {host or topo.node_ids[int(block[0])]} has none"
-            gens = [nvswitch_generation(topo, s) for s in plane]
+            gens = [_switch_generation(topo, s) for s in plane]
             if min(g or 0 for g in gens) < 3:
                 return (f"nvls needs NVSwitch gen3+ (H100-class) in every host; {host}'s NVSwitches are "
                         f"gen{min(g or 0 for g in gens)}")
@@ -255,8 +255,18 @@ class Group:
 
     def nvls_efficiency(self, topo: Topology) -> float:
         """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
-        gens = [nvswitch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
+        gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
         return min(nvls_efficiency(g) for g in gens)
+
+
+def _switch_generation(topo: Topology, node: int) -> int | None:
+    """:func:`~designer.engine.catalog.nvswitch_generation`, remembered per node on the topology:
+    validation's NVLS check and planning's NVLS efficiency both walk every host's plane (8,192
+    NVSwitches at 16,384 GPUs), and a node's attrs and links do not change."""
+    memo = topo.__dict__.setdefault("_nvswitch_generations", {})
+    if node not in memo:
+        memo[node] = nvswitch_generation(topo, node)
+    return memo[node]
 
 
 def group_of(topo: Topology, pattern: dict, failed=None) -> Group:

@@ -134,9 +134,10 @@ def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
-               capacity_gbps=None) -> tuple[float | None, str | None]:
+               capacity_gbps=None, chosen_if_fastest: bool = True) -> tuple[float | None, str | None]:
     """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
-    does not route or gets no bandwidth."""
+    does not route or gets no bandwidth. ``chosen_if_fastest`` False (another algorithm was
+    asked for): simulate will not solve these flows again, so the solver need not remember them."""
     from designer.engine.workloads import Flows
 
     src, dst, size = MODULES[algorithm].flows(topo, group)
@@ -150,7 +151,7 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     demand = flows.demand_gbps[routes.owner] * routes.share
     capacity = topo.resource_capacity_gbps() if capacity_gbps is None else capacity_gbps
     alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand,
-                          weights=routes.weight)
+                          weights=routes.weight, remember=chosen_if_fastest)
     pace = np.minimum.reduceat(alloc.flow_level, routes.first)
     with np.errstate(divide="ignore"):
         times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
@@ -231,7 +232,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
-                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps),
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps,
+                                                         requested in ("auto", a)),
                                     network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
@@ -273,7 +275,23 @@ def check_algorithm(topo, pattern: dict) -> None:
 
 
 def _reasons(topo, group: Group, protocol: str) -> dict[str, str | None]:
-    """Per algorithm of the pattern's kind: why it does not run here (None when it does)."""
+    """Per algorithm of the pattern's kind: why it does not run here (None when it does).
+
+    The last answer is kept on the topology: a scenario's validation (:func:`check_algorithm`)
+    and its planning ask it for the same group, and NVLS's NVSwitch checks walk every host's
+    plane (16,384 generation look-ups at 16,384 GPUs). The key holds everything the
+    ``supports`` checks read: kind, participants (hence blocks and hosts), live rails, protocol.
+    """
+    key = (group.kind, group.participants.tobytes(), tuple(group.rails), protocol)
+    last = topo.__dict__.get("_collective_reasons")
+    if last is not None and last[0] == key:
+        return dict(last[1])
+    reasons = _reasons_uncached(topo, group, protocol)
+    topo.__dict__["_collective_reasons"] = (key, dict(reasons))
+    return reasons
+
+
+def _reasons_uncached(topo, group: Group, protocol: str) -> dict[str, str | None]:
     names = candidates(group.kind)
     reasons = {a: MODULES[a].supports(topo, group) for a in names}
     if group.nodes > 1 and not group.rails:

@@ -1,0 +1,97 @@
+"""Shortcuts of the 16,384-GPU ring's ``simulate`` (issue #20, figure 2) change nothing:
+
+- the planner keeps its last ``_reasons`` on the topology: validation and planning of the same
+  group ask once; another group (or protocol) is answered afresh, and callers get copies;
+- with an explicit algorithm, the planner's solves of the other candidates are not remembered
+  (simulate will not pose them again): the memory then holds the requested one's;
+- the listed flows' paths, found for all at once in numpy, equal ``Routes.path_nodes`` path by
+  path, and the records equal the one-flow-at-a-time construction (unroutable flows included).
+
+Cluster: 8 DGX-H100, rail-optimized, 2 leaves per rail (64 GPUs).
+"""
+import numpy as np
+import pytest
+
+from designer.engine import maxmin as mm
+from designer.engine import simulate as sim
+from designer.engine.collectives import select
+from designer.engine.fabrics import build_cluster
+from designer.engine.listed_flows import path_node_ids
+from designer.engine.topology import Topology
+
+RING = [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e8}]
+
+
+@pytest.fixture()
+def topo():
+    return Topology.from_document(build_cluster("dgx-h100", 8, fabric="rail-optimized", leaves_per_rail=2))
+
+
+def _strip(result):
+    return {k: v for k, v in result.items() if k != "timings_s"}
+
+
+def test_reasons_asked_once_per_group_and_copied(topo, monkeypatch):
+    calls = []
+    real = select._reasons_uncached
+    monkeypatch.setattr(select, "_reasons_uncached", lambda *a: calls.append(a[1].n) or real(*a))
+    pattern = sim.prepare({"topology": topo, "workload": RING}).scenario.patterns[0]
+    assert len(calls) == 1                       # validation and planning: one computation
+    group = select.group_of(topo, pattern)
+    first = select._reasons(topo, group, "auto")
+    first["ring"] = "tampered"
+    assert select._reasons(topo, group, "auto")["ring"] is None     # a copy was handed out
+    assert select._reasons(topo, group, "LL") == real(topo, group, "LL")
+    half = select.group_of(topo, {**pattern, "participants": pattern["participants"][:8]})
+    assert select._reasons(topo, half, "auto") == real(topo, half, "auto")
+    assert len(calls) == 3
+
+
+def test_only_the_requested_algorithm_is_remembered(topo, monkeypatch):
+    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 0)
+    kept = []
+    real = mm._solve_remembered
+
+    def spy(kernels, cap, ptr, res, dem, w, remember=True):
+        kept.append((len(ptr) - 1, remember))
+        return real(kernels, cap, ptr, res, dem, w, remember)
+
+    monkeypatch.setattr(mm, "_solve_remembered", spy)
+    remembered = sim.simulate({"topology": topo, "workload": RING})
+    plan = remembered["summary"]["patterns"]["ar"]
+    assert plan["algorithm"] == "ring" and plan["alternatives"]["tree"]["time_s"] is not None
+    assert [r for _, r in kept].count(True) >= 2            # ring in the planner, then simulate
+    assert False in [r for _, r in kept]                    # tree (and nvlstree) not kept
+    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 10**12)
+    assert _strip(sim.simulate({"topology": topo, "workload": RING})) == _strip(remembered)
+
+
+def test_listed_flows_equal_path_nodes(topo):
+    prep = sim.prepare({"topology": topo, "workload": RING, "failures": [{"target": "h0/nic3", "mode": "down"}]})
+    routes = prep.routes
+    names = path_node_ids(topo, routes, np.arange(routes.num_paths)[::-1])
+    assert len(names) == routes.num_paths
+    for p in range(routes.num_paths):
+        assert names[p] == [topo.node_ids[n] for n in routes.path_nodes(p)]
+    assert path_node_ids(topo, routes, []) == {}
+
+
+def test_flow_records_equal_one_at_a_time(topo):
+    a2a = [{"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "bytes": 1e6},
+           {"id": "capped", "kind": "alltoall", "participants": {"kind": "gpu", "every": 8}, "bytes": 1e6,
+            "demand_gbps": 5.0}]
+    prep = sim.prepare({"topology": topo, "workload": a2a, "failures": [{"target": "h1/nic2", "mode": "down"}]})
+    solved = sim.solve_prepared(prep)
+    assert (prep.routes.status != 0).any()           # unroutable flows are listed too
+    assert np.isfinite(prep.flows.demand_gbps).any() and (prep.routes.count > 1).any()
+    listed = np.arange(len(prep.flows))
+    one = [sim._flow_record(topo, prep.flows, prep.routes, solved, int(i), "steady") for i in listed]
+    assert sim._flow_records(topo, prep.flows, prep.routes, solved, listed, "steady") == one
+
+
+def test_link_tiers_memo_equals_link_by_link(topo):
+    from designer.engine import tiers
+
+    expected = [tiers._link_tier(topo, link) for link in range(topo.num_links)]
+    assert tiers._link_tiers(topo) == expected
+    assert {"inter-socket", "nvlink", "pcie", "nic-leaf", "leaf-spine"} <= set(expected)
