@@ -50,7 +50,10 @@ def test_someone_elses_frozen_objects_stay_frozen():
         frozen = gc.get_freeze_count()
         with sim.gc_paused():
             _ = [[i] for i in range(1000)]
-        assert gc.get_freeze_count() == frozen
+        # ``unfreeze`` would release all of them (count 0). A frozen object may still die by
+        # reference counting meanwhile (another thread of the test process finishing with it:
+        # seen once in CI, 612,373 → 612,372), so the count may drop by a few, never to 0.
+        assert frozen - 100 <= gc.get_freeze_count() <= frozen and frozen > 100
     finally:
         gc.unfreeze()
         (gc.enable if was else gc.disable)()
