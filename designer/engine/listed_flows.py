@@ -1,7 +1,7 @@
 """The records of the flows a result document lists, built for all of them at once.
 
-A 16,384-GPU ring lists 20,000 flows of ~3 striped paths each: record by record
-(:func:`designer.engine.simulate._flow_record`, the reference) that was 57,892 Python walks of
+A 16,384-GPU ring lists 20,000 flows of ~3 striped paths each: record by record (the one-flow
+reference is in tests/engine/test_simulate_shortcuts_wave2.py) that was 57,892 Python walks of
 ``Routes.path_nodes`` and ~20 numpy scalar reads per flow, ~0.38 s CPU. Here
 :func:`path_node_ids` walks every listed path in numpy — the first link's tail, then each link's
 head, node resources skipped, the flow's source when the path crosses no link — and
@@ -49,8 +49,8 @@ def path_node_ids(topo, routes, paths) -> dict[int, list[str]]:
 
 
 def flow_records(topo, flows, routes, solved, listed, record) -> list[dict]:
-    """Records of the ``listed`` flows; ``record(i)`` (the one-flow construction) builds those of
-    unroutable flows, which carry reasons and failed NICs."""
+    """Records of the ``listed`` flows; ``record(i)`` builds those of unroutable flows, which carry
+    reasons and failed NICs."""
     listed = np.asarray(listed, dtype=np.int64)
     # Routed flows with a path; an unroutable one (reason, failed NIC) is built by ``record``.
     routed = listed[(routes.status[listed] == 0) & (routes.count[listed] >= 1)]

@@ -401,7 +401,7 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
             "paths": routes.num_paths,
             "classes": _class_counts(routes),
         },
-        "flows": _flow_records(topo, flows, routes, solved, listed, sc.mode),
+        "flows": _flow_records(topo, flows, routes, solved, listed),
         "resources": _resources(topo, solved, tiers, prep.capacity_gbps),
         "diff": None,
         "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(prep.failures)},
@@ -551,37 +551,24 @@ def _listed_flows(flows: Flows, routes: Routes, solved: Solved, limit: int) -> n
     return picked[:limit]
 
 
-def _flow_records(topo: Topology, flows: Flows, routes: Routes, solved: Solved, listed, mode: str) -> list[dict]:
+def _flow_records(topo: Topology, flows: Flows, routes: Routes, solved: Solved, listed) -> list[dict]:
     """The listed flows' records, built for all of them at once
-    (:func:`~designer.engine.listed_flows.flow_records`; :func:`_flow_record` is the reference)."""
+    (:func:`~designer.engine.listed_flows.flow_records`; unroutable ones by :func:`_unroutable_record`)."""
     from designer.engine.listed_flows import flow_records
 
-    return flow_records(topo, flows, routes, solved, listed,
-                        lambda i: _flow_record(topo, flows, routes, solved, i, mode))
+    return flow_records(topo, flows, routes, solved, listed, lambda i: _unroutable_record(topo, flows, routes, i))
 
 
-def _flow_record(topo: Topology, flows: Flows, routes: Routes, solved: Solved, i: int, mode: str) -> dict:
+def _unroutable_record(topo: Topology, flows: Flows, routes: Routes, i: int) -> dict:
+    """The record of unroutable flow ``i``: its reason, and the NIC whose failure stranded it."""
     ids = topo.node_ids
     rec = {"id": flows.flow_id(i), "pattern": flows.pattern_ids[int(flows.pattern[i])],
-           "src": ids[int(flows.src[i])], "dst": ids[int(flows.dst[i])], "bytes": float(flows.bytes[i])}
-    if routes.status[i] != 0:
-        rec.update({"path": [], "class": None, "rate_gbps": 0.0, "bottleneck": None, "status": "unroutable",
-                    "reason": routes.reason(i), "completion_s": None})
-        nic = routes.failed_nic(i)
-        if nic is not None:
-            rec["failed_nic"] = nic   # "GPU h3/gpu5's only NIC under policy affinity is down": h3/nic5
-        return rec
-    first, count = int(routes.first[i]), int(routes.count[i])
-    b = int(solved.flow_bottleneck[i])
-    rec.update({"path": [ids[n] for n in routes.path_nodes(first)], "class": routes.path_class(i),
-                "rate_gbps": _num(solved.flow_rate_gbps[i]),
-                "bottleneck": topo.resource_id(b) if b >= 0 else None, "status": "ok",
-                "completion_s": _num(solved.flow_completion_s[i])})
-    if np.isfinite(flows.demand_gbps[i]):
-        rec["demand_gbps"] = float(flows.demand_gbps[i])
-    if count > 1:
-        rec["paths"] = [{"path": [ids[n] for n in routes.path_nodes(p)], "share": float(routes.share[p]),
-                         "rate_gbps": _num(solved.path_rate_gbps[p])} for p in range(first, first + count)]
+           "src": ids[int(flows.src[i])], "dst": ids[int(flows.dst[i])], "bytes": float(flows.bytes[i]),
+           "path": [], "class": None, "rate_gbps": 0.0, "bottleneck": None, "status": "unroutable",
+           "reason": routes.reason(i), "completion_s": None}
+    nic = routes.failed_nic(i)
+    if nic is not None:
+        rec["failed_nic"] = nic   # "GPU h3/gpu5's only NIC under policy affinity is down": h3/nic5
     return rec
 
 

@@ -120,13 +120,22 @@ def test_a_valid_document_is_accepted_without_the_walk(valid):
     assert document.validate(valid) == []
 
 
-@pytest.mark.parametrize("name", sorted(NODE_MUTATIONS))
-def test_node_mutation_same_problems_and_never_a_wrong_yes(valid, name, monkeypatch):
-    doc = _mutated(valid, "nodes", 5, NODE_MUTATIONS[name])
+# (list key, index mutated, mutations, "the acceptance vouched for this list")
+_ACCEPTANCE = {
+    "nodes": (5, NODE_MUTATIONS, lambda doc: accept_nodes(doc["nodes"], {g["id"] for g in doc["groups"]}) is not None),
+    "links": (7, LINK_MUTATIONS, lambda doc: bool(accept_links(doc["links"], {n["id"] for n in doc["nodes"]}))),
+}
+
+
+@pytest.mark.parametrize(("key", "name"), [(key, name) for key, (_, mutations, _) in _ACCEPTANCE.items()
+                                           for name in sorted(mutations)])
+def test_mutation_same_problems_and_never_a_wrong_yes(valid, key, name, monkeypatch):
+    index, mutations, accepted = _ACCEPTANCE[key]
+    doc = _mutated(valid, key, index, mutations[name])
     walk = _walk_only(doc, monkeypatch)
     assert _outcome(doc) == walk
-    if not isinstance(walk, list) or any(p.path.startswith("nodes[") for p in walk):
-        assert accept_nodes(doc["nodes"], {g["id"] for g in doc["groups"]}) is None
+    if not isinstance(walk, list) or any(p.path.startswith(f"{key}[") for p in walk):
+        assert not accepted(doc)
 
 
 def test_duplicate_node_id(valid, monkeypatch):
@@ -135,14 +144,6 @@ def test_duplicate_node_id(valid, monkeypatch):
     assert accept_nodes(doc["nodes"], {g["id"] for g in doc["groups"]}) is None
     assert document.validate(doc) == _walk_only(doc, monkeypatch) != []
 
-
-@pytest.mark.parametrize("name", sorted(LINK_MUTATIONS))
-def test_link_mutation_same_problems_and_never_a_wrong_yes(valid, name, monkeypatch):
-    doc = _mutated(valid, "links", 7, LINK_MUTATIONS[name])
-    walk = _walk_only(doc, monkeypatch)
-    assert _outcome(doc) == walk
-    if not isinstance(walk, list) or any(p.path.startswith("links[") for p in walk):
-        assert not accept_links(doc["links"], {n["id"] for n in doc["nodes"]})
 
 
 def test_duplicate_link_id(valid, monkeypatch):

@@ -85,8 +85,28 @@ def test_flow_records_equal_one_at_a_time(topo):
     assert (prep.routes.status != 0).any()           # unroutable flows are listed too
     assert np.isfinite(prep.flows.demand_gbps).any() and (prep.routes.count > 1).any()
     listed = np.arange(len(prep.flows))
-    one = [sim._flow_record(topo, prep.flows, prep.routes, solved, int(i), "steady") for i in listed]
-    assert sim._flow_records(topo, prep.flows, prep.routes, solved, listed, "steady") == one
+    one = [_one_flow_record(topo, prep.flows, prep.routes, solved, int(i)) for i in listed]
+    assert sim._flow_records(topo, prep.flows, prep.routes, solved, listed) == one
+
+
+def _one_flow_record(topo, flows, routes, solved, i):
+    """The record of one flow built field by field (the construction simulate used before the
+    batched one): the reference the batched records must equal."""
+    if routes.status[i] != 0:
+        return sim._unroutable_record(topo, flows, routes, i)
+    ids, num = topo.node_ids, sim._num
+    first, count, b = int(routes.first[i]), int(routes.count[i]), int(solved.flow_bottleneck[i])
+    rec = {"id": flows.flow_id(i), "pattern": flows.pattern_ids[int(flows.pattern[i])],
+           "src": ids[int(flows.src[i])], "dst": ids[int(flows.dst[i])], "bytes": float(flows.bytes[i]),
+           "path": [ids[n] for n in routes.path_nodes(first)], "class": routes.path_class(i),
+           "rate_gbps": num(solved.flow_rate_gbps[i]), "bottleneck": topo.resource_id(b) if b >= 0 else None,
+           "status": "ok", "completion_s": num(solved.flow_completion_s[i])}
+    if np.isfinite(flows.demand_gbps[i]):
+        rec["demand_gbps"] = float(flows.demand_gbps[i])
+    if count > 1:
+        rec["paths"] = [{"path": [ids[n] for n in routes.path_nodes(p)], "share": float(routes.share[p]),
+                         "rate_gbps": num(solved.path_rate_gbps[p])} for p in range(first, first + count)]
+    return rec
 
 
 def test_link_tiers_memo_equals_link_by_link(topo):
