@@ -35,6 +35,7 @@ _DIGEST_FILES = ("_maxmin_kernels.py", "_kernel_loader.py", "build_kernels.py")
 # signatures). A trailing "!" marks an array the kernel writes: it must be writable.
 ENTRY_POINTS = {
     "maxmin_solve": "cap ptr res dem w",
+    "maxmin_solve_until": "cap ptr res dem w thr",
     "tl_start": "cap ptr res dem w frozen! left t0",
     "tl_run": "max_steps ptr res col_ptr col dem w rates! lev! bneck! frozen! active! rem! cnt! "
               "wsum! load! heap! pos! key! order! mark! touched! left! t_upd! ckey! cheap! cpos! "
@@ -43,7 +44,7 @@ ENTRY_POINTS = {
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
 PARAM_TYPES = {
-    "cap": "f8[]", "ptr": "i8[]", "res": "i8[]", "dem": "f8[]", "w": "f8[]", "frozen": "u1[]",
+    "cap": "f8[]", "thr": "f8[]", "ptr": "i8[]", "res": "i8[]", "dem": "f8[]", "w": "f8[]", "frozen": "u1[]",
     "left": "f8[]", "t0": "float64", "max_steps": "int64", "col_ptr": "i8[]", "col": "i8[]",
     "rates": "f8[]", "lev": "f8[]", "bneck": "i8[]", "active": "u1[]", "rem": "f8[]", "cnt": "i8[]",
     "wsum": "f8[]", "load": "f8[]", "heap": "i8[]", "pos": "i8[]", "key": "f8[]", "order": "i8[]",

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["maxmin_solve", "tl_start", "tl_run"]
+__all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -203,7 +203,7 @@ def _settle_top(heap, pos, key, size, rem, cnt, wsum):
 
 @_jit
 def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
-          heap, pos, key, size, dorder, order, ctr, last):
+          heap, pos, key, size, dorder, order, ctr, last, thr):
     """Progressive filling from the current state until every boundable flow is frozen.
 
     Each round takes the smaller of the next demand level (``dem / w``) and the smallest fair
@@ -211,10 +211,15 @@ def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, w
     ``w * level`` for the unfrozen flows of a saturated resource. ``ctr[0]`` (length of
     ``order``) is updated in place (an array, not an int argument, so that numba compiles one
     signature rather than one per literal). Returns the number of levels.
+
+    ``thr`` (empty: never) stops the fill right after it freezes a flow ``f`` at a level
+    ``<= thr[f]``, with ``ctr[1] = f + 1`` (``ctr`` then has two entries). Every flow frozen by
+    then has the level a full fill gives it: the steps up to there are the same steps.
     """
     n_order = ctr[0]
     dp = 0
     levels = 0
+    stop = len(thr) > 0
     while True:
         while dp < len(dorder) and frozen[dorder[dp]]:
             dp += 1
@@ -237,6 +242,9 @@ def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, w
             bneck[f] = -1
             order[n_order] = f
             n_order += 1
+            if stop and x <= thr[f]:
+                ctr[1] = f + 1
+                break
         else:
             r = heap[0]
             size = _heap_remove(heap, pos, key, size, r)
@@ -255,6 +263,11 @@ def _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, w
                 bneck[f] = r
                 order[n_order] = f
                 n_order += 1
+                if stop and x <= thr[f]:
+                    ctr[1] = f + 1
+                    break
+            if stop and ctr[1] > 0:
+                break
         if levels == 0 or x > last:
             levels += 1
         if x > last:
@@ -305,7 +318,7 @@ def maxmin_solve(cap, ptr, res, dem, w):
     order = np.empty(n_flows, dtype=np.int64)
     ctr = np.zeros(1, dtype=np.int64)
     levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
-                   heap, pos, key, size, dorder, order, ctr, 0.0)
+                   heap, pos, key, size, dorder, order, ctr, 0.0, np.empty(0))
     for f in range(n_flows):
         if not frozen[f]:  # crosses only unlimited resources and has no demand
             rates[f] = np.inf
@@ -313,6 +326,30 @@ def maxmin_solve(cap, ptr, res, dem, w):
             for j in range(ptr[f], ptr[f + 1]):
                 load[res[j]] = np.inf
     return rates, lev, bneck, load, levels
+
+
+@_jit
+def maxmin_solve_until(cap, ptr, res, dem, w, thr):
+    """:func:`maxmin_solve`'s fill, stopped right after it freezes a flow ``f`` at a level
+    ``<= thr[f]`` (``-inf``: never). Returns (per-flow level, NaN where not frozen yet, the
+    bottleneck, the stopping flow or -1 when the fill ran to the end). A frozen flow's level and
+    bottleneck are bit for bit the full solve's (the same steps led to them); a flow no resource
+    bounds stays NaN."""
+    n_flows, n_res = len(ptr) - 1, len(cap)
+    frozen = np.zeros(n_flows, dtype=np.uint8)
+    col_ptr, col, cnt, wsum, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, w, frozen)
+    rates = np.zeros(n_flows)
+    lev = np.zeros(n_flows)
+    bneck = np.full(n_flows, -1, dtype=np.int64)
+    load = np.zeros(n_res)
+    order = np.empty(n_flows, dtype=np.int64)
+    ctr = np.zeros(2, dtype=np.int64)
+    _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
+          heap, pos, key, size, dorder, order, ctr, 0.0, thr)
+    for f in range(n_flows):
+        if not frozen[f]:
+            lev[f] = np.nan
+    return lev, bneck, ctr[1] - 1
 
 
 # --------------------------------------------------------------------------- timeline
@@ -335,7 +372,7 @@ def tl_start(cap, ptr, res, dem, w, frozen, left, t0):
     touched = np.empty(n_res, dtype=np.int64)
     ctr = np.zeros(1, dtype=np.int64)
     levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum,
-                   load, heap, pos, key, size, dorder, order, ctr, 0.0)
+                   load, heap, pos, key, size, dorder, order, ctr, 0.0, np.empty(0))
     n_order, stamp = ctr[0], 0
     ckey = np.full(n_flows, np.inf)
     cheap = np.empty(n_flows, dtype=np.int64)
@@ -443,7 +480,7 @@ def tl_run(max_steps, ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen,
         dorder = _demand_order(unfrozen[:n_unfrozen], dem, w)
         ctr[0] = p
         levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem,
-                       cnt, wsum, load, heap, pos, key, size, dorder, order, ctr, last)
+                       cnt, wsum, load, heap, pos, key, size, dorder, order, ctr, last, np.empty(0))
         n_order = ctr[0]
         for i in range(n_unfrozen):
             f = unfrozen[i]

@@ -16,6 +16,7 @@ directions run at 100 % while the job waits on one storage-leaf uplink. So:
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -44,7 +45,7 @@ def _job_time(done: dict, completion: np.ndarray, members: dict, time_model: dic
     return max(times) if times else None
 
 
-def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callable[[np.ndarray], np.ndarray] | None,
+def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callable | None,
                      capacity: np.ndarray, routed_members: dict, entries: int,
                      time_model: dict | None = None) -> dict:
     """Bottlenecks ranked by what relieving them would buy.
@@ -59,8 +60,10 @@ def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callab
     done : dict
         Pattern id → :class:`~designer.engine.completion.PatternCompletion`.
     resolve : callable or None
-        ``resolve(capacity_gbps) -> per-flow completion (s)``: a steady-state re-solve with other
-        capacities (None: do not re-solve).
+        ``resolve(capacity_gbps, at_least=None) -> (per-flow completion (s), exact)``: a
+        steady-state re-solve with other capacities (None: do not re-solve). With ``at_least``
+        (per flow, s) it may stop once some flow is known to complete no sooner than that:
+        the completions are then lower bounds (``exact`` False; a flow not reached yet: 0).
     capacity : ndarray
         Capacities (Gb/s) the allocation was solved with.
     routed_members : dict
@@ -83,8 +86,11 @@ def rank_bottlenecks(topo, solved, tiers: list[str], done: dict, resolve: Callab
     time_model = time_model or {}
     job0 = _job_time(done, solved.flow_completion_s, routed_members, time_model)
     can_resolve = resolve is not None and job0 is not None and job0 > 0 and entries <= _MAX_ENTRIES
-    relief = [_relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0,
-                            resolve if can_resolve else None, time_model) for r in candidates]
+    relieved = None
+    if can_resolve:
+        targets = _completion_targets(done, routed_members, time_model, job0, len(solved.flow_completion_s))
+        relieved = partial(_relieved_job_time, done, resolve, routed_members, time_model, job0, targets)
+    relief = [_relief_entry(topo, tiers, util, counts, limits, r, capacity, job0, relieved) for r in candidates]
     relief.sort(key=lambda e: (-(e["gain_s"] or 0.0), -len(e["limits"]), -e["flows_limited"]))
     critical = _critical(topo, tiers, util, done, per_pattern, relief)
     if critical is not None and critical.get("id"):
@@ -114,18 +120,47 @@ def _limits(solved, done: dict) -> tuple[dict, np.ndarray, list[int]]:
     return per_pattern, counts, by_count
 
 
-def _relief_entry(topo, tiers, util, counts, limits, r, capacity, done, routed_members, job0, resolve,
-                  time_model) -> dict:
-    """One candidate's relief: job time gained (s) with its capacity × :data:`RELIEF_FACTOR`."""
+def _relief_entry(topo, tiers, util, counts, limits, r, capacity, job0, relieved) -> dict:
+    """One candidate's relief: job time gained (s) with its capacity × :data:`RELIEF_FACTOR`
+    (``relieved(capacity)``: the job time then, see :func:`_relieved_job_time`)."""
     entry = {"_r": r, "id": topo.resource_id(r), "tier": tiers[r], "utilization": _finite(util[r]),
              "flows_limited": int(counts[r]), "limits": limits.get(r, []), "gain_s": None, "gain_fraction": None}
-    if resolve is not None:
+    if relieved is not None:
         cap = capacity.copy()
         cap[r] *= RELIEF_FACTOR
-        job1 = _job_time(done, resolve(cap), routed_members, time_model)
+        job1 = relieved(cap)
         gain = max(0.0, job0 - job1) if job1 is not None else 0.0
         entry.update({"gain_s": gain, "gain_fraction": gain / job0})
     return entry
+
+
+def _completion_targets(done: dict, routed_members: dict, time_model: dict, job0: float, n_flows: int) -> np.ndarray:
+    """Per flow: the data time (s) from which its pattern alone takes ``job0`` or longer
+    (``(job0 - latency) × efficiency``, as :func:`_job_time` reads it); +inf for flows of
+    patterns that do not complete (they take no part in the job time)."""
+    targets = np.full(n_flows, np.inf)
+    for pid, c in done.items():
+        if c.complete:
+            lat, eff = time_model.get(pid, (0.0, 1.0))
+            targets[routed_members[pid]] = (job0 - lat) * eff
+    return targets
+
+
+def _relieved_job_time(done, resolve, routed_members, time_model, job0, targets, capacity) -> float | None:
+    """The job time under ``capacity``, or a lower bound of it when that is ``>= job0`` (relief
+    then gains exactly 0, whatever the exact time).
+
+    First a re-solve that may stop at the first flow known to end at its target or later: in a
+    symmetric collective the 16,383 twins of a relieved PCIe link keep the job as slow as it
+    was, and the fill meets one of them in its first level. Its completions are lower bounds
+    (the flows it had not reached count 0), so their job time is one too; only a bound below
+    ``job0`` (a rounding hair under a target) needs the full re-solve.
+    """
+    completion, exact = resolve(capacity, targets)
+    job1 = _job_time(done, completion, routed_members, time_model)
+    if exact or job1 is None or job1 >= job0:
+        return job1
+    return _job_time(done, resolve(capacity)[0], routed_members, time_model)
 
 
 def _equally_limiting(solved, c) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["flow_records", "path_node_ids"]
+__all__ = ["flow_records", "path_node_ids", "json_floats"]
 
 
 def path_node_ids(topo, routes, paths) -> dict[int, list[str]]:
@@ -59,15 +59,15 @@ def flow_records(topo, flows, routes, solved, listed, record) -> list[dict]:
     within = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
     paths = np.repeat(first, count) + within
     names = path_node_ids(topo, routes, paths)
-    shares, path_rates = _floats(routes.share[paths]), _json_floats(solved.path_rate_gbps[paths])
+    shares, path_rates = _floats(routes.share[paths]), json_floats(solved.path_rate_gbps[paths])
     ids, pattern_ids = topo.node_ids, flows.pattern_ids
     codes, bneck = _ints(routes.class_code[routed]), _ints(solved.flow_bottleneck[routed])
     demand = flows.demand_gbps[routed]
     finite_demand = np.isfinite(demand).tolist()
     columns = zip(routed.tolist(), _ints(flows.pattern[routed]), _ints(flows.index[routed]),
                   _ints(flows.src[routed]), _ints(flows.dst[routed]), _floats(flows.bytes[routed]),
-                  _ints(first), _ints(count), codes, _json_floats(solved.flow_rate_gbps[routed]), bneck,
-                  _json_floats(solved.flow_completion_s[routed]), finite_demand, _floats(demand))
+                  _ints(first), _ints(count), codes, json_floats(solved.flow_rate_gbps[routed]), bneck,
+                  json_floats(solved.flow_completion_s[routed]), finite_demand, _floats(demand))
     built, at = {}, 0
     for i, pat, index, src, dst, size, p0, n, code, rate, b, done, has_demand, dem in columns:
         rec = {"id": f"{pattern_ids[pat]}#{index}", "pattern": pattern_ids[pat], "src": ids[src], "dst": ids[dst],
@@ -94,7 +94,7 @@ def _floats(values: np.ndarray) -> list[float]:
     return np.asarray(values, dtype=np.float64).tolist()
 
 
-def _json_floats(values: np.ndarray) -> list:
+def json_floats(values: np.ndarray) -> list:
     """:func:`designer.engine.numbers.json_float` of every value: the float, None when not finite."""
     values = np.asarray(values, dtype=np.float64)
     out = values.tolist()

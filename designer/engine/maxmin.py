@@ -14,8 +14,8 @@ import numpy as np
 from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.splitmix import mix as _mix
 
-__all__ = ["Allocation", "maxmin", "maxmin_reference", "assert_valid_allocation", "prepare_inputs",
-           "prepare_weights", "Aggregation", "aggregate_identical", "remembering_solves"]
+__all__ = ["Allocation", "maxmin", "maxmin_levels_until", "maxmin_reference", "assert_valid_allocation",
+           "prepare_inputs", "prepare_weights", "Aggregation", "aggregate_identical", "remembering_solves"]
 
 # Shares within this relative distance of the current level are frozen *at* the current level, so
 # that exact ties broken by rounding (a share computed as 0.9999999999999999 of another) freeze
@@ -222,6 +222,54 @@ def maxmin(capacity_gbps, flow_ptr, flow_res, demand_gbps=None, *, weights=None,
                                                        agg.weights)
     rates, lev, bneck = agg.expand(lev, bneck, dem, w)
     return Allocation(rates, bneck, load, _utilization(cap, load), int(levels), lev)
+
+
+def maxmin_levels_until(capacity_gbps, flow_ptr, flow_res, demand_gbps, stop_level, *, weights=None,
+                        aggregate=None) -> tuple[np.ndarray, bool]:
+    """The levels of :func:`maxmin` (``Allocation.flow_level``), filled only until some flow
+    ``f`` freezes at a level ``<= stop_level[f]``.
+
+    Why: a what-if that only asks "does some flow still end at least this late?" (the bottleneck
+    relief re-solves) is answered by the first such flow, usually in the first level of a
+    symmetric collective; the rest of the fill would not change the answer.
+
+    Parameters
+    ----------
+    capacity_gbps, flow_ptr, flow_res, demand_gbps, weights
+        As :func:`maxmin`.
+    stop_level : array_like of float, shape (F,)
+        Per flow: stop once it freezes at this level or lower (``-inf``: never stop for it).
+    aggregate : Aggregation, optional
+        As :func:`maxmin` (a group stops when one of its members would).
+
+    Returns
+    -------
+    (levels, stopped)
+        ``levels``: per flow, its level in the full solve, bit for bit, where it is known, NaN
+        where the fill had not reached it yet (``np.inf``, as in :func:`maxmin`, for a flow no
+        resource bounds once the fill ran to the end). Levels never decrease in freezing order,
+        so a flow still NaN will freeze at or above every known level. ``stopped``: whether
+        the fill stopped early (False: ``levels`` is the full solve's).
+    """
+    cap, ptr, res, dem = prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps)
+    w = prepare_weights(weights, len(ptr) - 1)
+    thr = _as_1d("stop_level", stop_level, np.float64)
+    if len(thr) != len(ptr) - 1:
+        raise ValueError(f"stop_level has {len(thr)} entries for {len(ptr) - 1} flows")
+    from designer.engine._kernel_loader import kernels as _kernels  # AOT, or numba's JIT
+    kernels = _kernels()
+    if aggregate is None:
+        lev, _, stop = kernels.maxmin_solve_until(cap, ptr, res, dem, w, np.ascontiguousarray(thr))
+    else:
+        group_thr = np.full(len(aggregate.weights), -np.inf)
+        np.maximum.at(group_thr, aggregate.group, thr)
+        lev, bneck, stop = kernels.maxmin_solve_until(cap, aggregate.flow_ptr, aggregate.flow_res,
+                                                      aggregate.demand_gbps, aggregate.weights, group_thr)
+        _, lev, _ = aggregate.expand(lev, bneck, dem, w)
+    stopped = int(stop) >= 0
+    if not stopped:
+        lev[np.isnan(lev)] = np.inf   # never bounded: maxmin's level for such a flow
+    return lev, stopped
 
 
 # --------------------------------------------------------------------------- aggregation

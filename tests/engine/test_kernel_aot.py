@@ -58,6 +58,14 @@ def test_aot_maxmin_equals_jit(seed):
 
 
 @needs_aot
+@pytest.mark.parametrize("seed", range(20))
+def test_aot_stopped_fill_equals_jit(seed):
+    cap, ptr, res, dem, w, _ = _instance(seed)
+    stop = np.where(np.random.default_rng(seed).random(len(w)) < 0.2, 5.0, -np.inf)
+    _assert_same(AOT.maxmin_solve_until(cap, ptr, res, dem, w, stop), jit.maxmin_solve_until(cap, ptr, res, dem, w, stop))
+
+
+@needs_aot
 def test_aot_maxmin_equals_jit_on_a_benchmark_instance():
     from designer.engine.benchmarks.solver import random_instance
 

@@ -14,6 +14,7 @@ import pytest
 
 from designer.engine import maxmin as mm
 from designer.engine import simulate as sim
+from designer.engine import solver
 from designer.engine.collectives import select
 from designer.engine.fabrics import build_cluster
 from designer.engine.listed_flows import path_node_ids
@@ -57,11 +58,18 @@ def test_only_the_requested_algorithm_is_remembered(topo, monkeypatch):
         return real(kernels, cap, ptr, res, dem, w, remember)
 
     monkeypatch.setattr(mm, "_solve_remembered", spy)
+    fills = []
+    real_fill = solver.maxmin_levels_until
+    monkeypatch.setattr(solver, "maxmin_levels_until",
+                        lambda *a, **k: fills.append(len(a[1]) - 1) or real_fill(*a, **k))
     remembered = sim.simulate({"topology": topo, "workload": RING})
     plan = remembered["summary"]["patterns"]["ar"]
     assert plan["algorithm"] == "ring" and plan["alternatives"]["tree"]["time_s"] is not None
     assert [r for _, r in kept].count(True) >= 2            # ring in the planner, then simulate
-    assert False in [r for _, r in kept]                    # tree (and nvlstree) not kept
+    ring_paths = {n for n, r in kept if r}
+    assert len(ring_paths) == 1                             # only the ring's problem is kept
+    # tree and nvlstree: filled only up to their slowest flow, never remembered
+    assert len({n for n in fills if n not in ring_paths}) >= 2
     monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 10**12)
     assert _strip(sim.simulate({"topology": topo, "workload": RING})) == _strip(remembered)
 

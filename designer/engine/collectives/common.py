@@ -260,13 +260,43 @@ class Group:
 
 
 def _switch_generation(topo: Topology, node: int) -> int | None:
-    """:func:`~designer.engine.catalog.nvswitch_generation`, remembered per node on the topology:
-    validation's NVLS check and planning's NVLS efficiency both walk every host's plane (8,192
-    NVSwitches at 16,384 GPUs), and a node's attrs and links do not change."""
-    memo = topo.__dict__.setdefault("_nvswitch_generations", {})
-    if node not in memo:
-        memo[node] = nvswitch_generation(topo, node)
-    return memo[node]
+    """:func:`~designer.engine.catalog.nvswitch_generation` of ``node``, read from a table of every
+    NVSwitch built once per topology: validation's NVLS check and planning's NVLS efficiency both
+    walk every host's plane (8,192 NVSwitches at 16,384 GPUs), and a node's attrs and links do
+    not change."""
+    table = topo.__dict__.get("_nvswitch_generations")
+    if table is None:
+        table = topo.__dict__["_nvswitch_generations"] = _switch_generations(topo)
+    return table[node] if node in table else nvswitch_generation(topo, node)
+
+
+def _switch_generations(topo: Topology) -> dict[int, int | None]:
+    """NVSwitch node → :func:`~designer.engine.catalog.nvswitch_generation`, from one pass over the
+    links (the lowest NVLink generation among a switch's links, ``attrs.generation`` first) instead
+    of one adjacency walk with string tests per switch (0.27 s at 16,384 GPUs)."""
+    from designer.engine.catalog import NVSWITCH_GEN_BY_NVLINK
+
+    switches = [i for i, kind in enumerate(topo.node_kind) if kind == "nvswitch"]
+    if not switches:
+        return {}
+    none = 1 << 30   # "no NVLink link": larger than any generation digit
+    digit = {t: _nvlink_digit(t, none) for t in set(topo.link_tech)}
+    link_digit = np.fromiter(map(digit.__getitem__, topo.link_tech), dtype=np.int64, count=topo.num_links)
+    lowest = np.full(topo.num_nodes, none, dtype=np.int64)
+    np.minimum.at(lowest, topo.link_a, link_digit)
+    np.minimum.at(lowest, topo.link_b, link_digit)
+    table = {}
+    for node, low in zip(switches, lowest[switches].tolist()):
+        gen = topo.node_attrs[node].get("generation")
+        table[node] = (gen if isinstance(gen, int) and not isinstance(gen, bool)
+                       else NVSWITCH_GEN_BY_NVLINK.get(low) if low != none else None)
+    return table
+
+
+def _nvlink_digit(tech: str | None, none: int) -> int:
+    """The generation digit of an ``nvlink{g}x{n}`` tech (as nvswitch_generation reads it), else ``none``."""
+    text = (tech or "").lower()
+    return int(text[6]) if text.startswith("nvlink") and text[6:7].isdigit() else none
 
 
 def group_of(topo: Topology, pattern: dict, failed=None) -> Group:

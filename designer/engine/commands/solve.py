@@ -378,5 +378,5 @@ def _solve_and_write(args) -> int:
     if args.timeline:
         from designer.engine.timeline import timeline
         result = timeline(cap, ptr, res, size, dem)
-    write_data(answer_json(link_ids, flow_ids, alloc, result, indent=args.indent) + b"\n", args.output)
+    write_data(answer_json(link_ids, flow_ids, alloc, result, indent=args.indent), args.output, end=b"\n")
     return 0

@@ -1,0 +1,141 @@
+"""The bottleneck-relief re-solves stop their fill early (issue 20) and give the same answer.
+
+``maxmin_levels_until`` fills like the full solve and stops right after a flow freezes at or
+below its stop level; every level it reports is the full solve's, bit for bit. The relief of
+``simulate`` asks it "does some flow of the slowest pattern still end at the old job time?",
+and falls back to the full re-solve when the answer is a near miss. Checked here against the
+full re-solve on collectives where relief gains nothing (symmetric rings) and where it gains
+(a lone transfer, a storage read behind one leaf)::
+
+    [hX/gpuI]--[hX/pcieI]--[hX/nicI]==[leafI]==[spine0|spine1]==[storage leaf]==[storage0]
+"""
+import numpy as np
+import pytest
+
+from designer.engine import bottlenecks
+from designer.engine import simulate as sim
+from designer.engine.maxmin import aggregate_identical, maxmin, maxmin_levels_until
+
+AR = {"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e9}
+LOAD = {"id": "load", "kind": "storage_read", "source": {"kind": "storage"}, "participants": {"kind": "gpu"},
+        "bytes": 2e10, "via": "gpudirect"}
+P2P = {"id": "p", "kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": 1e9}
+
+
+def _instance(seed: int):
+    """A random weighted problem with demands, zero and infinite capacities, flows on no link."""
+    rng = np.random.default_rng(seed)
+    n_res, n_flows = int(rng.integers(1, 30)), int(rng.integers(1, 200))
+    cap = rng.choice([0.0, np.inf, 1.0, 10.0, 100.0], n_res, p=[.05, .05, .2, .4, .3]) * (0.5 + rng.random(n_res))
+    lens = rng.integers(0, 5, n_flows)
+    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    res = rng.integers(0, n_res, int(ptr[-1])).astype(np.int64)
+    dem = np.where(rng.random(n_flows) < .3, rng.choice([0.5, 3.0, 30.0], n_flows), np.inf)
+    dem[lens == 0] = 1.0
+    w = rng.choice([0.5, 1.0, 3.0], n_flows)
+    return cap, ptr, res, dem, w
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_known_levels_are_the_full_solves_and_the_stop_is_where_asked(seed):
+    cap, ptr, res, dem, w = _instance(seed)
+    full = maxmin(cap, ptr, res, dem, weights=w).flow_level
+    rng = np.random.default_rng(seed + 100)
+    stop = np.where(rng.random(len(w)) < 0.1, np.median(full[np.isfinite(full)]) if np.isfinite(full).any()
+                    else 1.0, -np.inf)
+    lev, stopped = maxmin_levels_until(cap, ptr, res, dem, stop, weights=w)
+    known = ~np.isnan(lev)
+    assert np.array_equal(lev[known], full[known])          # bit for bit
+    if stopped:
+        assert (lev[known] <= stop[known]).any()            # a flow met its stop level
+        assert np.nanmax(lev) <= np.min(full[~known], initial=np.inf)  # the rest freeze above
+    else:
+        assert np.array_equal(lev, full)                    # ran to the end: the full solve
+
+
+def test_no_stop_level_is_the_full_solve_and_an_aggregated_fill_agrees():
+    cap, ptr, res, dem, w = _instance(7)
+    never = np.full(len(w), -np.inf)
+    lev, stopped = maxmin_levels_until(cap, ptr, res, dem, never, weights=w)
+    assert not stopped and np.array_equal(lev, maxmin(cap, ptr, res, dem, weights=w).flow_level)
+    # Two copies of every flow: aggregation merges them; a group stops when a member would.
+    ptr2 = np.concatenate([ptr, ptr[1:] + ptr[-1]])
+    res2, dem2, w2 = np.concatenate([res, res]), np.concatenate([dem, dem]), np.concatenate([w, w])
+    agg = aggregate_identical(ptr2, res2, dem2, w2)
+    assert agg is not None
+    full = maxmin(cap, ptr2, res2, dem2, weights=w2, aggregate=agg).flow_level
+    stop = np.full(len(w2), -np.inf)
+    stop[len(w) + 3] = np.inf                               # only the second copy of flow 3 asks
+    lev, stopped = maxmin_levels_until(cap, ptr2, res2, dem2, stop, weights=w2, aggregate=agg)
+    known = ~np.isnan(lev)
+    assert stopped and known[3] and known[len(w) + 3] and np.array_equal(lev[known], full[known])
+
+
+def test_a_stop_level_per_flow_is_required():
+    cap, ptr, res, dem, w = _instance(3)
+    with pytest.raises(ValueError, match="stop_level has 1 entries"):
+        maxmin_levels_until(cap, ptr, res, dem, [0.0], weights=w)
+
+
+def _ranked(scenario: dict, full_only: bool) -> dict:
+    """``summary`` relief fields, the re-solves stopped early or (``full_only``) always full."""
+    prep = sim.prepare(scenario)
+    solved = sim.solve_prepared(prep)
+    original = bottlenecks._relieved_job_time
+
+    def full(done, resolve, routed, time_model, job0, targets, capacity):
+        return bottlenecks._job_time(done, resolve(capacity)[0], routed, time_model)
+
+    bottlenecks._relieved_job_time = full if full_only else original
+    try:
+        s = sim.build_result(prep, solved)["summary"]
+    finally:
+        bottlenecks._relieved_job_time = original
+    return {k: s[k] for k in ("bottleneck_relief", "critical_bottleneck", "bottlenecks", "headline")}
+
+
+def _scenario(hosts: int, workload: list, storage: int = 0, failures=()):
+    build = {"template": "dgx-h100", "hosts": hosts, "fabric": "rail-optimized"}
+    if storage:
+        build["storage"] = storage
+    return {"topology": {"build": build}, "workload": workload, "failures": list(failures)}
+
+
+@pytest.mark.parametrize("case", [
+    _scenario(4, [AR]),                                      # symmetric: every gain is 0
+    _scenario(2, [P2P]),                                     # one path: its bottleneck gains
+    _scenario(2, [AR, LOAD], storage=1),                     # a storage uplink sets the job time
+    _scenario(4, [AR, P2P], failures=[{"target": {"kind": "link", "tech": "pcie5x16", "group": "h1"},
+                                       "mode": "degrade", "factor": 0.5}]),
+])
+def test_relief_with_stopped_fills_equals_relief_with_full_re_solves(case):
+    stopped, full = _ranked(case, full_only=False), _ranked(case, full_only=True)
+    assert stopped == full
+    assert stopped["bottleneck_relief"] and all(e["gain_s"] is not None for e in stopped["bottleneck_relief"])
+
+
+def test_a_gain_needs_the_full_re_solve_and_gets_it():
+    """A storage read behind one storage-leaf link, beside a ring: doubling that link speeds
+    the read up, so the stopped fill's bound falls short of the job time and the full re-solve
+    gives the gain; the ring's PCIe links gain nothing (their twins keep the ring as slow)."""
+    relief = _ranked(_scenario(2, [AR, LOAD], storage=1), full_only=False)["bottleneck_relief"]
+    assert relief[0]["id"] == "storage0-sleaf0:a>b" and relief[0]["limits"] == ["load"]
+    assert relief[0]["gain_s"] > 0 and all(e["gain_s"] == 0.0 for e in relief[1:])
+
+
+@pytest.mark.parametrize("algorithm", ["ring", "tree", "nvlstree"])
+@pytest.mark.parametrize("hosts, failures", [(4, ()), (3, [{"target": "h1/nic2", "mode": "down"}]),
+                                             (4, [{"target": {"kind": "link", "tech": "pcie5x16", "group": "h2"},
+                                                   "mode": "degrade", "factor": 0.25}])])
+def test_a_candidate_solve_stopped_at_its_slowest_flow_predicts_the_full_solves_time(algorithm, hosts, failures):
+    """The planner's prediction for an algorithm simulate will not solve again stops at the first
+    flow carrying the most bytes: the same slowest time as the full solve, to the bit."""
+    from designer.engine.collectives import select
+    from designer.engine.collectives.common import group_of
+
+    prep = sim.prepare(_scenario(hosts, [{**AR, "algorithm": algorithm}], failures=failures))
+    pattern = prep.scenario.patterns[0]
+    group = group_of(prep.topology, pattern, prep.failed)
+    args = (prep.topology, group, algorithm, dict(prep.scenario.routing), prep.failed, prep.capacity_gbps)
+    stopped, full = select._data_time(*args, chosen_if_fastest=False), select._data_time(*args, chosen_if_fastest=True)
+    assert stopped == full and full[0] is not None and full[0] > 0
