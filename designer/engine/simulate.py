@@ -479,9 +479,9 @@ def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.nd
     aggregation = _aggregation(prep, demand)
 
     def resolve(capacity, at_least=None):
-        if at_least is None:   # a what-if nothing poses again: not worth remembering
+        if at_least is None:
             alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight,
-                                  aggregate=aggregation, remember=False)
+                                  aggregate=aggregation)
             return _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck, alloc.flow_level,
                              bottlenecks=False)[2], True
         level, stopped = solver.maxmin_levels_until(capacity, routes.flow_ptr, routes.flow_res, demand,
@@ -729,9 +729,7 @@ def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
     ------
     InvalidScenario, InvalidWorkload, InvalidTopology, LimitExceeded
     """
-    from designer.engine.maxmin import remembering_solves
-
-    with gc_paused(), remembering_solves():
+    with gc_paused():
         return _simulate(scenario, progress, topology_loader)
 
 

@@ -1,8 +1,7 @@
 """Shortcuts of the whole ``simulate`` path (issue #20) change nothing in the result:
 
-- the last large max-min solve is remembered inside ``simulate`` (the planner solves the chosen
-  algorithm's flows alone, then simulate solves the same problem): answered only when every
-  input is equal, equal to a fresh solve, and forgotten when the simulation ends;
+- the planner's prediction fills the max-min solve only up to its slowest flow: the same
+  document as with the whole fill;
 - ``gc_paused`` turns the cyclic collector off inside a simulation and restores it, nested or not;
 - the result's ``resources`` records, built from arrays, equal the per-resource construction.
 
@@ -15,7 +14,6 @@ import gc
 import numpy as np
 import pytest
 
-from designer.engine import maxmin as mm
 from designer.engine import simulate as sim
 from designer.engine.fabrics import build_cluster
 from designer.engine.numbers import json_float
@@ -33,45 +31,21 @@ def _strip(result):
     return {k: v for k, v in result.items() if k != "timings_s"}
 
 
-def test_remembered_solve_equals_a_fresh_one(topo, monkeypatch):
-    """All-to-all on 64 GPUs (4,032 flows): with the memo threshold at 0 the main solve is answered
-    from the planner's; the document equals the one computed with the memo off."""
-    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 0)
-    mm._remembered[0] = None
-    calls = []
-    real = mm._solve_remembered
+def test_a_prediction_stopped_at_its_first_level_gives_the_full_fills_document(topo, monkeypatch):
+    """All-to-all on 64 GPUs (4,032 flows of equal bytes): the planner's prediction stops at the
+    first flow it freezes; the document equals the one whose prediction ran the whole fill."""
+    from designer.engine import solver
+    from designer.engine.collectives import select
 
-    def spy(kernels, *args):
-        before = mm._remembered[0]
-        out = real(kernels, *args)
-        calls.append(before is not None and mm._remembered[0] is before)   # True: answered from memory
-        return out
-
-    monkeypatch.setattr(mm, "_solve_remembered", spy)
-    remembered = sim.simulate({"topology": topo, "workload": ALLTOALL})
-    assert True in calls                   # the planner's solve answered simulate's
-    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 10**12)
-    mm._remembered[0] = None
-    fresh = sim.simulate({"topology": topo, "workload": ALLTOALL})
-    assert _strip(remembered) == _strip(fresh)
-
-
-def test_a_changed_input_is_solved_again(monkeypatch):
-    """Two flows on one 10 Gb/s link, then the same with the link at 20 Gb/s: the second is not
-    the first's answer; the arrays handed out are copies (mutating one does not leak)."""
-    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 0)
-    mm._remembered[0] = None
-    ptr, res = np.array([0, 1, 2]), np.array([0, 0])
-    with mm.remembering_solves():
-        a = mm.maxmin(np.array([10.0]), ptr, res)
-        assert a.rates_gbps.tolist() == [5.0, 5.0] and mm._remembered[0] is not None
-        a.rates_gbps[:] = -1.0
-        assert mm.maxmin(np.array([10.0]), ptr, res).rates_gbps.tolist() == [5.0, 5.0]
-        assert mm.maxmin(np.array([20.0]), ptr, res).rates_gbps.tolist() == [10.0, 10.0]
-        assert mm.maxmin(np.array([20.0]), ptr, res, np.array([1.0, np.inf])).rates_gbps.tolist() == [1.0, 19.0]
-    assert mm._remembered[0] is None           # dropped when the block ends
-    mm.maxmin(np.array([10.0]), ptr, res)
-    assert mm._remembered[0] is None           # nothing kept outside a block
+    fills = []
+    real_fill = solver.maxmin_levels_until
+    monkeypatch.setattr(solver, "maxmin_levels_until",
+                        lambda *a, **k: fills.append(real_fill(*a, **k)) or fills[-1])
+    stopped = sim.simulate({"topology": topo, "workload": ALLTOALL})
+    assert fills and fills[0][1] and np.isinf(fills[0][0]).any()   # it did stop, with flows left
+    monkeypatch.setattr(select, "_levels", lambda capacity, routes, flows, demand: solver.maxmin(
+        capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight).flow_level)
+    assert _strip(sim.simulate({"topology": topo, "workload": ALLTOALL})) == _strip(stopped)
 
 
 def test_gc_paused_restores_the_collector():

@@ -2,8 +2,8 @@
 
 - the planner keeps its last ``_reasons`` on the topology: validation and planning of the same
   group ask once; another group (or protocol) is answered afresh, and callers get copies;
-- with an explicit algorithm, the planner's solves of the other candidates are not remembered
-  (simulate will not pose them again): the memory then holds the requested one's;
+- planning runs no full solve: every candidate's prediction is a fill stopped at its slowest
+  flow, and the main solve is the simulation's only full one;
 - the listed flows' paths, found for all at once in numpy, equal ``Routes.path_nodes`` path by
   path, and the records equal the one-flow-at-a-time construction (unroutable flows included).
 
@@ -12,7 +12,6 @@ Cluster: 8 DGX-H100, rail-optimized, 2 leaves per rail (64 GPUs).
 import numpy as np
 import pytest
 
-from designer.engine import maxmin as mm
 from designer.engine import simulate as sim
 from designer.engine import solver
 from designer.engine.collectives import select
@@ -48,30 +47,20 @@ def test_reasons_asked_once_per_group_and_copied(topo, monkeypatch):
     assert len(calls) == 3
 
 
-def test_only_the_requested_algorithm_is_remembered(topo, monkeypatch):
-    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 0)
-    kept = []
-    real = mm._solve_remembered
-
-    def spy(kernels, cap, ptr, res, dem, w, remember=True):
-        kept.append((len(ptr) - 1, remember))
-        return real(kernels, cap, ptr, res, dem, w, remember)
-
-    monkeypatch.setattr(mm, "_solve_remembered", spy)
-    fills = []
-    real_fill = solver.maxmin_levels_until
+def test_planning_runs_no_full_solve(topo, monkeypatch):
+    """Every candidate's prediction (ring, tree, NVLS-tree) is a fill stopped at its slowest
+    flow; the only full solve of a simulation is the main one."""
+    full, fills = [], []
+    real_maxmin, real_fill = solver.maxmin, solver.maxmin_levels_until
+    monkeypatch.setattr(solver, "maxmin", lambda *a, **k: full.append(len(a[1]) - 1) or real_maxmin(*a, **k))
     monkeypatch.setattr(solver, "maxmin_levels_until",
                         lambda *a, **k: fills.append(len(a[1]) - 1) or real_fill(*a, **k))
-    remembered = sim.simulate({"topology": topo, "workload": RING})
-    plan = remembered["summary"]["patterns"]["ar"]
-    assert plan["algorithm"] == "ring" and plan["alternatives"]["tree"]["time_s"] is not None
-    assert [r for _, r in kept].count(True) >= 2            # ring in the planner, then simulate
-    ring_paths = {n for n, r in kept if r}
-    assert len(ring_paths) == 1                             # only the ring's problem is kept
-    # tree and nvlstree: filled only up to their slowest flow, never remembered
-    assert len({n for n in fills if n not in ring_paths}) >= 2
-    monkeypatch.setattr(mm, "_REMEMBER_MIN_PATHS", 10**12)
-    assert _strip(sim.simulate({"topology": topo, "workload": RING})) == _strip(remembered)
+    prep = sim.prepare({"topology": topo, "workload": RING})
+    plan = prep.flows.pattern_plans[0]
+    assert plan.algorithm == "ring" and plan.alternatives["tree"]["time_s"] is not None
+    assert full == [] and len(fills) >= 3
+    sim.solve_prepared(prep)
+    assert full == [prep.routes.num_paths]
 
 
 def test_listed_flows_equal_path_nodes(topo):

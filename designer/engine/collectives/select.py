@@ -134,10 +134,9 @@ def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
-               capacity_gbps=None, chosen_if_fastest: bool = True) -> tuple[float | None, str | None]:
+               capacity_gbps=None) -> tuple[float | None, str | None]:
     """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
-    does not route or gets no bandwidth. ``chosen_if_fastest`` False (another algorithm was
-    asked for): simulate will not solve these flows again, so the solver need not remember them."""
+    does not route or gets no bandwidth."""
     from designer.engine.workloads import Flows
 
     src, dst, size = MODULES[algorithm].flows(topo, group)
@@ -150,7 +149,7 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
         return None, f"{len(lost):,} of {len(flows):,} flows do not route: {routes.reason(int(lost[0]))}"
     demand = flows.demand_gbps[routes.owner] * routes.share
     capacity = topo.resource_capacity_gbps() if capacity_gbps is None else capacity_gbps
-    pace = np.minimum.reduceat(_levels(capacity, routes, flows, demand, chosen_if_fastest), routes.first)
+    pace = np.minimum.reduceat(_levels(capacity, routes, flows, demand), routes.first)
     with np.errstate(divide="ignore"):
         times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
     worst = float(times.max())
@@ -159,19 +158,20 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     return worst, None
 
 
-def _levels(capacity, routes, flows, demand, remember: bool) -> np.ndarray:
+def _levels(capacity, routes, flows, demand) -> np.ndarray:
     """Sub-flow levels of the algorithm's max-min solve, enough of them for the slowest flow.
 
-    A solve simulate will pose again (``remember``) runs in full. Any other stops once a flow
-    carrying the most bytes freezes (:func:`~designer.engine.maxmin.maxmin_levels_until`): with
-    no demand cap every freeze is at the smallest fair share left, so levels only rise; a flow
-    not reached yet will run at or above that level and move no more bytes, so it cannot be
-    slower — the slowest time is exact, at the cost of one level instead of the whole fill (the
-    tree and NVLS-tree candidates of a 16,384-GPU ring: 2 × ~0.1 s).
+    The fill stops once a flow carrying the most bytes freezes
+    (:func:`~designer.engine.maxmin.maxmin_levels_until`): with no demand cap every freeze is
+    at the smallest fair share left, so levels only rise; a flow not reached yet will run at
+    or above that level and moves no more bytes, so it cannot be slower. The slowest time is
+    exact at the cost of one level instead of the whole fill: 3 × ~0.1 s for the ring, tree
+    and NVLS-tree candidates of a 16,384-GPU ring (simulate solves the chosen one in full,
+    grouping its identical sub-flows first). A flow with a demand cap freezes at its own level,
+    out of that order: then the fill runs to the end.
     """
-    if remember or np.isfinite(demand).any():
-        return solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight,
-                             remember=remember).flow_level
+    if np.isfinite(demand).any():
+        return solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight).flow_level
     largest = flows.bytes == flows.bytes.max()
     stop = np.where(largest[routes.owner], np.inf, -np.inf)
     level, stopped = solver.maxmin_levels_until(capacity, routes.flow_ptr, routes.flow_res, demand, stop,
@@ -252,8 +252,7 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
-                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps,
-                                                         requested in ("auto", a)),
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps),
                                     network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
