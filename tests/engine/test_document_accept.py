@@ -28,7 +28,8 @@ def _outcome(doc):
 def _walk_only(doc, monkeypatch):
     """validate() with the acceptance switched off: the item walk decides everything."""
     with monkeypatch.context() as m:
-        m.setattr(document, "accept_nodes", lambda nodes, groups: None)
+        m.setattr(document, "node_columns", lambda nodes, groups: None)
+        m.setattr(document, "link_columns", lambda links, index: None)
         m.setattr(document, "accept_links", lambda links, ids: False)
         return _outcome(doc)
 
@@ -157,7 +158,8 @@ def test_normalized_document_unchanged(valid, monkeypatch):
     """normalize() builds the same document whichever way validation went."""
     fast = document.normalize(copy.deepcopy(valid))
     with monkeypatch.context() as m:
-        m.setattr(document, "accept_nodes", lambda nodes, groups: None)
+        m.setattr(document, "node_columns", lambda nodes, groups: None)
+        m.setattr(document, "link_columns", lambda links, index: None)
         m.setattr(document, "accept_links", lambda links, ids: False)
         slow = document.normalize(copy.deepcopy(valid))
     assert fast == slow
