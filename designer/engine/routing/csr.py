@@ -14,29 +14,58 @@ __all__ = ["SegTable", "lookup", "dense_ids", "group_keys", "gather_rows"]
 class SegTable:
     """Registry of segment alternatives: each alternative is a CSR row of *tokens* (local tokens
     for intra-host segments, global resources for fabric ones) with a striping weight (1 unless
-    given). ``first[key]``/``count[key]``."""
+    given). ``first[key]``/``count[key]``.
+
+    Rows come as lists (:meth:`add`) or as ready CSR blocks (:meth:`add_csr`: the fabric's
+    switch paths, 400k tokens on a 16,384-GPU ring, are enumerated as arrays); :meth:`arrays`
+    joins them in registration order.
+    """
 
     def __init__(self):
-        self.rows: list[list[int]] = []
+        self.n_rows = 0
         self.weights: list[float] = []
         self.index: dict = {}
+        self._parts: list = []   # each a list of rows, or a (lengths, tokens) pair of arrays
 
     def add(self, key, alternatives: list[list[int]], weights: list[float] | None = None) -> tuple[int, int]:
         got = self.index.get(key)
         if got is None:
-            got = (len(self.rows), len(alternatives))
-            self.rows.extend(alternatives)
-            self.weights.extend(weights if weights is not None else [1.0] * len(alternatives))
-            self.index[key] = got
+            got = self.index[key] = (self.n_rows, len(alternatives))
+            if not self._parts or not isinstance(self._parts[-1], list):
+                self._parts.append([])
+            self._parts[-1].extend(alternatives)
+            self._register(len(alternatives), weights)
         return got
+
+    def add_csr(self, key, lengths: np.ndarray, tokens: np.ndarray) -> tuple[int, int]:
+        """:meth:`add` of ``len(lengths)`` rows of weight 1, row ``r`` being the next
+        ``lengths[r]`` of ``tokens``."""
+        got = self.index.get(key)
+        if got is None:
+            got = self.index[key] = (self.n_rows, len(lengths))
+            self._parts.append((lengths, tokens))
+            self._register(len(lengths), None)
+        return got
+
+    def _register(self, rows: int, weights) -> None:
+        self.n_rows += rows
+        self.weights.extend(weights if weights is not None else [1.0] * rows)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CSR pointer and tokens of the rows, and the weight of each row."""
-        lens = np.fromiter((len(r) for r in self.rows), dtype=np.int64, count=len(self.rows))
-        ptr = np.zeros(len(self.rows) + 1, dtype=np.int64)
-        np.cumsum(lens, out=ptr[1:])
-        data = np.fromiter((t for r in self.rows for t in r), dtype=np.int64, count=int(ptr[-1]))
-        return ptr, data, np.asarray(self.weights, dtype=np.float64)
+        lens, data = [], []
+        for part in self._parts:
+            if isinstance(part, list):
+                lens.append(np.fromiter((len(r) for r in part), dtype=np.int64, count=len(part)))
+                data.append(np.fromiter((t for r in part for t in r), dtype=np.int64, count=int(lens[-1].sum())))
+            else:
+                lens.append(np.asarray(part[0], dtype=np.int64))
+                data.append(np.asarray(part[1], dtype=np.int64))
+        ptr = np.zeros(self.n_rows + 1, dtype=np.int64)
+        if lens:
+            np.cumsum(np.concatenate(lens), out=ptr[1:])
+        tokens = np.concatenate(data) if data else np.zeros(0, dtype=np.int64)
+        return ptr, tokens, np.asarray(self.weights, dtype=np.float64)
 
 
 def lookup(keys: np.ndarray, compute, space: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,8 @@
   fabric forwarder, as CSR (:func:`build_uplinks`).
 - *Switch paths*: equal-cost shortest paths (hop count) between two switches, enumerated once
   per (first switch, last switch) pair (:class:`FabricPaths`, at most
-  :data:`~designer.engine.routing.limits.MAX_EQUAL_COST_PATHS`).
+  :data:`~designer.engine.routing.limits.MAX_EQUAL_COST_PATHS`), every pair a routing call
+  needs at once (:meth:`FabricPaths.prepare_pairs`).
 - *Per flow* (:func:`fabric_segments`): the uplink pair (hashed among the fewest-hop pairs when a
   gateway has several uplinks), then the switch paths between their switches; ``multipath``
   later picks one by hash or splits over all of them.
@@ -18,7 +19,7 @@ from designer.engine.routing.hashing import UPLINK_SALT, flow_hash
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
 from designer.engine.topology import ENDPOINT_KINDS, Topology
 
-__all__ = ["Uplinks", "build_uplinks", "FabricPaths", "fabric_segments"]
+__all__ = ["Uplinks", "build_uplinks", "node_classes", "FabricPaths", "fabric_segments"]
 
 
 class Uplinks:
@@ -31,18 +32,23 @@ class Uplinks:
         self.wired, self.up_ptr, self.up_link, self.up_sw = wired, up_ptr, up_link, up_sw
 
 
-def _is_uplink(topo: Topology, u: int, v: int) -> bool:
-    """Whether the link u→v leaves a host (or a host-less endpoint) towards a fabric forwarder."""
-    if topo.node_host[v] is not None:
-        return False  # v must be a fabric node
-    if topo.node_host[u] is None and topo.node_kind[u] not in ENDPOINT_KINDS:
-        return False  # u→v is fabric-internal, not an uplink
-    return topo.node_kind[v] not in ENDPOINT_KINDS
+def node_classes(topo: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: outside every host; of an endpoint kind (cached on the topology)."""
+    got = topo.__dict__.get("_fabric_node_classes")
+    if got is None:
+        endpoint_kind = {k: k in ENDPOINT_KINDS for k in dict.fromkeys(topo.node_kind)}
+        got = topo.__dict__["_fabric_node_classes"] = (
+            np.fromiter((h is None for h in topo.node_host), dtype=bool, count=topo.num_nodes),
+            np.fromiter(map(endpoint_kind.__getitem__, topo.node_kind), dtype=bool, count=topo.num_nodes))
+    return got
 
 
 def build_uplinks(topo: Topology, link_failed: np.ndarray, forwarder: np.ndarray) -> Uplinks:
     """For every host node with a link to the fabric, and every host-less endpoint: its alive
-    links to fabric forwarders.
+    links to fabric forwarders (in link order).
+
+    A link u→v is an uplink when v is a fabric node of a forwarding kind and u is not (a host
+    node or a host-less endpoint): so at most one direction of a link is.
 
     Parameters
     ----------
@@ -56,21 +62,28 @@ def build_uplinks(topo: Topology, link_failed: np.ndarray, forwarder: np.ndarray
     -------
     Uplinks
     """
-    ups: list[list[tuple[int, int]]] = [[] for _ in range(topo.num_nodes)]
+    hostless, endpoint = node_classes(topo)
+    fabric_side = hostless & ~endpoint
+    a, b = topo.link_a, topo.link_b
+    ab = ~fabric_side[a] & fabric_side[b]
+    ba = ~fabric_side[b] & fabric_side[a]
+    link = np.flatnonzero(ab | ba)
+    u = np.where(ab[link], a[link], b[link])
+    v = np.where(ab[link], b[link], a[link])
     wired = np.zeros(topo.num_nodes, dtype=bool)
-    for l in range(topo.num_links):
-        a, b = int(topo.link_a[l]), int(topo.link_b[l])
-        for u, v in ((a, b), (b, a)):
-            if not _is_uplink(topo, u, v):
-                continue
-            wired[u] = True
-            if not link_failed[l] and forwarder[v]:
-                ups[u].append((l, v))
-    counts = np.array([len(u) for u in ups], dtype=np.int64)
-    up_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    flat = [x for u in ups for x in u]
-    return Uplinks(wired, up_ptr, np.array([x[0] for x in flat], dtype=np.int64),
-                   np.array([x[1] for x in flat], dtype=np.int64))
+    wired[u] = True
+    alive = ~link_failed[link] & forwarder[v]
+    link, u, v = link[alive], u[alive], v[alive]
+    order = np.argsort(u, kind="stable")   # per node, its links in link order
+    up_ptr = np.zeros(topo.num_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=topo.num_nodes), out=up_ptr[1:])
+    return Uplinks(wired, up_ptr, link[order].astype(np.int64), v[order].astype(np.int64))
+
+
+# Pairs whose switch paths are enumerated together (and targets searched together): the
+# temporaries of a batch stay within tens of MB (1,024 pairs x 64 partial paths x a spine's
+# 68 steps, when every step must be scanned).
+_PAIRS_PER_BATCH = 1024
 
 
 class FabricPaths:
@@ -80,14 +93,8 @@ class FabricPaths:
 
     def __init__(self, topo: Topology, link_failed: np.ndarray, forwarder: np.ndarray):
         self.topo = topo
-        self.adj: list[list[tuple[int, int]]] = [[] for _ in range(topo.num_nodes)]
-        for l in range(topo.num_links):
-            if link_failed[l]:
-                continue
-            a, b = int(topo.link_a[l]), int(topo.link_b[l])
-            if forwarder[a] and forwarder[b]:
-                self.adj[a].append((b, l))
-                self.adj[b].append((a, l))
+        self._links = np.flatnonzero(~link_failed & forwarder[topo.link_a] & forwarder[topo.link_b])
+        self._adj: list[list[tuple[int, int]]] | None = None
         # Distances live in forwarder-rank space (a few thousand switches), not node space
         # (~100k nodes at 16k GPUs, most of them inside hosts): a per-target table of node size
         # cost 0.8 MB each, over 2 GB at 16k GPUs. ``rank`` maps node -> rank (-1: not a forwarder).
@@ -98,16 +105,31 @@ class FabricPaths:
         self.dist: dict[int, np.ndarray] = {}
         self._steps_of: dict[int, list] = {}
         self.pair_paths: dict[tuple[int, int], list[list[int]]] = {}
-        self.next_hops: dict[tuple[int, int], list[tuple[int, list[int]]]] = {}
+        # Per (x, y): the switch paths as (row lengths, tokens) arrays (prepare_pairs).
+        self.pair_rows: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._step_csr = None
+
+    @property
+    def adj(self) -> list[list[tuple[int, int]]]:
+        """Per node: its alive links to other forwarders as (neighbour, link), in link order
+        (built when first asked: routing reads the CSR tables, 100k lists cost 10 ms)."""
+        if self._adj is None:
+            topo, links = self.topo, self._links
+            self._adj = [[] for _ in range(topo.num_nodes)]
+            for l, a, b in zip(links.tolist(), topo.link_a[links].tolist(), topo.link_b[links].tolist()):
+                self._adj[a].append((b, l))
+                self._adj[b].append((a, l))
+        return self._adj
 
     def _forwarder_csr(self, fwd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The alive forwarder-to-forwarder adjacency as CSR over forwarder ranks."""
-        lens = np.fromiter((len(self.adj[u]) for u in fwd.tolist()), dtype=np.int64, count=len(fwd))
+        """The alive forwarder-to-forwarder adjacency as CSR over forwarder ranks (each row in
+        any order: only distances are read from it)."""
+        a, b = self.topo.link_a[self._links], self.topo.link_b[self._links]
+        u, v = self.rank[np.concatenate([a, b])], self.rank[np.concatenate([b, a])]
+        order = np.argsort(u, kind="stable")
         ptr = np.zeros(len(fwd) + 1, dtype=np.int64)
-        np.cumsum(lens, out=ptr[1:])
-        nbr = np.fromiter((v for u in fwd.tolist() for v, _ in self.adj[u]), dtype=np.int64,
-                          count=int(ptr[-1]))
-        return ptr, self.rank[nbr]
+        np.cumsum(np.bincount(u, minlength=len(fwd)), out=ptr[1:])
+        return ptr, v[order]
 
     def distances_to(self, target: int) -> np.ndarray:
         """Hop distance to switch ``target`` of every forwarder, indexed by forwarder rank
@@ -150,39 +172,211 @@ class FabricPaths:
                 for v, l in sorted(self.adj[u])]
         return steps
 
-    def _next_hops(self, u: int, y: int, dist: list) -> list[tuple[int, list[int]]]:
-        """Next hops from u towards y on shortest paths, with the resources of each step
-        (``dist``: :meth:`distances_to` ``y`` as a list)."""
-        key = (u, y)
-        hops = self.next_hops.get(key)
-        if hops is None:
-            want = dist[self.rank[u]] - 1
-            hops = self.next_hops[key] = [(v, step) for v, rv, step in self._steps(u) if dist[rv] == want]
-        return hops
-
     def switch_paths(self, x: int, y: int) -> list[list[int]]:
         """Equal-cost paths switch x → switch y as resource lists (links and node resources of the
-        switches), at most MAX_EQUAL_COST_PATHS, in a deterministic order. Cached."""
-        key = (x, y)
-        cached = self.pair_paths.get(key)
-        if cached is not None:
-            return cached
-        dist = self.distances_to(y).tolist()   # indexed per element below: a list is faster
-        if self.rank[x] < 0 or dist[self.rank[x]] < 0:
-            self.pair_paths[key] = []
-            return []
-        paths: list[list[int]] = []
-        node_res = self.topo.node_resource
-        stack = [(x, [int(node_res[x])] if node_res[x] >= 0 else [])]
-        while stack and len(paths) < MAX_EQUAL_COST_PATHS:
-            u, acc = stack.pop()
-            if u == y:
-                paths.append(acc)
-                continue
-            for v, step in reversed(self._next_hops(u, y, dist)):
-                stack.append((v, acc + step))
-        self.pair_paths[key] = paths
+        switches), at most MAX_EQUAL_COST_PATHS, in depth-first order (next hops by neighbour,
+        then link). Cached."""
+        paths = self.pair_paths.get((x, y))
+        if paths is None:
+            lengths, tokens = self.rows_of(x, y)
+            ends = np.cumsum(lengths).tolist()
+            flat = tokens.tolist()
+            paths = self.pair_paths[(x, y)] = [flat[e - n:e] for e, n in zip(ends, lengths.tolist())]
         return paths
+
+    def rows_of(self, x: int, y: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`switch_paths` of (x, y) as (length of each path, their resources one after the
+        other)."""
+        rows = self.pair_rows.get((x, y))
+        if rows is None:
+            self.prepare_pairs(np.array([x], dtype=np.int64), np.array([y], dtype=np.int64))
+            rows = self.pair_rows[(x, y)]
+        return rows
+
+    def prepare_pairs(self, xs: np.ndarray, ys: np.ndarray) -> None:
+        """Enumerate the switch paths of every pair (xs[k], ys[k]) not cached yet, in batches.
+
+        Why: one depth-first walk per pair cost 1.35 s for the 2,528 leaf pairs of a
+        16,384-GPU ring (226k next-hop steps in Python). Here every pair of one hop count
+        advances one level per numpy pass. The walk emits paths in lexicographic order of their
+        next-hop choices and stops at the cap; expanding each level's partial paths in order and
+        keeping each pair's first MAX_EQUAL_COST_PATHS gives the same paths (every partial path
+        lies on a shortest path, so it completes). Pairs are independent, so batches of
+        :data:`_PAIRS_PER_BATCH` bound the temporaries (an all-to-all can need 100k pairs).
+        """
+        todo = [(x, y) for x, y in dict.fromkeys(zip(xs.tolist(), ys.tolist())) if (x, y) not in self.pair_rows]
+        for lo in range(0, len(todo), _PAIRS_PER_BATCH):
+            self._prepare_batch(todo[lo:lo + _PAIRS_PER_BATCH])
+
+    def _prepare_batch(self, todo: list[tuple[int, int]]) -> None:
+        x = np.array([p[0] for p in todo], dtype=np.int64)
+        y = np.array([p[1] for p in todo], dtype=np.int64)
+        targets = sorted(set(y.tolist()))
+        self._distances_of(targets)
+        table = np.stack([self.dist[t] for t in targets])   # row r: distances to targets[r]
+        row = np.searchsorted(np.array(targets, dtype=np.int64), y)
+        rx = self.rank[x]
+        hops = np.where(rx >= 0, table[row, np.maximum(rx, 0)], -1)
+        for d in np.unique(hops).tolist():
+            sel = np.flatnonzero(hops == d)
+            lengths, tokens, count = self._paths_of_hops(d, x[sel], rx[sel], table, row[sel])
+            ends = np.cumsum(count)
+            row_ends = np.concatenate([[0], np.cumsum(lengths)])
+            for i, end, n in zip(sel.tolist(), ends.tolist(), count.tolist()):
+                first = end - n
+                self.pair_rows[todo[i]] = (lengths[first:end], tokens[row_ends[first]:row_ends[end]])
+
+    def _paths_of_hops(self, d: int, x: np.ndarray, rx: np.ndarray, table: np.ndarray, row: np.ndarray):
+        """The paths of pairs whose source ``x`` (rank ``rx``) is ``d`` hops from its target
+        (``table[row]``: the target's distances): per path its length and tokens, per pair its
+        path count."""
+        node_res = self.topo.node_resource
+        start = node_res[x]
+        if d < 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(len(x), np.int64)
+        ptr, nbr, link_res, nbr_res = self._steps_csr()
+        pair = np.arange(len(x), dtype=np.int64)   # per partial path: its pair, in path order
+        cur = rx
+        levels = []
+        for level in range(1, d + 1):
+            parent, step = _first_children(ptr, nbr, table, row, pair, cur, d - level, len(x))
+            levels.append((parent, step))
+            pair, cur = pair[parent], nbr[step]
+        # Walk back from the last level: column 0 the source's own resource, then per hop the
+        # link direction and the next switch's resource (-1 where a switch has none).
+        cols = np.full((len(pair), 1 + 2 * d), -1, dtype=np.int64)
+        at = np.arange(len(pair), dtype=np.int64)
+        for level in range(d, 0, -1):
+            parent, step = levels[level - 1]
+            s = step[at]
+            cols[:, 2 * level - 1], cols[:, 2 * level] = link_res[s], nbr_res[s]
+            at = parent[at]
+        cols[:, 0] = start[pair]
+        present = cols >= 0
+        return (present.sum(axis=1).astype(np.int64), cols[present],
+                np.bincount(pair, minlength=len(x)).astype(np.int64))
+
+    def _steps_csr(self):
+        """Every step out of every forwarder as CSR over forwarder ranks, each forwarder's in
+        (neighbour, link) order (:meth:`_steps`'s): neighbour rank, link resource, the
+        neighbour's node resource (-1: none)."""
+        if self._step_csr is None:
+            topo, links = self.topo, self._links
+            u = np.concatenate([topo.link_a[links], topo.link_b[links]])
+            v = np.concatenate([topo.link_b[links], topo.link_a[links]])
+            l = np.concatenate([links, links])
+            order = np.lexsort((l, v, self.rank[u]))
+            u, v, l = u[order], v[order], l[order]
+            ptr = np.zeros(int((self.rank >= 0).sum()) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.rank[u], minlength=len(ptr) - 1), out=ptr[1:])
+            self._step_csr = (ptr, self.rank[v], 2 * l + (topo.link_a[l] != u), topo.node_resource[v])
+        return self._step_csr
+
+    def _distances_of(self, targets: list[int]) -> None:
+        """:meth:`distances_to` of every target not cached yet, all in one breadth-first search
+        that carries a bit per target (``_hop_counts``)."""
+        todo = [t for t in targets if t not in self.dist]
+        ranked = [t for t in todo if self.rank[t] >= 0]
+        for lo in range(0, len(ranked), _PAIRS_PER_BATCH):
+            batch = ranked[lo:lo + _PAIRS_PER_BATCH]
+            for t, dist in zip(batch, _hop_counts(*self._csr, self.rank[batch])):
+                self.dist[t] = dist
+        for t in todo:
+            self.distances_to(t)
+
+
+def _hop_counts(ptr: np.ndarray, nbr: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """Hop count from each of ``sources`` to every vertex of the CSR graph (rows: sources; -1:
+    unreachable), by one breadth-first search whose frontier holds, per vertex, a bitset of the
+    sources that reach it at this level: a level is one gather and one OR-reduction per vertex.
+
+    Why: one search per target (:meth:`FabricPaths.distances_to`) took 0.24 s for the 512 leaves
+    of a 16,384-GPU ring; this takes 20 ms (scipy's csgraph takes 50 ms, and 0.3 s to import).
+    """
+    n, k = len(ptr) - 1, len(sources)
+    hops = np.full((k, n), -1, dtype=np.int64)
+    bit = np.arange(k, dtype=np.int64)
+    frontier = np.zeros((n, (k + 7) // 8), dtype=np.uint8)
+    frontier[sources, bit // 8] = (1 << (bit % 8)).astype(np.uint8)   # sources are distinct
+    hops[bit, sources] = 0
+    seen = frontier.copy()
+    has = np.flatnonzero(ptr[1:] > ptr[:-1])
+    level = 0
+    while frontier.any():
+        level += 1
+        reached = np.zeros_like(frontier)
+        if len(has):   # rows without neighbours are empty, so each has-row's run ends where the next starts
+            reached[has] = np.bitwise_or.reduceat(frontier[nbr], ptr[has], axis=0)
+        frontier = reached & ~seen
+        seen |= frontier
+        vertex, source = np.nonzero(np.unpackbits(frontier, axis=1, count=k, bitorder="little"))
+        hops[source, vertex] = level
+    return hops
+
+
+def _next_hops(ptr, nbr, table, row, cur, remaining: int):
+    """The steps out of ``cur`` to a switch ``remaining`` hops from the target of ``table[row]``
+    (per partial path), found once per distinct (target, switch): CSR of the distinct ones'
+    steps, and each partial path's distinct one."""
+    width = len(ptr) - 1
+    distinct, combo = np.unique(row * width + cur, return_inverse=True)
+    d_row, d_cur = distinct // width, distinct % width
+    owner, step = _expand(ptr, np.arange(len(nbr), dtype=np.int64), d_cur)
+    ok = table[d_row[owner], nbr[step]] == remaining
+    owner, step = owner[ok], step[ok]
+    hop_ptr = np.zeros(len(distinct) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(distinct)), out=hop_ptr[1:])
+    return hop_ptr, step, combo.reshape(-1)
+
+
+def _expand(ptr, values, at, lens=None):
+    """For each k and each entry of CSR row ``at[k]`` (its first ``lens[k]`` if given), in
+    order: (k, that entry of ``values``)."""
+    return _expand_runs(ptr[at], ptr[at + 1] - ptr[at] if lens is None else lens, values)
+
+
+def _expand_runs(starts, lens, values):
+    """For each k and each of ``values[starts[k]:starts[k] + lens[k]]``, in order: (k, it)."""
+    owner = np.repeat(np.arange(len(starts), dtype=np.int64), lens)
+    pos = np.arange(len(owner), dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    return owner, values[pos]
+
+
+def _first_children(ptr, nbr, table, row, pair, cur, remaining: int, n_pairs: int):
+    """(partial path, step) of the next hops of the partial paths at ``cur``, in order, the first
+    MAX_EQUAL_COST_PATHS of each pair only (partial paths sorted by ``pair``; ``table[row[p]]``:
+    distances to pair p's target).
+
+    Why in rounds: finding next hops scans every step of a switch (a pod spine's down-links
+    too), and once a pair has 64 children its later partial paths add none. Round r scans the
+    partial paths of rank [2^r - 1, 2^(r+1) - 1) in their pair, for pairs still short of the
+    cap; only the children kept are generated. On the tree of a 16,384-GPU ring: 73 ms instead
+    of 107 ms for its 1,504 new pairs.
+    """
+    limit = MAX_EQUAL_COST_PATHS
+    n = len(pair)
+    starts = np.flatnonzero(np.concatenate([[True], pair[1:] != pair[:-1]])) if n else np.zeros(0, np.int64)
+    run = np.diff(np.concatenate([starts, [n]]))
+    rank = np.arange(n, dtype=np.int64) - np.repeat(starts, run)
+    first = np.zeros(n, dtype=np.int64)    # per partial path: where its next hops start in ``found``
+    count = np.zeros(n, dtype=np.int64)
+    found, offset, children = [], 0, np.zeros(n_pairs, dtype=np.int64)
+    lo, width = 0, 1
+    while True:
+        sel = np.flatnonzero((rank >= lo) & (rank < lo + width) & (children[pair] < limit))
+        if len(sel) == 0:
+            break
+        hop_ptr, hop_step, combo = _next_hops(ptr, nbr, table, row[pair[sel]], cur[sel], remaining)
+        first[sel] = offset + hop_ptr[combo]
+        count[sel] = hop_ptr[combo + 1] - hop_ptr[combo]
+        children += np.bincount(pair[sel], weights=count[sel], minlength=n_pairs).astype(np.int64)
+        found.append(hop_step)
+        offset += len(hop_step)
+        lo, width = lo + width, 2 * width
+    before = np.cumsum(count) - count
+    before -= np.repeat(before[starts], run)   # children of the pair's earlier partial paths
+    steps = np.concatenate(found) if found else np.zeros(0, np.int64)
+    return _expand_runs(first, np.clip(limit - before, 0, count), steps)
 
 
 def fabric_segments(ctx, table: SegTable, flows, idx: np.ndarray, gs: np.ndarray, gd: np.ndarray, seed: int):
@@ -220,11 +414,14 @@ def fabric_segments(ctx, table: SegTable, flows, idx: np.ndarray, gs: np.ndarray
     nf = len(ctx.forwarders)
     keys = np.where(valid, ctx.forwarder_rank[sw_s] * nf + ctx.forwarder_rank[sw_d], -1)
 
+    needed = np.unique(keys[keys >= 0])
+    ctx.fabric.prepare_pairs(ctx.forwarders[needed // nf], ctx.forwarders[needed % nf])
+
     def compute(key):
         if key < 0:
             return (-1, 0)
         x, y = divmod(key, nf)
-        return table.add(key, ctx.fabric.switch_paths(int(ctx.forwarders[x]), int(ctx.forwarders[y])))
+        return table.add_csr(key, *ctx.fabric.rows_of(int(ctx.forwarders[x]), int(ctx.forwarders[y])))
 
     first, count = lookup(keys, compute, space=nf * nf)
     count = np.where(first >= 0, count, 0)

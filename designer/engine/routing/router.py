@@ -177,20 +177,20 @@ def _same_host_repeats(ctx: RoutingContext, flows):
     same = (hs >= 0) & (hs == ctx.node_hidx[dst])
     if int(np.count_nonzero(same)) < _MIN_REPEATS:
         return None
-    # Only same-host flows can repeat: count their repeats first (28,672 keys on 4,096 GPUs'
-    # all-to-all, which has none, instead of a 16.8M-key unique).
-    pairs = src[same] * len(ctx.node_hidx) + dst[same]
-    if len(pairs) - len(np.unique(pairs)) < _MIN_REPEATS:
+    # Only same-host flows can repeat: one unique over their pairs, the cross-host flows all kept
+    # (28,672 keys on 4,096 GPUs' all-to-all, which has none, instead of a 16.8M-key unique; the
+    # 16,384-GPU tree's 524,256 flows in 14 ms, against 27-40 ms with a second unique over all).
+    idx = np.flatnonzero(same)
+    pairs = src[idx] * len(ctx.node_hidx) + dst[idx]
+    _, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
+    if len(idx) - len(first) < _MIN_REPEATS:
         return None
-    # Cross-host flows get keys of their own (negative), same-host ones their pair.
-    key = np.where(same, src * len(ctx.node_hidx) + dst, -1 - np.arange(n, dtype=np.int64))
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    if n - len(first) < _MIN_REPEATS:
-        return None
-    order = np.argsort(first, kind="stable")
-    position = np.empty(len(first), dtype=np.int64)
-    position[order] = np.arange(len(first), dtype=np.int64)
-    return first[order], position[inverse.reshape(-1)]
+    first_flow = idx[first]   # per distinct pair: its first flow
+    keep = ~same
+    keep[first_flow] = True
+    position = np.cumsum(keep) - 1   # of each kept flow among the kept
+    position[idx] = position[first_flow[inverse.reshape(-1)]]
+    return np.flatnonzero(keep), position
 
 
 def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
