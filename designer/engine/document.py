@@ -32,9 +32,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+import operator
 import os
 import re
 import sys
+from collections import deque
+from itertools import compress, repeat
 from pathlib import Path
 
 from designer.engine.catalog import DEFAULT_BASIS, GROUP_KINDS, NODE_KINDS, TECHS
@@ -512,9 +515,14 @@ def normalize(doc) -> dict:
     return _normalize(doc)[0]
 
 
-def _normalize(doc) -> tuple[dict, dict | None]:
+def _normalize(doc, *, owned: bool = False) -> tuple[dict, dict | None]:
     """:func:`normalize`'s document, and the columns :meth:`Topology._assemble` reads when the
-    column-wise acceptance vouched for the input (else None: compile reads the document)."""
+    column-wise acceptance vouched for the input (else None: compile reads the document).
+
+    ``owned``: the caller hands ``doc`` over (a dict just parsed that nobody else holds), so
+    its accepted nodes and links may become the result's, completed in place instead of
+    copied: the same document, without ~300k new dicts (16,384 GPUs). Validation runs first,
+    so a bad document raises the same error and is left as it was."""
     if isinstance(doc, (str, bytes)) and not (doc.lstrip()[:1] in ("{", "[", b"{", b"[")):
         raise InvalidTopology("not a topology document", [Problem("", "expected a JSON object")])
     doc = load(doc)
@@ -530,8 +538,8 @@ def _normalize(doc) -> tuple[dict, dict | None]:
         out["nodes"] = [_ordered(n, _NODE_ORDER) for n in doc["nodes"]]
         out["links"] = _normalize_links(doc["links"], basis)
         return out, None
-    out["nodes"], node_cols = _normalize_accepted_nodes(doc["nodes"], accepted["nodes"])
-    out["links"], link_cols = _normalize_accepted_links(doc["links"], accepted["links"], basis)
+    out["nodes"], node_cols = _normalize_accepted_nodes(doc["nodes"], accepted["nodes"], owned)
+    out["links"], link_cols = _normalize_accepted_links(doc["links"], accepted["links"], basis, owned)
     return out, {**node_cols, **link_cols}
 
 
@@ -636,16 +644,20 @@ def _canonical(shape: tuple, order: tuple) -> tuple:
     return tuple(k for k in order if k in shape) + tuple(k for k in shape if k not in order)
 
 
-def _normalize_accepted_nodes(nodes: list, accepted: dict) -> tuple[list, dict]:
+def _normalize_accepted_nodes(nodes: list, accepted: dict, owned: bool = False) -> tuple[list, dict]:
     """``[_ordered(n, _NODE_ORDER) for n in nodes]`` for accepted nodes without a None value in
     an ``_NODE_ORDER`` key: a copy of each (keys already in order, the common case) with its
-    ``attrs`` copied, or :func:`_ordered` for a node whose keys are in another order."""
+    ``attrs`` copied — or, ``owned``, the node itself — or :func:`_ordered` for a node whose keys
+    are in another order."""
     columns, shapes, distinct = accepted["columns"], accepted["shapes"], accepted["distinct_shapes"]
-    out = list(map(dict.copy, nodes))
-    attrs = [a if a is None else a.copy() for a in columns.get("attrs") or [None] * len(nodes)]
-    for node, a in zip(out, attrs):
-        if a is not None:
-            node["attrs"] = a
+    if owned:   # an accepted node in key order is already normalized: its own dict and attrs
+        out, attrs = nodes, list(columns.get("attrs") or [None] * len(nodes))
+    else:
+        out = list(map(dict.copy, nodes))
+        attrs = [a if a is None else a.copy() for a in columns.get("attrs") or [None] * len(nodes)]
+        for node, a in zip(out, attrs):
+            if a is not None:
+                node["attrs"] = a
     reorder = {shape for shape in distinct if _canonical(shape, _NODE_ORDER) != shape}
     if reorder:
         for i in [i for i, shape in enumerate(shapes) if shape in reorder]:
@@ -658,8 +670,9 @@ def _normalize_accepted_nodes(nodes: list, accepted: dict) -> tuple[list, dict]:
                  "node_capacity": columns.get("capacity_gbps") or list(absent)}
 
 
-def _normalize_accepted_links(links: list, accepted: dict, basis: str) -> tuple[list, dict]:
-    """:func:`_normalize_links` of accepted links, built from their columns."""
+def _normalize_accepted_links(links: list, accepted: dict, basis: str, owned: bool = False) -> tuple[list, dict]:
+    """:func:`_normalize_links` of accepted links, built from their columns (``owned``: the
+    links themselves, completed in place)."""
     columns, count = accepted["columns"], len(links)
 
     def column(key):
@@ -670,13 +683,18 @@ def _normalize_accepted_links(links: list, accepted: dict, basis: str) -> tuple[
     if _some_none(accepted, "id", count):
         used = {lid for lid in ids if lid is not None}
         ids = [lid if lid is not None else _fresh_id(f"{x}-{y}", used) for lid, x, y in zip(ids, a, b)]
-    capacity, bases, latency = _completed_link_values(accepted, tech, basis)
-    out = [{"id": i, "a": x, "b": y, "tech": t, "capacity_gbps": c, "capacity_basis": s, "latency_ns": v}
-           for i, x, y, t, c, s, v in zip(ids, a, b, tech, capacity, bases, latency)]
-    if _some_none(accepted, "tech", count):
-        for i in [i for i, t in enumerate(tech) if t is None]:
-            del out[i]["tech"]
-    _add_link_extras(out, links, accepted)
+    catalog = _catalog_link_values(set(tech), basis)
+    capacity, bases, latency = _completed_link_values(accepted, tech, basis, catalog)
+    if owned:
+        completed = {"id": ids, "capacity_gbps": capacity, "capacity_basis": bases, "latency_ns": latency}
+        out = _complete_links_in_place(links, accepted, completed, catalog)
+    else:
+        out = [{"id": i, "a": x, "b": y, "tech": t, "capacity_gbps": c, "capacity_basis": s, "latency_ns": v}
+               for i, x, y, t, c, s, v in zip(ids, a, b, tech, capacity, bases, latency)]
+        if _some_none(accepted, "tech", count):
+            for i in [i for i, t in enumerate(tech) if t is None]:
+                del out[i]["tech"]
+        _add_link_extras(out, links, accepted)
     return out, {"link_ids": ids, "link_index": accepted["index"], "link_tech": tech,
                  "link_a": accepted["a"], "link_b": accepted["b"],
                  "link_capacity": capacity, "link_latency": latency,
@@ -684,27 +702,22 @@ def _normalize_accepted_links(links: list, accepted: dict, basis: str) -> tuple[
                  "link_capacity_ba": column("capacity_ba_gbps")}
 
 
-def _completed_link_values(accepted: dict, tech: list, basis: str) -> tuple[list, list, list]:
+def _completed_link_values(accepted: dict, tech: list, basis: str,
+                           catalog: dict) -> tuple[list, list, list]:
     """Per link: ``capacity_gbps``, ``capacity_basis`` and ``latency_ns`` as
     :func:`_normalize_links` completes them: first every link's from its tech (one lookup per
-    link, C-level), then link by link for the few links that give a capacity, basis or
-    latency (17k of 191k at 16,384 GPUs: three comprehensions over every link were ~0.12 s)."""
-    def link_basis(given):
-        return basis if (given or basis) == "explicit" else (given or basis)
-
-    def from_catalog(t, given):
-        return TECHS[t].raw_gbps if link_basis(given) == "raw" else TECHS[t].effective_gbps
-
-    count, techs = len(tech), set(tech) - {None}
-    capacity = list(map({None: None, **{t: from_catalog(t, None) for t in techs}}.__getitem__, tech))
-    bases = [link_basis(None)] * count
-    latency = list(map({None: 0.0, **{t: TECHS[t].latency_ns for t in techs}}.__getitem__, tech))
+    link, C-level; ``catalog``: :func:`_catalog_link_values`), then link by link for the few
+    links that give a capacity, basis or latency (17k of 191k at 16,384 GPUs: three
+    comprehensions over every link were ~0.12 s)."""
+    capacity = list(map({t: v["capacity_gbps"] for t, v in catalog.items()}.__getitem__, tech))
+    bases = [_link_basis(None, basis)] * len(tech)
+    latency = list(map({t: v["latency_ns"] for t, v in catalog.items()}.__getitem__, tech))
     columns = accepted["columns"]
     given, given_basis = columns.get("capacity_gbps"), columns.get("capacity_basis")
     for i in set(_positions(accepted, "capacity_gbps")) | set(_positions(accepted, "capacity_basis")):
         c, b = given[i] if given else None, given_basis[i] if given_basis else None
         if c is None:
-            capacity[i], bases[i] = from_catalog(tech[i], b), link_basis(b)
+            capacity[i], bases[i] = _catalog_capacity(tech[i], b, basis), _link_basis(b, basis)
         else:
             capacity[i], bases[i] = float(c), b or "explicit"
     for i, v in zip(_positions(accepted, "latency_ns"), accepted["present"].get("latency_ns", ())):
@@ -713,11 +726,90 @@ def _completed_link_values(accepted: dict, tech: list, basis: str) -> tuple[list
     return capacity, bases, latency
 
 
+def _link_basis(given: str | None, basis: str) -> str:
+    """The ``capacity_basis`` of a link taking its capacity from the catalog."""
+    return basis if (given or basis) == "explicit" else (given or basis)
+
+
+def _catalog_capacity(tech: str, given_basis: str | None, basis: str) -> float:
+    figures = TECHS[tech]
+    return figures.raw_gbps if _link_basis(given_basis, basis) == "raw" else figures.effective_gbps
+
+
+def _catalog_link_values(techs: set, basis: str) -> dict:
+    """Tech (None too) -> the completed values of a link that gives none of them."""
+    return {t: {"capacity_gbps": None if t is None else _catalog_capacity(t, None, basis),
+                "capacity_basis": _link_basis(None, basis),
+                "latency_ns": 0.0 if t is None else TECHS[t].latency_ns} for t in techs | {None}}
+
+
 def _positions(accepted: dict, key: str):
     """Indices of the items that have ``key``."""
     if key in accepted["positions"]:
         return accepted["positions"][key]
     return range(len(accepted["shapes"])) if key in accepted["present"] else ()
+
+
+# Keys every normalized link has: what the completion sets on a link in place.
+_COMPLETED_LINK_KEYS = ("id", "capacity_gbps", "capacity_basis", "latency_ns")
+
+
+def _complete_links_in_place(links: list, accepted: dict, completed: dict, catalog: dict) -> list:
+    """``links`` made :func:`_normalize_links`' dicts in place: the completed values set (a key
+    a link has keeps its place, one it lacks is added last), keys then out of order moved to
+    the end in order (an extra key given before an added one, keys given in another order),
+    a null ``tech`` deleted. ``completed``: key -> every link's value (:data:`_COMPLETED_LINK_KEYS`);
+    ``catalog``: tech -> the values of a link giving none (:func:`_catalog_link_values`).
+
+    Every link first takes its tech's values in one ``dict.update`` (one C-level pass), then
+    the links that give a capacity, basis or latency (17k of 191k at 16,384 GPUs) their own:
+    ~0.10 s of new dicts became ~0.08 s, with 191k dicts fewer (~37 MB) and none to free."""
+    if _some_none(accepted, "id", len(links)):   # first: keys are added in _in_place_order's order
+        _set_each(links, "id", completed["id"])
+    tech = accepted["columns"].get("tech") or [None] * len(links)
+    deque(map(dict.update, links, map(catalog.__getitem__, tech)), maxlen=0)
+    given = sorted({*_positions(accepted, "capacity_gbps"), *_positions(accepted, "capacity_basis"),
+                    *_positions(accepted, "latency_ns")})
+    if given:
+        giving = [links[i] for i in given]
+        for key in ("capacity_gbps", "capacity_basis", "latency_ns"):
+            _set_each(giving, key, [completed[key][i] for i in given])
+    same: dict[tuple, tuple] = {}   # one object per set of keys to move, told apart by identity
+    moves = {shape: same.setdefault(keys, keys) for shape in accepted["distinct_shapes"]
+             if (keys := _keys_to_move(_in_place_order(shape)))}
+    if moves:   # one pass hashing each link's key tuple, then one identity pass per set of keys
+        link_moves = list(map(moves.get, accepted["shapes"]))
+        for keys in same:
+            moving = list(compress(links, map(operator.is_, link_moves, repeat(keys))))
+            for key in keys:   # pop then set again: the key goes last, its value unchanged
+                _set_each(moving, key, list(map(dict.pop, moving, repeat(key))))
+    if type(None) in accepted["types"].get("tech", ()):   # a tech given as null is dropped
+        for link in links:
+            if "tech" in link and link["tech"] is None:
+                del link["tech"]
+    return links
+
+
+def _set_each(items: list, key: str, values: list) -> None:
+    # operator.setitem: a vectorcall, ~40% faster than dict.__setitem__ here
+    deque(map(operator.setitem, items, repeat(key), values), maxlen=0)
+
+
+def _in_place_order(shape: tuple) -> tuple:
+    """The keys of a link of key tuple ``shape`` once its completed values are set in place."""
+    return shape + tuple(k for k in _COMPLETED_LINK_KEYS if k not in shape)
+
+
+def _keys_to_move(keys: tuple) -> tuple:
+    """The fewest keys to move, in order, to the end of a dict of ``keys`` to put them in
+    :func:`_normalize_links`' order: those after the longest start of that order the dict
+    already has in order (``(id, a, b, tech, bundle, capacity_gbps, capacity_basis,
+    latency_ns)`` -> ``(bundle,)``)."""
+    order = _canonical(keys, _LINK_ORDER)
+    kept = len(order)
+    while [k for k in keys if k in order[:kept]] != list(order[:kept]):
+        kept -= 1
+    return order[kept:]
 
 
 def _add_link_extras(out: list, links: list, accepted: dict) -> None:

@@ -82,7 +82,8 @@ def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
     scenario : dict
     topology_loader : callable, optional
         ``loader(reference) -> document dict`` for a topology given as a string (a path for the
-        CLI, a revision reference for the API).
+        CLI, a revision reference for the API). Each call must return a new dict nobody else
+        holds (the CLI's file reader parses one): it is normalized in place, not copied.
 
     Returns
     -------
@@ -203,17 +204,20 @@ def _topology(raw, loader) -> Topology:
         return raw
     if raw is None:
         raise InvalidScenario("missing topology", [Problem("topology", "missing")])
-    if isinstance(raw, str):
+    # Only the document the loader just read is ours to complete in place (t2048: ~0.1 s CPU
+    # and 77 MB less than a normalized copy); a document given inline belongs to the caller.
+    owned = isinstance(raw, str)
+    if owned:
         if loader is None:
             raise InvalidScenario("topology reference without a loader", [Problem(
                 "topology", "a topology given by reference needs a loader (give the document inline)")])
         raw = loader(raw)
     if isinstance(raw, dict) and "build" in raw:
-        raw = _build(raw["build"])
+        raw, owned = _build(raw["build"]), False
     if not isinstance(raw, dict):
         raise InvalidScenario("bad topology", [Problem("topology", "must be a topology document")])
     try:
-        return Topology.from_document(raw)
+        return Topology.from_document(raw, owned=owned)
     except EngineError as exc:
         located = [Problem(f"topology.{p.path}" if p.path else "topology", p.message) for p in exc.problems]
         raise type(exc)(exc.message, located or [Problem("topology", exc.message)]) from None

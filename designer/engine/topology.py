@@ -110,17 +110,27 @@ class Topology:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_document(cls, doc: dict | str) -> "Topology":
+    def from_document(cls, doc: dict | str, *, owned: bool = False) -> "Topology":
         """Validate and normalize ``doc`` (a dict or JSON text), then compile it.
+
+        Parameters
+        ----------
+        doc : dict or str
+        owned : bool
+            The caller hands ``doc`` over (a dict it just parsed, held by nobody else): its
+            nodes and links may be completed in place and become the topology's document
+            instead of being copied (the same document; t2048: ~0.1 s CPU and 77 MB less
+            while loading).
+            Never for a document someone keeps.
 
         Raises
         ------
         InvalidTopology
-            With every located problem, when the document is not valid.
+            With every located problem, when the document is not valid (``doc`` unchanged).
         """
         from designer.engine.document import _normalize  # local: document imports this module
 
-        normalized, columns = _normalize(doc)
+        normalized, columns = _normalize(doc, owned=owned)
         # The columns validation read are handed over, not read again from the normalized
         # document (~0.1 s at 16,384 GPUs); None when the item walk validated.
         return cls._assemble(normalized, columns or _document_columns(normalized))

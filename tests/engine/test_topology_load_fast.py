@@ -1,7 +1,8 @@
 """The column-wise topology load (document.normalize from the acceptance's columns,
 Topology._assemble from them, link tiers memoized per class) builds exactly what the item by
 item path builds: the same normalized document (keys, order, value types), the same arrays,
-adjacency and tiers.
+adjacency and tiers; and a document handed over (``owned``: the CLI's loaded file), completed
+in place, is that same document too.
 
     [h0/gpu0]--nvlink--[h0/nvsw0]        (and a 2-host DGX-H100 cluster, rail-optimized)
         |pcie
@@ -214,3 +215,81 @@ def test_generated_documents_same_both_ways(doc):
     assert fast_error == slow_error
     if fast is not None:
         _assert_same_topology(fast, slow)
+
+
+# ---------------------------------------------------------------------------- owned documents
+def _owned_outcome(doc):
+    """from_document of a copy of ``doc`` handed over (owned) and of ``doc`` itself copied; a
+    document refused is left as it was even when owned (validation runs before any change)."""
+    given = copy.deepcopy(doc)
+    owned = _outcome(lambda: Topology.from_document(given, owned=True))
+    if owned[1] is not None:
+        assert _same_json(given, doc)
+    copied = _outcome(lambda: Topology.from_document(doc))
+    return owned, copied
+
+
+def test_owned_document_completed_in_place(cluster):
+    """The links and nodes handed over become the topology's own, completed to the same dicts."""
+    doc = copy.deepcopy(cluster)
+    owned = Topology.from_document(doc, owned=True)
+    _assert_same_topology(owned, Topology.from_document(cluster))
+    assert owned.doc["links"] is doc["links"] and owned.doc["nodes"] is doc["nodes"]
+
+
+def test_owned_small_document_same(monkeypatch):
+    """Keys given out of order, an extra key before the added ones, generated ids, a null tech:
+    the in-place path moves or rebuilds them to the copied document's order."""
+    doc = _small()
+    doc["links"][1]["capacity_gbps"] = None
+    doc["links"][2]["id"] = None
+    doc["links"][3]["tech"] = None
+    doc["links"].append({"tech": "eth400", "b": "leaf0", "a": "h0/gpu0"})   # keys in reverse
+    doc["links"].append({"id": "x", "a": "leaf0", "b": "h0/gpu0", "tech": "eth400", "bundle": 3})
+    assert document._validate(doc)[1] is not None
+    owned = Topology.from_document(copy.deepcopy(doc), owned=True)
+    _assert_same_topology(owned, Topology.from_document(doc))
+    _assert_same_topology(owned, _slow(monkeypatch, doc))
+    assert list(owned.doc["links"][-1]) == ["id", "a", "b", "tech", "capacity_gbps", "capacity_basis",
+                                            "latency_ns", "bundle"]
+    assert list(owned.doc["links"][-2]) == ["id", "a", "b", "tech", "capacity_gbps", "capacity_basis",
+                                            "latency_ns"]
+
+
+def test_inline_document_never_mutated(cluster):
+    """A scenario's inline topology, and any document from_document is given without ``owned``,
+    stays exactly as it was (the path given by reference is the only one loaded in place)."""
+    from designer.engine.scenario import normalize_scenario
+
+    doc = copy.deepcopy(cluster)
+    before = json.dumps(doc)
+    Topology.from_document(doc)
+    sc = normalize_scenario({"format": "fabricscope.scenario/1", "topology": doc, "workload": []})
+    assert json.dumps(doc) == before and sc.topology.doc["links"] is not doc["links"]
+
+
+def test_loaded_topology_normalized_in_place(cluster):
+    """The loader's document (fresh per call) is the one completed in place."""
+    from designer.engine.scenario import normalize_scenario
+
+    loaded = []
+
+    def loader(ref):
+        loaded.append(copy.deepcopy(cluster))
+        return loaded[-1]
+
+    sc = normalize_scenario({"format": "fabricscope.scenario/1", "topology": "t.json", "workload": []},
+                            topology_loader=loader)
+    assert sc.topology.doc["links"] is loaded[0]["links"]
+    _assert_same_topology(sc.topology, Topology.from_document(cluster))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_documents())
+def test_generated_documents_owned_same_as_copied(doc):
+    before = json.dumps(doc)
+    (owned, owned_error), (copied, copied_error) = _owned_outcome(doc)
+    assert owned_error == copied_error
+    assert json.dumps(doc) == before   # the copying path left its input alone
+    if owned is not None:
+        _assert_same_topology(owned, copied)
