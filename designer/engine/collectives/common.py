@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -252,24 +253,74 @@ class Group:
         """Why NVLS cannot run in some participant's host (None when every host qualifies):
         NVLS needs an NVSwitch of generation 3 or later (H100-class, NVLink 4) linked to every
         participating GPU of the host."""
+        facts = _plane_facts(topo)
         for host, block in zip(self.hosts, self.blocks):
-            plane = nvswitch_plane(topo, host)
-            if not plane:
-                return f"nvls needs NVSwitch gen3+ in every host; {host or topo.node_ids[int(block[0])]} has none"
-            gens = [_switch_generation(topo, s) for s in plane]
-            if min(g or 0 for g in gens) < 3:
-                return (f"nvls needs NVSwitch gen3+ (H100-class) in every host; {host}'s NVSwitches are "
-                        f"gen{min(g or 0 for g in gens)}")
-            linked = {v for s in plane for v, _ in topo.adjacency[s]}
-            stray = [topo.node_ids[int(g)] for g in block if int(g) not in linked]
-            if stray:
-                return f"nvls needs every GPU on the NVSwitch plane; {stray[0]} has no NVLink to it"
+            gap = (_nvls_gap_of_host(topo, host, block, facts) if _plain_host(topo, host, block, facts)
+                   else _nvls_gap_walk(topo, host, block))
+            if gap is not None:
+                return gap
         return None
 
     def nvls_efficiency(self, topo: Topology) -> float:
         """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
         gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
         return min(nvls_efficiency(g) for g in gens)
+
+
+def _nvls_gap_walk(topo: Topology, host: str | None, block) -> str | None:
+    """:meth:`Group.nvls_gap` of one host or NVLink domain, from its plane's own links."""
+    plane = nvswitch_plane(topo, host)
+    if not plane:
+        return f"nvls needs NVSwitch gen3+ in every host; {host or topo.node_ids[int(block[0])]} has none"
+    lowest = min(_switch_generation(topo, s) or 0 for s in plane)
+    if lowest < 3:
+        return f"nvls needs NVSwitch gen3+ (H100-class) in every host; {host}'s NVSwitches are gen{lowest}"
+    linked = {v for s in plane for v, _ in topo.adjacency[s]}
+    stray = [topo.node_ids[int(g)] for g in block if int(g) not in linked]
+    if stray:
+        return f"nvls needs every GPU on the NVSwitch plane; {stray[0]} has no NVLink to it"
+    return None
+
+
+def _nvls_gap_of_host(topo: Topology, host: str, block, facts) -> str | None:
+    """:func:`_nvls_gap_walk` of a plain host (every GPU of ``block`` inside it), from the
+    per-topology :func:`_plane_facts`: the same answer without a walk per host."""
+    lowest, near, _ = facts
+    if host not in lowest:
+        return f"nvls needs NVSwitch gen3+ in every host; {host} has none"
+    if lowest[host] < 3:
+        return f"nvls needs NVSwitch gen3+ (H100-class) in every host; {host}'s NVSwitches are gen{lowest[host]}"
+    stray = block[~near[block]]
+    if len(stray):
+        return f"nvls needs every GPU on the NVSwitch plane; {topo.node_ids[int(stray[0])]} has no NVLink to it"
+    return None
+
+
+def _plain_host(topo: Topology, host, block, facts) -> bool:
+    """Whether ``host`` is a host (not an NVLink domain, not None) holding every node of ``block``."""
+    code = facts[2]
+    return (host is not None and topo.groups.get(host, {}).get("kind") != DOMAIN_KIND
+            and host in code["index"] and bool((code["of_node"][block] == code["index"][host]).all()))
+
+
+def _plane_facts(topo: Topology) -> tuple[dict, np.ndarray, dict]:
+    """Per topology, kept on it (NVLS checks of 2,048 hosts read them): each host's lowest
+    NVSwitch generation (``g or 0`` over its plane; hosts without NVSwitch absent), per node
+    whether it has a link to an NVSwitch of its own host, and the host codes of the nodes."""
+    facts = topo.__dict__.get("_nvls_plane_facts")
+    if facts is None:
+        lowest = {host: min(_switch_generation(topo, s) or 0 for s in plane)
+                  for host, plane in _host_planes(topo).items()}
+        index = {h: k for k, h in enumerate(dict.fromkeys(h for h in topo.node_host if h is not None))}
+        of_node = np.fromiter(map(index.get, topo.node_host, repeat(-1)), dtype=np.int64, count=topo.num_nodes)
+        switch = np.fromiter((kind == "nvswitch" for kind in topo.node_kind), dtype=bool, count=topo.num_nodes)
+        a, b = np.asarray(topo.link_a), np.asarray(topo.link_b)
+        same_host = (of_node[a] == of_node[b]) & (of_node[a] >= 0)
+        near = np.zeros(topo.num_nodes, dtype=bool)
+        near[a[same_host & switch[b]]] = True
+        near[b[same_host & switch[a]]] = True
+        facts = topo.__dict__["_nvls_plane_facts"] = (lowest, near, {"index": index, "of_node": of_node})
+    return facts
 
 
 def _switch_generation(topo: Topology, node: int) -> int | None:
