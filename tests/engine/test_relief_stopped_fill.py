@@ -143,3 +143,34 @@ def test_a_candidate_solve_stopped_at_its_slowest_flow_predicts_the_full_solves_
         capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight).flow_level)
     full = select._data_time(*args)
     assert stopped == full and full[0] is not None and full[0] > 0
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("sizes", ["equal", "mixed"])
+def test_the_slowest_time_from_a_stopped_fill_is_the_full_solves(seed, sizes):
+    """Random routed flows of 1-3 striped sub-flows (weights = shares), no demand cap: the
+    planner's slowest time — from the first level when every flow moves the same bytes, from a
+    fill stopped at the first largest flow otherwise — equals the full solve's, to the bit."""
+    from types import SimpleNamespace
+
+    from designer.engine.collectives import select
+
+    cap, ptr, res, _, _ = _instance(seed)
+    rng = np.random.default_rng(seed + 7)
+    n_paths = len(ptr) - 1
+    count = []
+    while sum(count) < n_paths:
+        count.append(int(min(rng.integers(1, 4), n_paths - sum(count))))
+    count = np.array(count)
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])
+    owner = np.repeat(np.arange(len(count)), count)
+    share = 1.0 / count[owner]
+    size = np.full(len(count), 1e9) if sizes == "equal" else rng.choice([1e8, 5e8, 1e9], len(count))
+    routes = SimpleNamespace(flow_ptr=ptr, flow_res=res, weight=share, owner=owner, first=first, num_paths=n_paths)
+    flows = SimpleNamespace(bytes=size)
+    demand = np.full(n_paths, np.inf)
+    level = maxmin(cap, ptr, res, demand, weights=share).flow_level
+    pace = np.minimum.reduceat(level, first)
+    with np.errstate(divide="ignore"):
+        full = float(np.where(size > 0, size * 8.0 / (pace * 1e9), 0.0).max())
+    assert select._slowest_time(cap, routes, flows, demand) == full

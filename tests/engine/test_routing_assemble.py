@@ -231,3 +231,21 @@ def test_flow_hash_is_the_plain_splitmix_expression():
                 h = mix(h ^ (f.pattern.astype(np.uint64) << np.uint64(40)) ^ f.index.astype(np.uint64))
                 h = mix(h ^ np.uint64(salt))
             np.testing.assert_array_equal(flow_hash(f, seed, salt), h)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_range_positions_concatenates_ranges(seed):
+    """Empty ranges (every other one in seed 0's first half) and a leading or trailing empty one."""
+    from designer.engine.routing.csr import range_positions
+
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 4, 500)
+    lens[0], lens[-1] = (0, 0) if seed % 2 == 0 else (3, 1)
+    if seed == 0:
+        lens[:250:2] = 0
+    starts = rng.integers(0, 1000, 500)
+    want = np.concatenate([np.arange(s, s + k) for s, k in zip(starts, lens)]).astype(np.int64)
+    got = range_positions(starts, lens)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
+    assert len(range_positions(starts, np.zeros(500, np.int64))) == 0

@@ -49,12 +49,15 @@ def test_reasons_asked_once_per_group_and_copied(topo, monkeypatch):
 
 def test_planning_runs_no_full_solve(topo, monkeypatch):
     """Every candidate's prediction (ring, tree, NVLS-tree) is a fill stopped at its slowest
-    flow; the only full solve of a simulation is the main one."""
+    flow (here its first level: the flows move equal bytes); the only full solve of a
+    simulation is the main one."""
     full, fills = [], []
     real_maxmin, real_fill = solver.maxmin, solver.maxmin_levels_until
     monkeypatch.setattr(solver, "maxmin", lambda *a, **k: full.append(len(a[1]) - 1) or real_maxmin(*a, **k))
     monkeypatch.setattr(solver, "maxmin_levels_until",
                         lambda *a, **k: fills.append(len(a[1]) - 1) or real_fill(*a, **k))
+    real_first = select._first_level
+    monkeypatch.setattr(select, "_first_level", lambda *a: fills.append(a[1].num_paths) or real_first(*a))
     prep = sim.prepare({"topology": topo, "workload": RING})
     plan = prep.flows.pattern_plans[0]
     assert plan.algorithm == "ring" and plan.alternatives["tree"]["time_s"] is not None

@@ -42,7 +42,7 @@ from designer.engine.collectives.protocols import (
     protocols_for,
 )
 from designer.engine.errors import InvalidWorkload, Problem
-from designer.engine.routing import FailureSet, route
+from designer.engine.routing import FailureSet, forget_routes, route
 from designer.engine.routing.intra import is_nvlink
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
@@ -134,9 +134,9 @@ def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
-               capacity_gbps=None) -> tuple[float | None, str | None]:
+               capacity_gbps=None, routed: dict | None = None) -> tuple[float | None, str | None]:
     """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
-    does not route or gets no bandwidth."""
+    does not route or gets no bandwidth. ``routed`` (optional) receives algorithm → its Routes."""
     from designer.engine.workloads import Flows
 
     src, dst, size = MODULES[algorithm].flows(topo, group)
@@ -144,34 +144,45 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
         return 0.0, None
     flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm)
     routes = route(topo, flows, failed=failed, **routing)
+    if routed is not None:
+        routed[algorithm] = routes
     lost = np.flatnonzero(routes.status != 0)
     if len(lost):
         return None, f"{len(lost):,} of {len(flows):,} flows do not route: {routes.reason(int(lost[0]))}"
     demand = flows.demand_gbps[routes.owner] * routes.share
     capacity = topo.resource_capacity_gbps() if capacity_gbps is None else capacity_gbps
-    pace = np.minimum.reduceat(_levels(capacity, routes, flows, demand), routes.first)
-    with np.errstate(divide="ignore"):
-        times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
-    worst = float(times.max())
+    worst = _slowest_time(capacity, routes, flows, demand)
     if not np.isfinite(worst):
         return None, "a flow gets no bandwidth (it crosses a resource of capacity 0)"
     return worst, None
 
 
+def _slowest_time(capacity, routes, flows, demand) -> float:
+    """The slowest flow's data time (s) under the max-min solve of these routes: bytes * 8 /
+    (slowest sub-flow level * 1e9), the largest over the flows (inf: a flow gets nothing)."""
+    pace = np.minimum.reduceat(_levels(capacity, routes, flows, demand), routes.first)
+    with np.errstate(divide="ignore"):
+        times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
+    return float(times.max())
+
+
 def _levels(capacity, routes, flows, demand) -> np.ndarray:
-    """Sub-flow levels of the algorithm's max-min solve, enough of them for the slowest flow.
+    """Sub-flow levels of the algorithm's max-min solve, or enough of them for the slowest flow.
 
     The fill stops once a flow carrying the most bytes freezes
     (:func:`~designer.engine.maxmin.maxmin_levels_until`): with no demand cap every freeze is
     at the smallest fair share left, so levels only rise; a flow not reached yet will run at
-    or above that level and moves no more bytes, so it cannot be slower. The slowest time is
-    exact at the cost of one level instead of the whole fill: 3 × ~0.1 s for the ring, tree
-    and NVLS-tree candidates of a 16,384-GPU ring (simulate solves the chosen one in full,
-    grouping its identical sub-flows first). A flow with a demand cap freezes at its own level,
-    out of that order: then the fill runs to the end.
+    or above that level and moves no more bytes, so it cannot be slower. When every flow moves
+    the same bytes the first freeze settles it: the first level, every resource's fair share
+    ``capacity / Σ weights`` at the start (:func:`_first_level`), is returned for every
+    sub-flow — the slowest flow's level and a lower bound of the others'. A flow with a demand
+    cap freezes at its own level, out of that order: then the fill runs to the end. The
+    ring, tree and NVLS-tree candidates of a 16,384-GPU ring took 3 × ~0.1 s in full.
     """
     if np.isfinite(demand).any():
         return solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight).flow_level
+    if len(flows.bytes) and (flows.bytes == flows.bytes[0]).all():
+        return np.full(routes.num_paths, _first_level(capacity, routes))
     largest = flows.bytes == flows.bytes.max()
     stop = np.where(largest[routes.owner], np.inf, -np.inf)
     level, stopped = solver.maxmin_levels_until(capacity, routes.flow_ptr, routes.flow_res, demand, stop,
@@ -179,6 +190,17 @@ def _levels(capacity, routes, flows, demand) -> np.ndarray:
     if stopped:
         level[np.isnan(level)] = np.inf   # not reached: never the slowest (see above)
     return level
+
+
+def _first_level(capacity, routes) -> float:
+    """The level of the fill's first freeze with no demand cap: the smallest fair share
+    ``capacity / Σ weights of the sub-flows crossing it`` over the finite resources crossed
+    (inf when none). The weights are summed in entry order, as the kernel sums them, so the
+    share is the kernel's to the bit."""
+    entry_weight = np.repeat(np.asarray(routes.weight, dtype=np.float64), np.diff(routes.flow_ptr))
+    wsum = np.bincount(routes.flow_res, weights=entry_weight, minlength=len(capacity))
+    crossed = (np.bincount(routes.flow_res, minlength=len(capacity)) > 0) & np.isfinite(capacity)
+    return float(np.min(np.asarray(capacity, dtype=np.float64)[crossed] / wsum[crossed], initial=np.inf))
 
 
 def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str, float]:
@@ -251,8 +273,9 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     # One (algorithm, protocol) candidate needs no prediction, except to report a fallback's time.
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
+    routed = {}
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
-                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps),
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed),
                                     network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
@@ -260,6 +283,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
         raise InvalidWorkload("no algorithm routes here", [Problem(
             f"{where}.algorithm", alternatives[chosen]["reason"] or "no algorithm routes every flow")])
     chosen = min(pool, key=lambda a: (scored[a][0], ALGORITHMS.index(a)))
+    # Only the chosen algorithm's flows are routed again (simulate): the others' routes go.
+    forget_routes(topo, [r for r in routed.values() if r is not routed.get(chosen)], failed)
     _, proto, lat, eff = scored[chosen]
     return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives)
 

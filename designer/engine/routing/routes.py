@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.engine.routing.csr import gather_rows
+from designer.engine.routing.csr import gather_rows, range_positions
 from designer.engine.topology import Topology
 
 __all__ = [
@@ -282,10 +282,15 @@ def take_flows(r: Routes, rep: np.ndarray, src: np.ndarray) -> Routes:
     np.cumsum(count[:-1], out=first[1:])
     total = int(count.sum())
     owner = np.repeat(np.arange(n, dtype=np.int64), count)
-    path = r.first[rep][owner] + (np.arange(total, dtype=np.int64) - first[owner])
-    values, lens = gather_rows(r.flow_ptr, r.flow_res, path)
+    # A flow's paths are consecutive, and so are their entries: both gathered as one range per
+    # flow (524,256 ranges for the 16,384-GPU tree, not 1.9M paths' rows; 0.08-0.37 -> 0.055 s
+    # CPU in a fresh process, measured).
+    rep_first = r.first[rep]
+    path = range_positions(rep_first, count)
+    entry_lo = r.flow_ptr[rep_first]
+    values = r.flow_res[range_positions(entry_lo, r.flow_ptr[rep_first + count] - entry_lo)]
     flow_ptr = np.zeros(total + 1, dtype=np.int64)
-    np.cumsum(lens, out=flow_ptr[1:])
+    np.cumsum(np.diff(r.flow_ptr)[path], out=flow_ptr[1:])
     per_flow = (lambda a: None if a is None else a[rep])
     return Routes(r.topo, flow_ptr, values, owner, r.share[path], np.asarray(src, dtype=np.int64), first,
                   count, r.status[rep], r.class_code[rep], list(r.class_names), r.nic_policy,
