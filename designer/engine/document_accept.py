@@ -23,6 +23,8 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
+from designer.engine.topology import first_appearance_codes
+
 __all__ = ["accept_nodes", "accept_links", "node_columns", "link_columns"]
 
 _NONE = type(None)
@@ -54,8 +56,9 @@ def accept_links(links: list, node_ids) -> bool:
 
 def node_columns(nodes: list, group_ids) -> dict | None:
     """:func:`accept_nodes` keeping what it read (None: not accepted): :func:`_read`'s
-    ``columns``, ``present``, ``types``, ``shapes`` and ``distinct_shapes``, and ``index``
-    (node id → position)."""
+    ``columns``, ``present``, ``types``, ``shapes`` and ``distinct_shapes``, ``index``
+    (node id → position), ``attr_keys`` (the keys of all the nodes' attrs) and ``kind_codes``
+    (:func:`~designer.engine.topology.first_appearance_codes` of the kinds)."""
     from designer.engine.catalog import NODE_KINDS
 
     accepted = _read(nodes, _NODE_KEYS)
@@ -69,24 +72,29 @@ def node_columns(nodes: list, group_ids) -> dict | None:
     if len(index) != len(ids):   # a duplicate id
         return None
     kinds = present.get("kind")   # required too
-    if kinds is None or len(kinds) != len(nodes) or types["kind"] != {str} \
-            or not set(kinds) <= NODE_KINDS.keys():
+    if kinds is None or len(kinds) != len(nodes) or types["kind"] != {str}:
+        return None
+    # Codes, not a set: the distinct kinds are checked, the codes kept for the topology.
+    kind_codes = first_appearance_codes(kinds)
+    if not set(kind_codes[0]) <= NODE_KINDS.keys():
         return None
     if not types.get("group", set()) - {_NONE} <= {str} \
             or not set(present.get("group", ())) - {None} <= set(group_ids):
         return None
     if not _positive_numbers(present.get("capacity_gbps", ()), types.get("capacity_gbps")):
         return None
-    if not _attrs_ok(present.get("attrs", ()), types.get("attrs")):
+    attr_keys = _attr_keys(present.get("attrs", ()), types.get("attrs"))
+    if attr_keys is None:
         return None
-    accepted["index"] = index
+    accepted["index"], accepted["attr_keys"], accepted["kind_codes"] = index, attr_keys, kind_codes
     return accepted
 
 
 def link_columns(links: list, node_index: dict) -> dict | None:
     """:func:`accept_links` keeping what it read (None: not accepted): as :func:`node_columns`,
     with ``a``/``b``, the end node indices (int64 arrays) in ``node_index`` (id → position), and
-    ``index`` (link id → position when every link gives its id, else None)."""
+    ``index`` (link id → position when every link gives its id, else None) and ``tech_codes``
+    (of the ``tech`` column, None where absent; None when no link has a tech)."""
     from designer.engine.catalog import TECHS
 
     doc = _document()
@@ -111,10 +119,12 @@ def link_columns(links: list, node_index: dict) -> dict | None:
     ends = _indices(a, node_index), _indices(b, node_index)
     if ends[0] is None or ends[1] is None or bool(np.any(ends[0] == ends[1])):   # unknown end, self-loop
         return None
-    if not types.get("tech", set()) <= {str, _NONE} \
-            or not set(present.get("tech", ())) - {None} <= TECHS.keys():
-        return None
     tech, cap = columns.get("tech"), columns.get("capacity_gbps")
+    if not types.get("tech", set()) <= {str, _NONE}:
+        return None
+    tech_codes = None if tech is None else first_appearance_codes(tech)   # kept, as the kinds'
+    if tech_codes is not None and not set(tech_codes[0]) - {None} <= TECHS.keys():
+        return None
     if _no_capacity_nor_tech(tech, cap):
         return None
     if not types.get("capacity_basis", set()) <= {str, _NONE} \
@@ -128,6 +138,7 @@ def link_columns(links: list, node_index: dict) -> dict | None:
         return None
     accepted["a"], accepted["b"] = ends
     accepted["index"] = index if complete else None
+    accepted["tech_codes"] = tech_codes
     return accepted
 
 
@@ -250,25 +261,31 @@ def _non_negative_numbers(values: list, types: set | None = None) -> bool:
 def _attrs_ok(attrs_column: list, types: set | None) -> bool:
     """Every ``attrs`` an object of scalars whose ``*_gbps`` values are capacities and ``*_ns``
     values latencies (:func:`document._check_attrs`); nested attrs go to the item walk."""
+    return _attr_keys(attrs_column, types) is not None
+
+
+def _attr_keys(attrs_column: list, types: set | None) -> set | None:
+    """The keys of all the ``attrs`` when :func:`_attrs_ok`, else None."""
     if types is not None and _NONE not in types:
         attrs = attrs_column
     else:
         attrs = [a for a in attrs_column if a is not None]
         types = _types(attrs)
     if not attrs:
-        return True
+        return set()
     if types - {_NONE} != {dict}:
-        return False
+        return None
     if not _types(chain.from_iterable(map(dict.values, attrs))) <= _SCALAR_TYPES:
-        return False
-    for key in set(chain.from_iterable(attrs)):
+        return None
+    keys = set(chain.from_iterable(attrs))
+    for key in keys:
         if key.__class__ is not str:
             continue
         if key.endswith("_gbps") or key.endswith("_ns"):
             values = [a[key] for a in attrs if key in a]
             if any(v is None for v in values):
-                return False
+                return None
             check = _positive_numbers if key.endswith("_gbps") else _non_negative_numbers
             if not check(values):
-                return False
-    return True
+                return None
+    return keys

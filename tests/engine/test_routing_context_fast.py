@@ -235,3 +235,51 @@ def test_seg_table_joins_lists_and_blocks_in_order():
     assert ptr.tolist() == [0, 2, 3, 3, 6, 7]
     assert tokens.tolist() == [1, 2, 3, 4, 5, 6, 7]
     assert weights.tolist() == [2.0, 1.0, 1.0, 1.0, 1.0]
+
+
+def test_first_appearance_codes_tell_values_as_a_dict_does():
+    from designer.engine.topology import first_appearance_codes
+
+    nan = float("nan")
+    values = ["b", None, "a", "b", 1, 1.0, True, nan, nan, float("nan"), None, "a", 2]
+    distinct, codes = first_appearance_codes(values)
+    want = dict.fromkeys(values)
+    assert distinct == list(want) and distinct[:3] == ["b", None, "a"]
+    assert codes.dtype == np.int64
+    assert codes.tolist() == [distinct.index(v) for v in values]   # identity, then ==: as a dict
+    assert codes.tolist()[4:10] == [3, 3, 3, 4, 4, 5]
+    assert first_appearance_codes([])[0] == [] and len(first_appearance_codes([])[1]) == 0
+    with pytest.raises(TypeError):
+        first_appearance_codes(["a", ["b"]])
+
+
+def load_with(change):
+    """A 3-host DGX-H100 cluster (rail-optimized) changed by ``change``, loaded by
+    ``Topology.from_document`` (validation by columns: the attrs keys are known, and a routing
+    attr no node has takes no column)."""
+    doc = build_cluster("dgx-h100", 3, fabric="rail-optimized")
+    change(doc)
+    return Topology.from_document(doc)
+
+
+@pytest.mark.parametrize("key", ["nic", "rail", "socket", "role", "index"])
+def test_loaded_topology_knows_its_attr_keys_and_a_rare_key_splits(key):
+    """h1/gpu1 alone has ``key`` = 7 (``nic``: the only node with that key): h1 shares with no
+    other host; from the compiled document (keys unknown) the same shapes."""
+    def change(doc):
+        with_attr(doc["nodes"], "h1/gpu1", **{key: 7})
+    from designer.engine.topology import node_attr_keys
+
+    loaded = load_with(change)
+    assert key in node_attr_keys(loaded)
+    assert node_attr_keys(Topology.compile(loaded.doc)) is None
+    assert assert_same_shapes(loaded).host_shape.tolist() == [0, 1, 0]
+    assert assert_same_shapes(Topology.compile(loaded.doc)).host_shape.tolist() == [0, 1, 0]
+
+
+def test_loaded_topology_without_a_routing_key_groups_as_the_walk():
+    topo = load_with(lambda doc: None)
+    from designer.engine.topology import node_attr_keys
+
+    assert "nic" not in node_attr_keys(topo)
+    assert assert_same_shapes(topo).host_shape.tolist() == [0, 0, 0]

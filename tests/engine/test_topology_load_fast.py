@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from designer.engine import document, tiers
 from designer.engine.errors import InvalidTopology
 from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.topology import Topology, first_appearance_codes, node_attr_keys
 
 
 def _slow(monkeypatch, doc):
@@ -50,6 +51,22 @@ def _assert_same_topology(fast: Topology, slow: Topology) -> None:
     for topo in (fast, slow):   # node_attrs are the normalized document's own attrs dicts
         assert all(a is n["attrs"] for a, n in zip(topo.node_attrs, topo.doc["nodes"]) if n.get("attrs"))
     assert tiers.resource_tiers(fast) == tiers.resource_tiers(slow)
+    _assert_kept_codes_are_the_columns(fast)
+    assert node_attr_keys(slow) is None or node_attr_keys(slow) == _attr_keys(slow)
+
+
+def _attr_keys(topo: Topology) -> frozenset:
+    return frozenset(k for a in topo.node_attrs for k in a)
+
+
+def _assert_kept_codes_are_the_columns(topo: Topology) -> None:
+    """What the load kept for the routing context and the tiers (kind and tech codes, attrs
+    keys) is what they would compute from the topology's lists."""
+    for column, (distinct, codes) in topo.__dict__.get("_value_codes", {}).items():
+        want = first_appearance_codes(getattr(topo, column))
+        assert distinct == want[0] and codes.dtype == np.int64 and np.array_equal(codes, want[1]), column
+    if node_attr_keys(topo) is not None:
+        assert node_attr_keys(topo) == _attr_keys(topo)
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +139,13 @@ def test_null_node_value_takes_the_item_path_to_the_same_document(monkeypatch):
     _assert_same_topology(Topology.from_document(copy.deepcopy(doc)), _slow(monkeypatch, doc))
 
 
+def test_load_keeps_kind_and_tech_codes_and_attr_keys(cluster):
+    topo = Topology.from_document(copy.deepcopy(cluster))
+    assert set(topo.__dict__["_value_codes"]) == {"node_kind", "link_tech"}
+    assert {"index", "rail", "socket", "role"} <= node_attr_keys(topo)
+    _assert_kept_codes_are_the_columns(topo)
+
+
 def test_compile_of_a_normalized_document_is_from_document(cluster):
     fast = Topology.from_document(copy.deepcopy(cluster))
     _assert_same_topology(Topology.compile(fast.doc), fast)
@@ -146,6 +170,78 @@ def test_cpu_link_tiers_read_each_links_sockets():
              {"a": "cpu1", "b": "cpu2", "tech": "pcie5x16"}]
     topo = Topology.from_document({"format": document.FORMAT, "nodes": nodes, "links": links})
     assert tiers._link_tiers(topo) == _tiers_one_by_one(topo) == ["inter-socket", "root-complex", "inter-socket"]
+
+
+def _adjacency_link_by_link(topo: Topology) -> list[list[tuple[int, int]]]:
+    """The former build: every link appended at both its ends, in link order."""
+    adjacency = [[] for _ in topo.node_ids]
+    for l, (a, b) in enumerate(zip(topo.link_a.tolist(), topo.link_b.tolist())):
+        adjacency[a].append((b, l))
+        adjacency[b].append((a, l))
+    return adjacency
+
+
+def test_adjacency_is_the_link_by_link_lists(cluster):
+    topo = Topology.from_document(copy.deepcopy(cluster))
+    want = _adjacency_link_by_link(topo)
+    assert len(topo.adjacency) == len(want) == topo.num_nodes
+    assert [topo.adjacency[u] for u in reversed(range(topo.num_nodes))] == want[::-1]   # built in any order
+    assert topo.adjacency == want and list(topo.adjacency) == want and topo.adjacency[3:9] == want[3:9]
+    assert all(type(x) is int for row in topo.adjacency for pair in row for x in pair)
+
+
+def test_adjacency_rows_are_kept_and_indexed_as_a_list():
+    """[a]==[b] twice (links 0 and 2), [b]--[c] (link 1); [d] alone."""
+    nodes = [{"id": n, "kind": "switch"} for n in "abcd"]
+    links = [{"a": "a", "b": "b", "tech": "eth400"}, {"a": "c", "b": "b", "tech": "eth400"},
+             {"a": "b", "b": "a", "tech": "eth400", "id": "ba"}]
+    topo = Topology.from_document({"format": document.FORMAT, "nodes": nodes, "links": links})
+    adj = topo.adjacency
+    assert adj[1] == [(0, 0), (2, 1), (0, 2)] and adj[0] == [(1, 0), (1, 2)] and adj[3] == []
+    assert adj[np.int64(1)] is adj[1] is adj[-3]
+    with pytest.raises(IndexError):
+        adj[4]
+    with pytest.raises(TypeError):
+        adj["a"]
+
+
+def test_resource_tiers_are_resource_tier_of_each_resource(cluster):
+    topo = Topology.from_document(copy.deepcopy(cluster))
+    assert tiers.resource_tiers(topo) == [tiers.resource_tier(topo, r) for r in range(topo.num_resources)]
+
+
+def _switches_and_cpus(roles: list, sockets: list) -> dict:
+    """[sw0]--eth400--[sw1]--eth400--[sw2]… (roles ``roles``) and [cpu0]--upi--[cpu1]--upi--[cpu2]…
+    (sockets ``sockets``; ``"absent"``: no socket)."""
+    nodes = [{"id": f"sw{i}", "kind": "switch", "attrs": {"role": r}} for i, r in enumerate(roles)]
+    nodes += [{"id": f"cpu{i}", "kind": "cpu", "attrs": {} if s == "absent" else {"socket": s}}
+              for i, s in enumerate(sockets)]
+    links = [{"a": f"sw{i}", "b": f"sw{i + 1}", "tech": "eth400"} for i in range(len(roles) - 1)]
+    links += [{"a": f"cpu{i}", "b": f"cpu{i + 1}", "tech": t} for i in range(len(sockets) - 1)
+              for t in ("upi-spr", "pcie5x16")]
+    return {"format": document.FORMAT, "nodes": nodes, "links": links}
+
+
+def test_link_tiers_by_codes_tell_values_as_the_memo_does():
+    """Roles and sockets that are equal across types (1 / 1.0 / True), None, absent or strings:
+    the codes give every link the tier of its own, as the tuple memo does."""
+    doc = _switches_and_cpus(["leaf", "spine", "core", "spine", "tor", 1, 1.0, True, "leaf"],
+                             [0, 1, 1.0, True, None, "absent", "1", 0, 0])
+    topo = Topology.from_document(doc)
+    want = _tiers_one_by_one(topo)
+    assert tiers._link_tiers(topo) == tiers._link_tiers_itemwise(topo) == want
+    assert {"leaf-spine", "spine-core", "fabric", "inter-socket", "root-complex"} <= set(want)
+
+
+@pytest.mark.parametrize("where", ["roles", "sockets"])
+def test_unhashable_role_or_socket_raises_as_before(where):
+    doc = _switches_and_cpus(["leaf", ["spine"]] if where == "roles" else ["leaf", "spine"],
+                             [0, [1]] if where == "sockets" else [0, 1])
+    topo = Topology.from_document(doc)
+    with pytest.raises(TypeError):
+        tiers._link_tiers_itemwise(topo)
+    with pytest.raises(TypeError):
+        tiers._link_tiers(topo)
 
 
 # ---------------------------------------------------------------------------- property

@@ -18,7 +18,7 @@ import numpy as np
 from designer.engine.routing.csr import dense_ids
 from designer.engine.routing.fabric import FabricPaths, Uplinks, build_uplinks, node_classes
 from designer.engine.routing.intra import HostShape, is_nvlink, local_id
-from designer.engine.topology import Topology
+from designer.engine.topology import Topology, first_appearance_codes, node_attr_keys, value_codes
 
 __all__ = ["FailureSet", "RoutingContext", "routing_context", "cached_context"]
 
@@ -93,11 +93,7 @@ def _host_layout(topo: Topology, node_hidx: np.ndarray, n_hosts: int) -> _HostLa
     """The order of :meth:`RoutingContext._build_shapes_itemwise`'s ``sorted`` calls, by lexsort
     (ties: node index, as the stable sort keeps them; link ids ranked only among tied links)."""
     in_host = np.flatnonzero(node_hidx >= 0)
-    ids, hosts = topo.node_ids, topo.node_host
-    lids = [ids[g][len(hosts[g]) + 1:] if hosts[g] and ids[g].startswith(hosts[g] + "/") else ids[g]
-            for g in in_host.tolist()]   # local_id, inlined
-    rank = {s: r for r, s in enumerate(sorted(set(lids)))}
-    lid_rank = np.fromiter(map(rank.__getitem__, lids), dtype=np.int64, count=len(lids))
+    lid_rank = _local_id_ranks(topo)[in_host]
     order = np.lexsort((in_host, lid_rank, node_hidx[in_host]))
     node, lid_rank = in_host[order], lid_rank[order]
     node_ptr = _ptr(node_hidx[node], n_hosts)
@@ -123,16 +119,30 @@ def _host_layout(topo: Topology, node_hidx: np.ndarray, n_hosts: int) -> _HostLa
     return _HostLayout(node, node_ptr, link, _ptr(host, n_hosts), node_local, lid_rank)
 
 
+def _local_id_ranks(topo: Topology) -> np.ndarray:
+    """Per node: a rank of its :func:`~.intra.local_id` (in order among the distinct ones; the
+    whole id of a node outside hosts ranks with them, which changes no order or equality among
+    the hosts' nodes). ``str.removeprefix`` of ``host + "/"`` is local_id (a node id without that
+    prefix stays whole), mapped in C: ~17 ms for 103k nodes, where local_id inlined in a
+    comprehension took ~30 ms."""
+    prefix = {h: h + "/" if h else "" for h in dict.fromkeys(topo.node_host)}   # as local_id: no host, no prefix
+    lids = list(map(str.removeprefix, topo.node_ids, map(prefix.__getitem__, topo.node_host)))
+    distinct, code = first_appearance_codes(lids)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct), dtype=np.int64)
+    return rank[code]
+
+
 def _host_indices(topo: Topology) -> tuple[list[str], np.ndarray]:
     """The hosts in order of first appearance, and per node its host's index (-1: none); kept
     on the topology (shared, never modified)."""
     got = topo.__dict__.get("_routing_host_indices")
     if got is None:
-        hosts = [h for h in dict.fromkeys(topo.node_host) if h is not None]
-        index = {h: i for i, h in enumerate(hosts)}
-        index[None] = -1
+        distinct, code = value_codes(topo, "node_host")
+        is_host = np.array([h is not None for h in distinct], dtype=bool)
+        position = np.where(is_host, np.cumsum(is_host) - 1, -1).astype(np.int64)
         got = topo.__dict__["_routing_host_indices"] = (
-            hosts, np.fromiter(map(index.__getitem__, topo.node_host), dtype=np.int64, count=topo.num_nodes))
+            [h for h in distinct if h is not None], position[code])
     return got
 
 
@@ -151,30 +161,26 @@ def _ptr(sorted_owner: np.ndarray, n: int) -> np.ndarray:
     return ptr
 
 
-_NVSWITCH, _GPU = 0, 1   # kind codes of _kind_codes
-
-
 def _kind_codes(topo: Topology) -> np.ndarray:
-    """Per node: a code of its kind (0 nvswitch, 1 gpu, then in order of appearance); kept on
-    the topology."""
-    got = topo.__dict__.get("_routing_kind_codes")
-    if got is None:
-        codes = {"nvswitch": _NVSWITCH, "gpu": _GPU}
-        for kind in dict.fromkeys(topo.node_kind):
-            codes.setdefault(kind, len(codes))
-        got = topo.__dict__["_routing_kind_codes"] = np.fromiter(map(codes.__getitem__, topo.node_kind),
-                                                                 dtype=np.int64, count=topo.num_nodes)
-    return got
+    """Per node: a code of its kind (:func:`~designer.engine.topology.value_codes`, shared with
+    the tiers)."""
+    return value_codes(topo, "node_kind")[1]
+
+
+def _kind_code(topo: Topology, kind: str) -> int:
+    """The code of ``kind`` in :func:`_kind_codes` (-1: no node has it)."""
+    kinds = value_codes(topo, "node_kind")[0]
+    return kinds.index(kind) if kind in kinds else -1
 
 
 def _nvlink_tech(topo: Topology) -> np.ndarray:
-    """Per link: its tech names NVLink (the first test of :func:`~.intra.is_nvlink`); kept on the
-    topology."""
+    """Per link: its tech names NVLink (the first test of :func:`~.intra.is_nvlink`), from the
+    tech codes the tiers share; kept on the topology."""
     got = topo.__dict__.get("_routing_nvlink_tech")
     if got is None:
-        nvl = {tech: (tech or "").lower().startswith("nvl") for tech in dict.fromkeys(topo.link_tech)}
-        got = topo.__dict__["_routing_nvlink_tech"] = np.fromiter(map(nvl.__getitem__, topo.link_tech),
-                                                                  dtype=bool, count=topo.num_links)
+        techs, code = value_codes(topo, "link_tech")
+        nvl = np.array([(tech or "").lower().startswith("nvl") for tech in techs], dtype=bool)
+        got = topo.__dict__["_routing_nvlink_tech"] = nvl[code]
     return got
 
 
@@ -197,10 +203,27 @@ def _node_columns(topo: Topology, layout: _HostLayout) -> list[np.ndarray]:
     cols = [layout.lid_rank, _kind_codes(topo)[nodes], cap_code]
     attrs = list(map(topo.node_attrs.__getitem__, nodes.tolist()))
     absent = _Absent()
-    for key in _ROUTING_ATTRS:
-        cols.append(_value_codes(list(map(dict.get, attrs, repeat(key), repeat(absent)))))
+    # A key no node has is absent everywhere: no column (``nic`` at 16,384 GPUs: ~15 ms).
+    known = node_attr_keys(topo)
+    keys = _ROUTING_ATTRS if known is None else [k for k in _ROUTING_ATTRS if k in known]
+    cols += _attr_codes([list(map(dict.get, attrs, repeat(key), repeat(absent))) for key in keys])
     layout.node_columns = cols
     return cols
+
+
+def _attr_codes(columns: list[list]) -> list[np.ndarray]:
+    """Codes of the routing attrs' columns, equal exactly when the values' reprs are: one code
+    for all the columns whose values compare like their reprs (a tuple per node: 33 ms for 102k
+    nodes where a code per column took 60 ms), one per other column (:func:`_value_codes`)."""
+    exact = [c for c in columns if _exact(set(map(type, c)))]
+    codes = [_value_codes(c) for c in columns if not any(c is e for e in exact)]
+    if exact:
+        codes.append(first_appearance_codes(list(zip(*exact)))[1])
+    return codes
+
+
+def _exact(classes: set) -> bool:
+    return any(classes <= ok for ok in _EXACT_CLASSES)
 
 
 # Classes whose == is repr equality (bool and int compare equal across classes, floats do not
@@ -213,14 +236,9 @@ def _value_codes(values: list) -> np.ndarray:
     routing attrs as a repr): by the values themselves when every value's class compares like
     its repr (checked on all values, not the distinct ones: a dict keeps one of 0 and 0.0),
     else by repr."""
-    classes = set(map(type, values))
-    if any(classes <= ok for ok in _EXACT_CLASSES):
-        distinct = dict.fromkeys(values)   # every class here is hashable
-    else:
+    if not _exact(set(map(type, values))):   # (every exact class is hashable)
         values = [repr(v) for v in values]
-        distinct = dict.fromkeys(values)
-    index = {v: k for k, v in enumerate(distinct)}
-    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+    return first_appearance_codes(values)[1]
 
 
 class RoutingContext:
@@ -304,9 +322,9 @@ class RoutingContext:
             return None
         node_code = dense_ids(_node_columns(topo, layout) + [
             np.diff(self.up_ptr)[node] > 0, self.wired[node], self.node_failed[node]])
-        kind = _kind_codes(topo)
+        kind, nvswitch, gpu = _kind_codes(topo), _kind_code(topo, "nvswitch"), _kind_code(topo, "gpu")
         ka, kb = kind[topo.link_a[link]], kind[topo.link_b[link]]
-        nvlink = _nvlink_tech(topo)[link] | (ka == _NVSWITCH) | (kb == _NVSWITCH) | ((ka == _GPU) & (kb == _GPU))
+        nvlink = _nvlink_tech(topo)[link] | (ka == nvswitch) | (kb == nvswitch) | ((ka == gpu) & (kb == gpu))
         rows = np.stack([layout.node_local[topo.link_a[link]], layout.node_local[topo.link_b[link]], nvlink,
                          np.unique(link_cap, return_inverse=True)[1].reshape(-1), self.link_failed[link]],
                         axis=1).astype(np.int64)
