@@ -249,3 +249,7 @@ def test_range_positions_concatenates_ranges(seed):
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, want)
     assert len(range_positions(starts, np.zeros(500, np.int64))) == 0
+    small = range_positions(starts, lens, dtype=np.int32)   # the positions take_flows gathers by
+    assert small.dtype == np.int32
+    np.testing.assert_array_equal(small, want)
+    assert range_positions(starts, np.zeros(500, np.int64), dtype=np.int32).dtype == np.int32

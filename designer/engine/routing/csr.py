@@ -23,9 +23,15 @@ class SegTable:
 
     def __init__(self):
         self.n_rows = 0
-        self.weights: list[float] = []
         self.index: dict = {}
         self._parts: list = []   # each a list of rows, or a (lengths, tokens) pair of arrays
+        # Per part: its rows' weights (a list), or the number of rows (all of weight 1).
+        self._weight_parts: list = []
+
+    @property
+    def weights(self) -> list[float]:
+        """The weight of each row, in order."""
+        return self.arrays()[2].tolist()
 
     def add(self, key, alternatives: list[list[int]], weights: list[float] | None = None) -> tuple[int, int]:
         got = self.index.get(key)
@@ -33,8 +39,10 @@ class SegTable:
             got = self.index[key] = (self.n_rows, len(alternatives))
             if not self._parts or not isinstance(self._parts[-1], list):
                 self._parts.append([])
+                self._weight_parts.append([])
             self._parts[-1].extend(alternatives)
-            self._register(len(alternatives), weights)
+            self._weight_parts[-1].extend(weights if weights is not None else [1.0] * len(alternatives))
+            self.n_rows += len(alternatives)
         return got
 
     def add_csr(self, key, lengths: np.ndarray, tokens: np.ndarray) -> tuple[int, int]:
@@ -44,28 +52,37 @@ class SegTable:
         if got is None:
             got = self.index[key] = (self.n_rows, len(lengths))
             self._parts.append((lengths, tokens))
-            self._register(len(lengths), None)
+            self._weight_parts.append(len(lengths))
+            self.n_rows += len(lengths)
         return got
 
-    def _register(self, rows: int, weights) -> None:
-        self.n_rows += rows
-        self.weights.extend(weights if weights is not None else [1.0] * rows)
-
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CSR pointer and tokens of the rows, and the weight of each row."""
+        """CSR pointer and tokens of the rows, and the weight of each row.
+
+        Array parts are joined by one concatenate, without a conversion each, and weigh 1
+        without a list of ones: the fabric table of a 16,384-GPU tree has 4,080 of them (the
+        tables of the ring's three candidates: 9.5-11 -> 2.2-4.4 ms CPU, measured)."""
         lens, data = [], []
         for part in self._parts:
             if isinstance(part, list):
                 lens.append(np.fromiter((len(r) for r in part), dtype=np.int64, count=len(part)))
                 data.append(np.fromiter((t for r in part for t in r), dtype=np.int64, count=int(lens[-1].sum())))
             else:
-                lens.append(np.asarray(part[0], dtype=np.int64))
-                data.append(np.asarray(part[1], dtype=np.int64))
+                lens.append(part[0])
+                data.append(part[1])
         ptr = np.zeros(self.n_rows + 1, dtype=np.int64)
         if lens:
-            np.cumsum(np.concatenate(lens), out=ptr[1:])
-        tokens = np.concatenate(data) if data else np.zeros(0, dtype=np.int64)
-        return ptr, tokens, np.asarray(self.weights, dtype=np.float64)
+            np.cumsum(np.concatenate(lens).astype(np.int64, copy=False), out=ptr[1:])
+        tokens = np.concatenate(data).astype(np.int64, copy=False) if data else np.zeros(0, dtype=np.int64)
+        weights = np.ones(self.n_rows)   # array parts' rows weigh 1
+        at = 0
+        for w in self._weight_parts:
+            if isinstance(w, list):
+                weights[at:at + len(w)] = w
+                at += len(w)
+            else:
+                at += w
+        return ptr, tokens, weights
 
 
 def lookup(keys: np.ndarray, compute, space: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +156,9 @@ def gather_rows(ptr: np.ndarray, data: np.ndarray, rows: np.ndarray):
     return data[range_positions(starts, lens)], lens
 
 
-def range_positions(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + k) for s, k in zip(starts, lens)])`` (int64).
+def range_positions(starts: np.ndarray, lens: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """``concatenate([arange(s, s + k) for s, k in zip(starts, lens)])`` (of ``dtype``: int64, or
+    int32 when every position fits).
 
     By one running sum over a buffer of ones with each range's jump at its head, in place:
     one array of the result's size instead of three (``arange + repeat(starts - offsets)``).
@@ -153,8 +171,8 @@ def range_positions(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     if not some.all():   # an empty range has no head: its jump would overwrite the next one's
         starts, lens = starts[some], lens[some]
     if len(lens) == 0:
-        return np.zeros(0, dtype=np.int64)
-    pos = np.ones(int(lens.sum()), dtype=np.int64)
+        return np.zeros(0, dtype=dtype)
+    pos = np.ones(int(lens.sum()), dtype=dtype)
     pos[0] = starts[0]
     pos[np.cumsum(lens[:-1])] = starts[1:] - (starts[:-1] + lens[:-1] - 1)
     np.cumsum(pos, out=pos)
