@@ -17,7 +17,7 @@ import numpy as np
 from designer.engine.routing.csr import SegTable, range_positions
 from designer.engine.routing.hashing import UPLINK_SALT, flow_hash
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
-from designer.engine.topology import ENDPOINT_KINDS, Topology
+from designer.engine.topology import ENDPOINT_KINDS, Topology, value_codes
 
 __all__ = ["Uplinks", "build_uplinks", "node_classes", "FabricPaths", "fabric_segments"]
 
@@ -36,10 +36,13 @@ def node_classes(topo: Topology) -> tuple[np.ndarray, np.ndarray]:
     """Per node: outside every host; of an endpoint kind (cached on the topology)."""
     got = topo.__dict__.get("_fabric_node_classes")
     if got is None:
-        endpoint_kind = {k: k in ENDPOINT_KINDS for k in dict.fromkeys(topo.node_kind)}
+        # From the kind and host codes the topology keeps (one value per distinct kind / host,
+        # not per node: ~20 ms of Python at 103k nodes).
+        kinds, kind_code = value_codes(topo, "node_kind")
+        hosts, host_code = value_codes(topo, "node_host")
         got = topo.__dict__["_fabric_node_classes"] = (
-            np.fromiter((h is None for h in topo.node_host), dtype=bool, count=topo.num_nodes),
-            np.fromiter(map(endpoint_kind.__getitem__, topo.node_kind), dtype=bool, count=topo.num_nodes))
+            np.array([h is None for h in hosts], dtype=bool)[host_code],
+            np.array([k in ENDPOINT_KINDS for k in kinds], dtype=bool)[kind_code])
     return got
 
 
