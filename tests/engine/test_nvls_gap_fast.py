@@ -49,3 +49,18 @@ def test_the_gap_from_facts_is_the_gap_from_walking_every_plane(template, hosts,
                    if (gap := common._nvls_gap_walk(topo, host, block))), None)
     assert group.nvls_gap(topo) == walked
     assert (walked is None) if expected is None else expected in walked
+
+
+@pytest.mark.parametrize("template", ["dgx-h100", "dgx-a100", "gb200-nvl72"])
+def test_the_generation_table_is_the_catalogs_per_switch_answer(template):
+    """One pass over the NVLink links gives every NVSwitch the generation
+    ``catalog.nvswitch_generation`` reads from its own links and attrs (one switch says its own)."""
+    from designer.engine.catalog import nvswitch_generation
+
+    doc = copy.deepcopy(build_cluster(template, 2, fabric="rail-optimized"))
+    switch = next(n for n in doc["nodes"] if n["kind"] == "nvswitch")
+    switch.setdefault("attrs", {})["generation"] = 7
+    topo = Topology.from_document(doc)
+    table = common._switch_generations(topo)
+    assert table == {i: nvswitch_generation(topo, i) for i, kind in enumerate(topo.node_kind) if kind == "nvswitch"}
+    assert table[topo.node_index[switch["id"]]] == 7

@@ -18,7 +18,7 @@ import numpy as np
 from designer.engine.catalog import nvls_efficiency, nvswitch_generation
 from designer.engine.collectives.mesh import mesh_ring_orders
 from designer.engine.pathclass import DOMAIN_KIND, node_domains
-from designer.engine.topology import Topology
+from designer.engine.topology import Topology, value_codes
 
 __all__ = [
     "EMPTY",
@@ -309,16 +309,22 @@ def _plane_facts(topo: Topology) -> tuple[dict, np.ndarray, dict]:
     whether it has a link to an NVSwitch of its own host, and the host codes of the nodes."""
     facts = topo.__dict__.get("_nvls_plane_facts")
     if facts is None:
-        lowest = {host: min(_switch_generation(topo, s) or 0 for s in plane)
-                  for host, plane in _host_planes(topo).items()}
-        index = {h: k for k, h in enumerate(dict.fromkeys(h for h in topo.node_host if h is not None))}
-        of_node = np.fromiter(map(index.get, topo.node_host, repeat(-1)), dtype=np.int64, count=topo.num_nodes)
-        switch = np.fromiter((kind == "nvswitch" for kind in topo.node_kind), dtype=bool, count=topo.num_nodes)
+        hosts, host_code = value_codes(topo, "node_host")   # kept on the topology, shared
+        kinds, kind_code = value_codes(topo, "node_kind")
+        of_node = np.array([-1 if h is None else k for k, h in enumerate(hosts)], dtype=np.int64)[host_code]
+        switch = np.array([kind == "nvswitch" for kind in kinds], dtype=bool)[kind_code]
+        table = _switch_table(topo)
+        lowest: dict = {}
+        for host, node in zip(np.asarray(hosts, dtype=object)[host_code[switch]].tolist(),
+                              np.flatnonzero(switch).tolist()):
+            if host is not None:   # g or 0 over the host's plane
+                lowest[host] = min(lowest.get(host, 1 << 30), table[node] or 0)
         a, b = np.asarray(topo.link_a), np.asarray(topo.link_b)
         same_host = (of_node[a] == of_node[b]) & (of_node[a] >= 0)
         near = np.zeros(topo.num_nodes, dtype=bool)
         near[a[same_host & switch[b]]] = True
         near[b[same_host & switch[a]]] = True
+        index = {h: k for k, h in enumerate(hosts) if h is not None}
         facts = topo.__dict__["_nvls_plane_facts"] = (lowest, near, {"index": index, "of_node": of_node})
     return facts
 
@@ -328,10 +334,16 @@ def _switch_generation(topo: Topology, node: int) -> int | None:
     NVSwitch built once per topology: validation's NVLS check and planning's NVLS efficiency both
     walk every host's plane (8,192 NVSwitches at 16,384 GPUs), and a node's attrs and links do
     not change."""
+    table = _switch_table(topo)
+    return table[node] if node in table else nvswitch_generation(topo, node)
+
+
+def _switch_table(topo: Topology) -> dict[int, int | None]:
+    """:func:`_switch_generations`, built once and kept on the topology."""
     table = topo.__dict__.get("_nvswitch_generations")
     if table is None:
         table = topo.__dict__["_nvswitch_generations"] = _switch_generations(topo)
-    return table[node] if node in table else nvswitch_generation(topo, node)
+    return table
 
 
 def _switch_generations(topo: Topology) -> dict[int, int | None]:
@@ -340,15 +352,17 @@ def _switch_generations(topo: Topology) -> dict[int, int | None]:
     of one adjacency walk with string tests per switch (0.27 s at 16,384 GPUs)."""
     from designer.engine.catalog import NVSWITCH_GEN_BY_NVLINK
 
-    switches = [i for i, kind in enumerate(topo.node_kind) if kind == "nvswitch"]
+    kinds, kind_code = value_codes(topo, "node_kind")
+    switches = np.flatnonzero(np.array([kind == "nvswitch" for kind in kinds], dtype=bool)[kind_code]).tolist()
     if not switches:
         return {}
     none = 1 << 30   # "no NVLink link": larger than any generation digit
-    digit = {t: _nvlink_digit(t, none) for t in set(topo.link_tech)}
-    link_digit = np.fromiter(map(digit.__getitem__, topo.link_tech), dtype=np.int64, count=topo.num_links)
+    techs, tech_code = value_codes(topo, "link_tech")
+    link_digit = np.array([_nvlink_digit(t, none) for t in techs], dtype=np.int64)[tech_code]
+    nvlink = np.flatnonzero(link_digit < none)   # only NVLink links can lower a switch's digit
     lowest = np.full(topo.num_nodes, none, dtype=np.int64)
-    np.minimum.at(lowest, topo.link_a, link_digit)
-    np.minimum.at(lowest, topo.link_b, link_digit)
+    np.minimum.at(lowest, np.asarray(topo.link_a)[nvlink], link_digit[nvlink])
+    np.minimum.at(lowest, np.asarray(topo.link_b)[nvlink], link_digit[nvlink])
     table = {}
     for node, low in zip(switches, lowest[switches].tolist()):
         gen = topo.node_attrs[node].get("generation")
