@@ -306,8 +306,9 @@ def _start(cap, ptr, res, dem, w, frozen):
 
 
 @_jit
-def maxmin_solve(cap, ptr, res, dem, w):
-    """Weighted max-min fair rates; returns (rates, per-flow level, bottleneck, load, levels)."""
+def _solve_from_scratch(cap, ptr, res, dem, w, thr, ctr):
+    """The fill of every flow from nothing (``thr`` and ``ctr`` as :func:`_fill` takes them);
+    returns (rates, lev, bneck, load, frozen, levels)."""
     n_flows, n_res = len(ptr) - 1, len(cap)
     frozen = np.zeros(n_flows, dtype=np.uint8)
     col_ptr, col, cnt, wsum, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, w, frozen)
@@ -316,10 +317,17 @@ def maxmin_solve(cap, ptr, res, dem, w):
     bneck = np.full(n_flows, -1, dtype=np.int64)
     load = np.zeros(n_res)
     order = np.empty(n_flows, dtype=np.int64)
-    ctr = np.zeros(1, dtype=np.int64)
     levels = _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
-                   heap, pos, key, size, dorder, order, ctr, 0.0, np.empty(0))
-    for f in range(n_flows):
+                   heap, pos, key, size, dorder, order, ctr, 0.0, thr)
+    return rates, lev, bneck, load, frozen, levels
+
+
+@_jit
+def maxmin_solve(cap, ptr, res, dem, w):
+    """Weighted max-min fair rates; returns (rates, per-flow level, bottleneck, load, levels)."""
+    rates, lev, bneck, load, frozen, levels = _solve_from_scratch(cap, ptr, res, dem, w, np.empty(0),
+                                                                  np.zeros(1, dtype=np.int64))
+    for f in range(len(ptr) - 1):
         if not frozen[f]:  # crosses only unlimited resources and has no demand
             rates[f] = np.inf
             lev[f] = np.inf
@@ -335,18 +343,9 @@ def maxmin_solve_until(cap, ptr, res, dem, w, thr):
     bottleneck, the stopping flow or -1 when the fill ran to the end). A frozen flow's level and
     bottleneck are bit for bit the full solve's (the same steps led to them); a flow no resource
     bounds stays NaN."""
-    n_flows, n_res = len(ptr) - 1, len(cap)
-    frozen = np.zeros(n_flows, dtype=np.uint8)
-    col_ptr, col, cnt, wsum, rem, heap, pos, key, size, dorder = _start(cap, ptr, res, dem, w, frozen)
-    rates = np.zeros(n_flows)
-    lev = np.zeros(n_flows)
-    bneck = np.full(n_flows, -1, dtype=np.int64)
-    load = np.zeros(n_res)
-    order = np.empty(n_flows, dtype=np.int64)
     ctr = np.zeros(2, dtype=np.int64)
-    _fill(ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen, rem, cnt, wsum, load,
-          heap, pos, key, size, dorder, order, ctr, 0.0, thr)
-    for f in range(n_flows):
+    _, lev, bneck, _, frozen, _ = _solve_from_scratch(cap, ptr, res, dem, w, thr, ctr)
+    for f in range(len(ptr) - 1):
         if not frozen[f]:
             lev[f] = np.nan
     return lev, bneck, ctr[1] - 1
