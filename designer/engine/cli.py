@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Nothing heavier than argparse at the top: ``designer.engine.errors`` (dataclasses, inspect:
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[1:])
     try:
         return int(module.run(args) or 0)
+    except BrokenPipeError:
+        return _reader_left()
     except Exception as exc:
         status = _known_error(exc)
         if status is None:
@@ -75,6 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_left() -> int:
+    """``... | head``: the reader closed the pipe before the output ended. Leave quietly with
+    the shell's status for SIGPIPE (141) instead of a traceback; the rest of the output goes
+    to /dev/null so that the final flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _known_error(exc: Exception) -> int | None:

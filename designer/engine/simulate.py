@@ -38,9 +38,9 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from itertools import repeat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 

@@ -50,3 +50,15 @@ def test_topology_by_path_and_not_json(tmp_path):
     (tmp_path / "broken.json").write_text("{not json")
     proc = run(str(tmp_path / "broken.json"))
     assert proc.returncode == 1 and "invalid JSON at line 1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    """``simulate ... | head -c 10``: the pipe closes long before the result ends; the command
+    stops quietly with the shell's SIGPIPE status (141), not a BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "designer.engine", "simulate", "examples/scenario-nic-failure.json",
+                             "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()                      # the reader leaves
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
