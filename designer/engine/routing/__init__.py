@@ -91,11 +91,11 @@ from __future__ import annotations
 from designer.engine.routing.context import FailureSet, RoutingContext, routing_context
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS, MAX_PATH_ENTRIES
 from designer.engine.routing.nic_policies import NIC_POLICIES
-from designer.engine.routing.router import MULTIPATH_MODES, forget_routes, route
+from designer.engine.routing.router import MULTIPATH_MODES, forget_routes, route, route_grouped
 from designer.engine.routing.routes import Routes, path_nodes_from_resources
 
 __all__ = [
     "NIC_POLICIES", "MULTIPATH_MODES", "MAX_EQUAL_COST_PATHS", "MAX_PATH_ENTRIES",
-    "FailureSet", "Routes", "RoutingContext", "forget_routes", "route", "routing_context",
+    "FailureSet", "Routes", "RoutingContext", "forget_routes", "route", "route_grouped", "routing_context",
     "path_nodes_from_resources",
 ]

@@ -10,6 +10,7 @@ paths: every combination of the intra-host alternatives (striped), and of the fa
 from __future__ import annotations
 
 import hashlib
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from designer.engine.routing.routes import (
 )
 from designer.engine.topology import Topology
 
-__all__ = ["MULTIPATH_MODES", "forget_routes", "route", "Router"]
+__all__ = ["MULTIPATH_MODES", "Grouped", "forget_routes", "route", "route_grouped", "Router"]
 
 MULTIPATH_MODES = ("hash", "split")
 
@@ -73,28 +74,82 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     LimitExceeded
         More than :data:`MAX_PATH_ENTRIES` (path, resource) entries.
     """
+    name, policy = _options(nic_policy, multipath)
+    ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
+    recent, key = _memo(ctx, flows, nic_policy, name, multipath, int(seed))
+    routes = recent.get(key) if key is not None else None
+    if isinstance(routes, Routes):
+        return routes
+    routes = _laid_out(routes if routes is not None else _route_grouped(ctx, flows, policy, multipath, int(seed), name),
+                       flows)
+    if key is not None:
+        _remember(recent, key, routes)
+    return routes
+
+
+def route_grouped(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "hash", seed: int = 0,
+                  failed=None) -> "Grouped":
+    """:func:`route`'s answer before its repeated same-host flows are laid out one by one.
+
+    Why: to predict a candidate algorithm's time the planner needs only what each resource
+    carries, and the 16,384-GPU tree's 524,256 flows are 98,272 distinct routes: laying them out
+    as 1.9M paths (:func:`~designer.engine.routing.routes.take_flows`) cost ~0.2 s CPU of which
+    it used nothing. Shares the memo of :func:`route` (same options, same flows), so routing the
+    same flows afterwards lays the kept routes out without routing them again.
+
+    Returns
+    -------
+    Grouped
+        ``routes`` of the distinct flows and ``rep`` (per flow, the position of its route among
+        them; None when every flow is its own: ``routes`` is then :func:`route`'s).
+    """
+    name, policy = _options(nic_policy, multipath)
+    ctx = cached_context(topo, FailureSet.coerce(failed))
+    recent, key = _memo(ctx, flows, nic_policy, name, multipath, int(seed))
+    known = recent.get(key) if key is not None else None
+    if isinstance(known, Routes):
+        return Grouped(known, None)
+    grouped = known if known is not None else _route_grouped(ctx, flows, policy, multipath, int(seed), name)
+    if key is not None:
+        _remember(recent, key, grouped.routes if grouped.rep is None else grouped)
+    return grouped
+
+
+def _options(nic_policy, multipath: str):
+    """(policy name, policy function); raises InvalidScenario for an unknown policy or mode."""
     name, policy = resolve(nic_policy)
     if multipath not in MULTIPATH_MODES:
         raise InvalidScenario("unknown multipath mode", [Problem(
             "routing.multipath", f"unknown mode {multipath!r} (choose from {', '.join(MULTIPATH_MODES)})")])
-    ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
-    key = _memo_key(flows, name, multipath, int(seed)) if isinstance(nic_policy, str) else None
-    if key is None:
-        return _route_distinct(ctx, flows, policy, multipath, int(seed), name)
+    return name, policy
+
+
+class Grouped(NamedTuple):
+    """Routes of distinct flows and, per flow, its route's position among them (see
+    :func:`route_grouped`); ``rep`` None: one route per flow."""
+
+    routes: Routes
+    rep: np.ndarray | None
+
+
+def _memo(ctx: RoutingContext, flows, nic_policy, name: str, multipath: str, seed: int):
+    """(the context's memo of recent routes, this call's key in it, or None: a strategy
+    function as the policy is not recognised across calls)."""
     # id(ctx) in the key: a derived context starts as a copy of its base's attributes, memo
     # included, but routes differently.
-    key = (id(ctx), *key)
     memo = ctx.__dict__.get("_recent_routes")
     if memo is None or memo[0] != id(ctx):
         memo = ctx.__dict__["_recent_routes"] = (id(ctx), {})
-    recent = memo[1]
-    routes = recent.get(key)
-    if routes is None:
-        routes = _route_distinct(ctx, flows, policy, multipath, int(seed), name)
-        if len(recent) >= _RECENT_ROUTES:
-            recent.pop(next(iter(recent)))   # the oldest
-        recent[key] = routes
-    return routes
+    if not isinstance(nic_policy, str):
+        return memo[1], None
+    return memo[1], (id(ctx), *_memo_key(flows, name, multipath, seed))
+
+
+def _remember(recent: dict, key, value) -> None:
+    recent.pop(key, None)
+    if len(recent) >= _RECENT_ROUTES:
+        recent.pop(next(iter(recent)))   # the oldest
+    recent[key] = value
 
 
 # Routes kept per context for repeated calls: the planner predicts up to three algorithms of a
@@ -124,7 +179,7 @@ def forget_routes(topo: Topology, routes, failed=None) -> None:
     if not gone or memo is None:
         return
     recent = memo[1]
-    for key in [k for k, r in recent.items() if id(r) in gone]:
+    for key in [k for k, r in recent.items() if id(r) in gone or id(getattr(r, "routes", None)) in gone]:
         del recent[key]
 
 
@@ -133,6 +188,16 @@ _MIN_REPEATS = 10_000
 
 
 def _route_distinct(ctx: RoutingContext, flows, policy, multipath: str, seed: int, name: str) -> Routes:
+    """:func:`_route_grouped`, laid out flow by flow: the routes of ``flows``."""
+    return _laid_out(_route_grouped(ctx, flows, policy, multipath, seed, name), flows)
+
+
+def _laid_out(grouped: Grouped, flows) -> Routes:
+    routes, rep = grouped
+    return routes if rep is None else take_flows(routes, rep, flows.src)
+
+
+def _route_grouped(ctx: RoutingContext, flows, policy, multipath: str, seed: int, name: str) -> Grouped:
     """:class:`Router` on ``flows``, each same-host (source, destination) pair routed once.
 
     Why: NCCL's tree runs each host's chain under both trees of the double binary tree, so its
@@ -147,10 +212,9 @@ def _route_distinct(ctx: RoutingContext, flows, policy, multipath: str, seed: in
     """
     repeats = _same_host_repeats(ctx, flows)
     if repeats is None:
-        return _route_blocks(ctx, flows, policy, multipath, seed, name)
+        return Grouped(_route_blocks(ctx, flows, policy, multipath, seed, name), None)
     keep, rep = repeats
-    distinct = _route_blocks(ctx, flows.take(keep), policy, multipath, seed, name)
-    return take_flows(distinct, rep, flows.src)
+    return Grouped(_route_blocks(ctx, flows.take(keep), policy, multipath, seed, name), rep)
 
 
 # Up to this many flows, one Router call (every workload the former 5M-flow limit admitted routes
