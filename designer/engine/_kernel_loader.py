@@ -25,7 +25,7 @@ from importlib.util import source_hash
 
 import numpy as np
 
-__all__ = ["kernels", "source_digest", "ENTRY_POINTS", "PARAM_TYPES", "AOT_MODULE"]
+__all__ = ["kernels", "aot_kernels", "source_digest", "ENTRY_POINTS", "PARAM_TYPES", "AOT_MODULE"]
 
 AOT_MODULE = "designer.engine._maxmin_aot"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,6 +40,8 @@ ENTRY_POINTS = {
     "tl_run": "max_steps ptr res col_ptr col dem w rates! lev! bneck! frozen! active! rem! cnt! "
               "wsum! load! heap! pos! key! order! mark! touched! left! t_upd! ckey! cheap! cpos! "
               "completion! events! batch! unfrozen! prev! ints!",
+    "id_table_build": "key_bytes key_ptr table!",
+    "scan_paths": "piece key_bytes key_ptr table lens out!",
 }
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
@@ -50,7 +52,8 @@ PARAM_TYPES = {
     "wsum": "f8[]", "load": "f8[]", "heap": "i8[]", "pos": "i8[]", "key": "f8[]", "order": "i8[]",
     "mark": "i8[]", "touched": "i8[]", "t_upd": "f8[]", "ckey": "f8[]", "cheap": "i8[]",
     "cpos": "i8[]", "completion": "f8[]", "events": "f8[]", "batch": "i8[]", "unfrozen": "i8[]",
-    "prev": "f8[]", "ints": "i8[]",
+    "prev": "f8[]", "ints": "i8[]", "key_bytes": "u1[]", "key_ptr": "i8[]", "table": "i8[]",
+    "piece": "u1[]", "lens": "i8[]", "out": "i8[]",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
@@ -137,3 +140,15 @@ def kernels():
         module = None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
         _loaded.append(_Kernels(module) if module is not None else _jit_module())
     return _loaded[0]
+
+
+def aot_kernels():
+    """The namespace :func:`kernels` gives when it is the AOT module's, else None; never imports
+    numba. For a kernel that only pays off compiled ahead of time: the ``solve`` reader's path
+    scanner saves ~0.1 s, importing numba for its JIT would cost ~0.5 s."""
+    if not _loaded:
+        module = None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
+        if module is None:
+            return None  # not cached: kernels() may still choose (and import) the JIT
+        _loaded.append(_Kernels(module))
+    return _loaded[0] if isinstance(_loaded[0], _Kernels) else None

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run"]
+__all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -496,3 +496,207 @@ def tl_run(max_steps, ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen,
         steps += 1
     ints[0], ints[1], ints[2] = n_order, stamp, csize
     return steps
+
+
+# --------------------------------------------------------------------------- solve input: path ids
+# The ``solve`` command's reader (commands/solve.py, issue #20) maps each flow's link ids to link
+# indices here instead of through a Python dict: an open-addressing table over the ids' UTF-8 bytes,
+# and a scan of the raw JSON bytes of a chunk of flows. Its caller vouches for the bytes (orjson
+# parsed them, no backslash) and checks every count the scan reports against orjson's.
+
+SCAN_OK = 0
+SCAN_NOT_AN_OBJECT = 1   # an item of the chunk is not an object
+SCAN_LINKS_KEYS = 2      # a flow object with no "links" key, or with more than one
+SCAN_NOT_STRINGS = 3     # a "links" value that is not an array of strings only
+SCAN_UNKNOWN_ID = 4      # a link id the table does not hold
+SCAN_COUNTS = 5          # a flow count or a path length that is not orjson's
+SCAN_TRUNCATED = 6       # the bytes end inside a value
+_FNV_OFFSET, _FNV_PRIME, _MASK32 = 2166136261, 16777619, 0xFFFFFFFF  # FNV-1a, 32 bits (no overflow)
+
+
+@_jit
+def _fnv1a(data, start, end):
+    h = _FNV_OFFSET
+    for i in range(start, end):
+        h = ((h ^ data[i]) * _FNV_PRIME) & _MASK32
+    return h
+
+
+@_jit
+def _same_bytes(data, start, end, key_bytes, key_start, key_end):
+    if end - start != key_end - key_start:
+        return False
+    for i in range(end - start):
+        if data[start + i] != key_bytes[key_start + i]:
+            return False
+    return True
+
+
+@_jit
+def _table_find(data, start, end, key_bytes, key_ptr, table):
+    """The index of the key ``data[start:end]`` in ``table``, or -1."""
+    mask = len(table) - 1
+    slot = _fnv1a(data, start, end) & mask
+    while table[slot] >= 0:
+        k = table[slot]
+        if _same_bytes(data, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
+            return k
+        slot = (slot + 1) & mask
+    return -1
+
+
+@_jit
+def id_table_build(key_bytes, key_ptr, table):
+    """Fill ``table`` (a power-of-two length above the number of keys, all -1) with the index of
+    each key ``key_bytes[key_ptr[k]:key_ptr[k + 1]]`` at its FNV-1a slot (linear probing).
+    Returns the number of keys, or -1 if the table cannot hold them, ``key_ptr`` does not cut
+    ``key_bytes`` (no bounds checks in compiled code) or a key is there twice."""
+    n = len(key_ptr) - 1
+    mask = len(table) - 1
+    if n < 0 or len(table) <= n or len(table) & mask or key_ptr[0] != 0 or key_ptr[n] != len(key_bytes):
+        return -1
+    for k in range(n):
+        if key_ptr[k + 1] < key_ptr[k]:
+            return -1
+    for k in range(n):
+        if _table_find(key_bytes, key_ptr[k], key_ptr[k + 1], key_bytes, key_ptr, table) >= 0:
+            return -1
+        slot = _fnv1a(key_bytes, key_ptr[k], key_ptr[k + 1]) & mask
+        while table[slot] >= 0:
+            slot = (slot + 1) & mask
+        table[slot] = k
+    return n
+
+
+@_jit
+def _skip_ws(piece, i):
+    n = len(piece)
+    while i < n and (piece[i] == 32 or piece[i] == 10 or piece[i] == 13 or piece[i] == 9):
+        i += 1
+    return i
+
+
+@_jit
+def _string_end(piece, i):
+    """The index of the quote closing the string opened at ``piece[i]`` (no escapes), or -1."""
+    n = len(piece)
+    i += 1
+    while i < n and piece[i] != 34:
+        i += 1
+    return i if i < n else -1
+
+
+@_jit
+def _is_links(piece, start, end):
+    # the key "links": l i n k s
+    return (end - start == 5 and piece[start] == 108 and piece[start + 1] == 105
+            and piece[start + 2] == 110 and piece[start + 3] == 107 and piece[start + 4] == 115)
+
+
+@_jit
+def _scan_path(piece, i, key_bytes, key_ptr, table, limit, out, at):
+    """Read the "links" array whose value starts at ``piece[i]``: write its ids' indices to
+    ``out[at:]`` (at most ``limit``). Returns (status, index after the array, ids read)."""
+    n = len(piece)
+    if i >= n or piece[i] != 91:  # '['
+        return SCAN_NOT_STRINGS, i, 0
+    i = _skip_ws(piece, i + 1)
+    if i < n and piece[i] == 93:  # ']': an empty path
+        return SCAN_OK, i + 1, 0
+    mask = len(table) - 1
+    count = 0
+    while True:
+        if i >= n or piece[i] != 34:  # '"'
+            return SCAN_NOT_STRINGS, i, count
+        start, end, h = i + 1, i + 1, _FNV_OFFSET
+        while end < n and piece[end] != 34:  # to the closing quote, hashing on the way
+            h = ((h ^ piece[end]) * _FNV_PRIME) & _MASK32
+            end += 1
+        if end >= n:
+            return SCAN_TRUNCATED, i, count
+        slot = h & mask
+        k = table[slot]
+        while k >= 0 and not _same_bytes(piece, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
+            slot = (slot + 1) & mask
+            k = table[slot]
+        if k < 0:
+            return SCAN_UNKNOWN_ID, i, count
+        if count >= limit or at + count >= len(out):
+            return SCAN_COUNTS, i, count
+        out[at + count] = k
+        count += 1
+        i = _skip_ws(piece, end + 1)
+        if i < n and piece[i] == 93:  # ']'
+            return SCAN_OK, i + 1, count
+        if i >= n or piece[i] != 44:  # ','
+            return SCAN_NOT_STRINGS, i, count
+        i = _skip_ws(piece, i + 1)
+
+
+@_jit
+def scan_paths(piece, key_bytes, key_ptr, table, lens, out):
+    """Write into ``out`` the link indices of the "links" array of every flow object of
+    ``piece``, the raw bytes of a JSON array's items (``[`` + piece + ``]`` is valid JSON without a
+    backslash, so every quote opens or closes a string). ``lens`` holds orjson's path length of
+    each flow, ``out`` their sum. Returns SCAN_OK when the objects are ``len(lens)``, each with
+    exactly one key "links" (a string followed by ':' directly inside the flow object) whose
+    value is an array of known ids only, as many as ``lens`` says; else the failure's SCAN_* code
+    (``out`` then holds nothing of use). ``table``: as :func:`id_table_build` filled it."""
+    n = len(piece)
+    n_flows = len(lens)
+    flow, depth, at, links_keys = -1, 0, 0, 0
+    i = 0
+    while i < n:
+        c = piece[i]
+        if c == 34:  # '"': a string; directly inside a flow object, maybe a key
+            start, end = i + 1, _string_end(piece, i)
+            if end < 0:
+                return SCAN_TRUNCATED
+            if depth == 0:
+                return SCAN_NOT_AN_OBJECT
+            i = end + 1
+            if depth != 1:
+                continue
+            j = _skip_ws(piece, i)
+            if j >= n:
+                return SCAN_TRUNCATED
+            if piece[j] != 58:  # ':' makes it a key; a value is followed by ',' or '}'
+                if piece[j] != 44 and piece[j] != 125:
+                    return SCAN_NOT_STRINGS
+                continue
+            if not _is_links(piece, start, end):
+                continue
+            links_keys += 1
+            if links_keys > 1:
+                return SCAN_LINKS_KEYS
+            status, i, count = _scan_path(piece, _skip_ws(piece, j + 1), key_bytes, key_ptr, table,
+                                          lens[flow], out, at)
+            if status != SCAN_OK:
+                return status
+            if count != lens[flow]:
+                return SCAN_COUNTS
+            at += count
+            continue
+        if c == 123 or c == 91:  # '{' '['
+            if depth == 0:
+                if c != 123:
+                    return SCAN_NOT_AN_OBJECT
+                flow += 1
+                if flow >= n_flows:
+                    return SCAN_COUNTS
+                links_keys = 0
+            depth += 1
+        elif c == 125 or c == 93:  # '}' ']'
+            depth -= 1
+            if depth < 0:
+                return SCAN_TRUNCATED
+            if depth == 0 and links_keys != 1:
+                return SCAN_LINKS_KEYS
+        elif depth == 0 and c != 44 and c != 32 and c != 10 and c != 13 and c != 9:
+            return SCAN_NOT_AN_OBJECT  # a number or a literal among the items
+        i += 1
+    if depth != 0:
+        return SCAN_TRUNCATED
+    if flow + 1 != n_flows or at != len(out):
+        return SCAN_COUNTS
+    return SCAN_OK

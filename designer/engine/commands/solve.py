@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+from functools import partial
 from itertools import chain, repeat
 
 import numpy as np
@@ -28,6 +29,7 @@ import orjson
 from designer.engine.commands._scenario_io import (OBJECT_LAYOUTS, array_chunks, dumps, gc_paused, loads,
                                                    numbers_json, object_heads, object_json, read_bytes,
                                                    split_strings, write_data)
+from designer.engine._kernel_loader import aot_kernels
 from designer.engine.errors import InvalidWorkload, Problem
 
 __all__ = ["add_arguments", "run", "parse_problem", "read_problem", "answer", "answer_json"]
@@ -162,23 +164,75 @@ def _sizes_if_any(values: list) -> np.ndarray:
     return np.array([float(v) if _is_number(v) else 0.0 for v in values], dtype=np.float64)
 
 
-def _paths_flat(paths: list, index: dict):
+def _paths_flat(paths: list, index: dict, scan=None):
     """(path lengths, link indices of all paths end to end), or None if a path is not a list of
-    known link ids."""
+    known link ids. ``scan(lens)``: the indices read from the chunk's raw bytes
+    (:meth:`_PathScanner.indices`), or None; then (or without ``scan``) the dict maps them."""
     try:  # list.__len__ also checks that every path is a list (TypeError otherwise)
         lens = np.fromiter(map(list.__len__, paths), dtype=np.int64, count=len(paths))
     except TypeError:
         return None
+    res = scan(lens) if scan is not None else None
+    if res is None:
+        res = _indices_by_dict(paths, index, int(lens.sum()))
+    return None if res is None else (lens, res)
+
+
+def _indices_by_dict(paths: list, index: dict, count: int):
     try:
-        res = np.fromiter(map(index.__getitem__, chain.from_iterable(paths)), dtype=np.int64,
-                          count=int(lens.sum()))
+        return np.fromiter(map(index.__getitem__, chain.from_iterable(paths)), dtype=np.int64, count=count)
     except (KeyError, TypeError):  # unknown id, or an unhashable value in a path
         return None
-    return lens, res
 
 
-def _flow_columns(flows: list, index: dict, timeline: bool):
-    """(ids, demands, sizes, path lengths, link indices) of these flows, or None (see _parse_bulk)."""
+class _PathScanner:
+    """Link ids -> indices without a dict lookup per hop: the AOT kernel ``scan_paths`` reads each
+    flow's "links" array from the raw bytes of its chunk (what :func:`array_chunks` cut and orjson
+    parsed) and looks the ids' UTF-8 bytes up in a hash table of the link ids.
+
+    Why: on the 200k-flow instance of issue #20 the 1.0M dict lookups of freshly parsed strings
+    cost ~0.15-0.2 s of the ~0.75 s process; the scan of the 19 MB costs ~0.05-0.07 s (the
+    whole process: ~0.1 s less CPU). Exact, or not used: the
+    kernel answers 0 only when it found one flow object per item of orjson's list, each with one
+    key "links" whose value is an array of known ids only, as many as orjson's list holds (see
+    ``scan_paths``); any other answer (an unknown id too) leaves the chunk to the dict path, which
+    refuses or accepts it as before. Only with the AOT module: importing numba for the JIT would
+    cost more than the scan saves.
+    """
+
+    def __init__(self, kernels, key_bytes, key_ptr, table):
+        self._kernels, self._key_bytes, self._key_ptr, self._table = kernels, key_bytes, key_ptr, table
+
+    @classmethod
+    def of(cls, link_ids: list):
+        """A scanner for these (unique, non-empty) link ids, or None without the AOT kernels."""
+        kernels = aot_kernels()
+        if kernels is None:
+            return None
+        try:
+            encoded = [lid.encode("utf-8") for lid in link_ids]
+        except UnicodeEncodeError:  # a lone surrogate (orjson refuses them: not expected here)
+            return None
+        key_bytes = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        key_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=key_ptr[1:])
+        table = np.full(1 << (2 * len(encoded)).bit_length(), -1, dtype=np.int64)  # at most half full
+        if kernels.id_table_build(key_bytes, key_ptr, table) != len(encoded):
+            return None
+        return cls(kernels, key_bytes, key_ptr, table)
+
+    def indices(self, piece: memoryview, lens: np.ndarray):
+        """The link indices of the paths of the flows parsed from ``piece`` (``lens``: orjson's path
+        lengths), or None when the scan cannot vouch for them."""
+        out = np.empty(int(lens.sum()), dtype=np.int64)
+        status = self._kernels.scan_paths(np.frombuffer(piece, dtype=np.uint8), self._key_bytes,
+                                          self._key_ptr, self._table, lens, out)
+        return out if status == 0 else None  # 0: SCAN_OK
+
+
+def _flow_columns(flows: list, index: dict, timeline: bool, scan=None):
+    """(ids, demands, sizes, path lengths, link indices) of these flows, or None (see _parse_bulk);
+    ``scan``: see :func:`_paths_flat`."""
     try:
         flow_ids = _column(flows, "id")
         dem = _numbers(_column(flows, "demand_gbps"), allow_none=True)
@@ -186,7 +240,8 @@ def _flow_columns(flows: list, index: dict, timeline: bool):
                 else _sizes_if_any(_column(flows, "bytes")))
     except TypeError:  # a flow that is not an object
         return None
-    paths = _paths_flat(_column(flows, "links"), index) if dem is not None and size is not None else None
+    paths = (_paths_flat(_column(flows, "links"), index, scan) if dem is not None and size is not None
+             else None)
     return None if paths is None else (flow_ids, dem, size, *paths)
 
 
@@ -196,9 +251,10 @@ def _parse_bulk(doc: dict, timeline: bool):
     return _parse_columns(doc.get("links"), [doc.get("flows")], timeline)
 
 
-def _parse_columns(links, flow_chunks, timeline: bool):
+def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
     """:func:`_parse_bulk` of ``links`` and of the flows given as consecutive lists (the whole
-    list, or :func:`array_chunks`' chunks, each freed once its columns are taken)."""
+    list, or :func:`array_chunks`' chunks, each freed once its columns are taken); ``pieces``:
+    the chunks' raw bytes (``Chunks.pieces``), for the :class:`_PathScanner`."""
     if type(links) is not list:
         return None
     try:
@@ -208,11 +264,14 @@ def _parse_columns(links, flow_chunks, timeline: bool):
     if caps is None or not _ids_ok(link_ids):
         return None
     # Keyed by fresh copies of the ids, side by side in memory: the ~1M path lookups of the 200k-flow
-    # instance compare against them ~10% faster than against ids scattered among the link objects.
+    # instance compare against them ~10% faster than against ids scattered among the link objects
+    # (the dict path: without the AOT kernels, or for a chunk the scanner declines).
     index = {(lid + "\0")[:-1]: k for k, lid in enumerate(link_ids)}
+    scanner = _PathScanner.of(link_ids) if pieces else None
+    scans = (partial(scanner.indices, piece) for piece in pieces) if scanner is not None else ()
     parts, seen = [], set()
-    for flows in flow_chunks:
-        part = _flow_columns(flows, index, timeline) if type(flows) is list else None
+    for flows, scan in zip(flow_chunks, chain(scans, repeat(None))):
+        part = _flow_columns(flows, index, timeline, scan) if type(flows) is list else None
         if part is None or not _all_str(part[0]):
             return None
         seen.update(part[0])  # the ids are hashed while this chunk is still in the cache
@@ -242,8 +301,9 @@ def read_problem(path: str, *, timeline: bool = False):
     data = read_bytes(path)
     split = array_chunks(data, "flows") if len(data) >= _CHUNKED_MIN_BYTES else None
     if split is not None:
+        frame, chunks = split
         with gc_paused():
-            parsed = _parse_columns(split[0].get("links"), split[1], timeline)
+            parsed = _parse_columns(frame.get("links"), chunks, timeline, chunks.pieces)
         if parsed is not None:
             return parsed
     return parse_problem(_document(data, path), timeline=timeline)
