@@ -42,6 +42,7 @@ ENTRY_POINTS = {
               "completion! events! batch! unfrozen! prev! ints!",
     "id_table_build": "key_bytes key_ptr table!",
     "scan_paths": "piece key_bytes key_ptr table lens out!",
+    "find_joined": "joined key_bytes key_ptr table out!",
 }
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
@@ -53,7 +54,7 @@ PARAM_TYPES = {
     "mark": "i8[]", "touched": "i8[]", "t_upd": "f8[]", "ckey": "f8[]", "cheap": "i8[]",
     "cpos": "i8[]", "completion": "f8[]", "events": "f8[]", "batch": "i8[]", "unfrozen": "i8[]",
     "prev": "f8[]", "ints": "i8[]", "key_bytes": "u1[]", "key_ptr": "i8[]", "table": "i8[]",
-    "piece": "u1[]", "lens": "i8[]", "out": "i8[]",
+    "piece": "u1[]", "lens": "i8[]", "out": "i8[]", "joined": "u1[]",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 

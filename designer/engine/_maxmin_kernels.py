@@ -31,7 +31,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths"]
+__all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths",
+           "find_joined"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -700,3 +701,35 @@ def scan_paths(piece, key_bytes, key_ptr, table, lens, out):
     if flow + 1 != n_flows or at != len(out):
         return SCAN_COUNTS
     return SCAN_OK
+
+
+@_jit
+def find_joined(joined, key_bytes, key_ptr, table, out):
+    """Write into ``out`` the key index of each piece of ``joined`` cut at its 0 bytes (the
+    strings of a list joined by NUL). Returns ``len(out)`` when there are exactly that many
+    pieces and the table holds every one, else -1 (an unknown piece, or another number of
+    pieces: a string held a NUL). ``table``: as :func:`id_table_build` filled it."""
+    n, count = len(joined), len(out)
+    if count == 0:
+        return 0 if n == 0 else -1
+    mask = len(table) - 1
+    start, found = 0, 0
+    while True:
+        end, h = start, _FNV_OFFSET
+        while end < n and joined[end] != 0:
+            h = ((h ^ joined[end]) * _FNV_PRIME) & _MASK32
+            end += 1
+        if found >= count:
+            return -1
+        slot = h & mask
+        k = table[slot]
+        while k >= 0 and not _same_bytes(joined, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
+            slot = (slot + 1) & mask
+            k = table[slot]
+        if k < 0:
+            return -1
+        out[found] = k
+        found += 1
+        if end >= n:
+            return found if found == count else -1
+        start = end + 1

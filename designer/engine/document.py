@@ -288,7 +288,7 @@ def _validate(doc) -> tuple[list[Problem], dict | None]:
         if not accept_links(links, node_ids):
             _check_links(ck, links, node_ids)
         return ck.problems, None
-    link_cols = link_columns(links, node_cols["index"])
+    link_cols = link_columns(links, node_cols["index"], node_cols["columns"]["id"])
     if link_cols is None:
         _check_links(ck, links, node_cols["index"])
         return ck.problems, None

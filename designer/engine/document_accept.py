@@ -23,6 +23,7 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
+from designer.engine.id_index import IdIndex
 from designer.engine.topology import first_appearance_codes
 
 __all__ = ["accept_nodes", "accept_links", "node_columns", "link_columns"]
@@ -90,9 +91,10 @@ def node_columns(nodes: list, group_ids) -> dict | None:
     return accepted
 
 
-def link_columns(links: list, node_index: dict) -> dict | None:
+def link_columns(links: list, node_index: dict, node_ids: list | None = None) -> dict | None:
     """:func:`accept_links` keeping what it read (None: not accepted): as :func:`node_columns`,
-    with ``a``/``b``, the end node indices (int64 arrays) in ``node_index`` (id → position), and
+    with ``a``/``b``, the end node indices (int64 arrays) in ``node_index`` (id → position;
+    ``node_ids``, optional: the ids in position order, to look the ends up in compiled code), and
     ``index`` (link id → position when every link gives its id, else None) and ``tech_codes``
     (of the ``tech`` column, None where absent; None when no link has a tech)."""
     from designer.engine.catalog import TECHS
@@ -116,7 +118,8 @@ def link_columns(links: list, node_index: dict) -> dict | None:
     if a is None or b is None or types["a"] != {str} or types["b"] != {str} \
             or len(present["a"]) != len(links) or len(present["b"]) != len(links):
         return None
-    ends = _indices(a, node_index), _indices(b, node_index)
+    by_bytes = IdIndex.of(node_ids) if node_ids is not None and len(node_ids) == len(node_index) else None
+    ends = _indices(a, node_index, by_bytes), _indices(b, node_index, by_bytes)
     if ends[0] is None or ends[1] is None or bool(np.any(ends[0] == ends[1])):   # unknown end, self-loop
         return None
     tech, cap = columns.get("tech"), columns.get("capacity_gbps")
@@ -152,9 +155,13 @@ def _no_capacity_nor_tech(tech: list | None, cap: list | None) -> bool:
     return None in tech and None in compress(tech, map(operator.is_, cap, repeat(None)))
 
 
-def _indices(ends: list[str], node_index: dict) -> np.ndarray | None:
+def _indices(ends: list[str], node_index: dict, by_bytes: IdIndex | None = None) -> np.ndarray | None:
     """Position of every end in ``node_index`` (ids already known to be exact strings), None
-    when one is not a node: one lookup per end, which is also the membership test."""
+    when one is not a node: one lookup per end, which is also the membership test — in compiled
+    code by ``by_bytes`` (the same ids) when it can vouch for every end, else by the dict."""
+    found = by_bytes.positions(ends) if by_bytes is not None else None
+    if found is not None:
+        return found
     try:
         return np.fromiter(map(node_index.__getitem__, ends), dtype=np.int64, count=len(ends))
     except KeyError:

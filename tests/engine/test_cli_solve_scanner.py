@@ -125,7 +125,7 @@ def _read(text: bytes, monkeypatch, kernels, chunk_bytes: int):
     monkeypatch.setattr(solve, "array_chunks",
                         lambda data, key: sio.array_chunks(data, key, chunk_bytes=chunk_bytes))
     monkeypatch.setattr(solve, "read_bytes", lambda path: text)
-    monkeypatch.setattr(solve, "aot_kernels", lambda: kernels)
+    monkeypatch.setattr("designer.engine.id_index.aot_kernels", lambda: kernels)
     try:
         return solve.read_problem("-")
     except InvalidWorkload as exc:

@@ -18,7 +18,7 @@ import numpy as np
 from designer.engine.catalog import nvls_efficiency, nvswitch_generation
 from designer.engine.collectives.mesh import mesh_ring_orders
 from designer.engine.pathclass import DOMAIN_KIND, node_domains
-from designer.engine.topology import Topology, value_codes
+from designer.engine.topology import Topology, kind_nodes, value_codes
 
 __all__ = [
     "EMPTY",
@@ -163,9 +163,10 @@ def _host_planes(topo: Topology) -> dict:
     planes = topo.__dict__.get("_nvswitch_planes")
     if planes is None:
         planes = {}
-        for i, (kind, host) in enumerate(zip(topo.node_kind, topo.node_host)):
-            if kind == "nvswitch" and host is not None:
-                planes.setdefault(host, []).append(i)
+        hosts = topo.node_host
+        for i in kind_nodes(topo, "nvswitch").tolist():
+            if hosts[i] is not None:
+                planes.setdefault(hosts[i], []).append(i)
         topo.__dict__["_nvswitch_planes"] = planes
     return planes
 

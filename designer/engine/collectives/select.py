@@ -45,6 +45,7 @@ from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.routing import FailureSet, forget_routes, route, route_grouped
 from designer.engine.routing.csr import range_positions
 from designer.engine.routing.intra import is_nvlink
+from designer.engine.topology import kind_nodes
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
            "net_overhead_us", "network_steps_us", "plan_pattern"]
@@ -126,7 +127,7 @@ def net_overhead_us(topo, group: Group) -> float:
     # the CPU nodes, not one scan of the topology per host.
     hosts = {topo.node_host[int(g)] for g in group.participants.tolist()} - {None}
     overheads = [NET_OVERHEAD_BY_VENDOR_US.get(cpu_vendor(topo.node_attrs[i].get("model")), NET_OVERHEAD_US)
-                 for i, kind in enumerate(topo.node_kind) if kind == "cpu" and topo.node_host[i] in hosts]
+                 for i in kind_nodes(topo, "cpu").tolist() if topo.node_host[i] in hosts]
     return max(overheads, default=NET_OVERHEAD_US)
 
 

@@ -29,8 +29,8 @@ import orjson
 from designer.engine.commands._scenario_io import (OBJECT_LAYOUTS, array_chunks, dumps, gc_paused, loads,
                                                    numbers_json, object_heads, object_json, read_bytes,
                                                    split_strings, write_data)
-from designer.engine._kernel_loader import aot_kernels
 from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.id_index import IdIndex
 
 __all__ = ["add_arguments", "run", "parse_problem", "read_problem", "answer", "answer_json"]
 
@@ -200,33 +200,21 @@ class _PathScanner:
     cost more than the scan saves.
     """
 
-    def __init__(self, kernels, key_bytes, key_ptr, table):
-        self._kernels, self._key_bytes, self._key_ptr, self._table = kernels, key_bytes, key_ptr, table
+    def __init__(self, ids: IdIndex):
+        self._ids = ids
 
     @classmethod
     def of(cls, link_ids: list):
         """A scanner for these (unique, non-empty) link ids, or None without the AOT kernels."""
-        kernels = aot_kernels()
-        if kernels is None:
-            return None
-        try:
-            encoded = [lid.encode("utf-8") for lid in link_ids]
-        except UnicodeEncodeError:  # a lone surrogate (orjson refuses them: not expected here)
-            return None
-        key_bytes = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        key_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=key_ptr[1:])
-        table = np.full(1 << (2 * len(encoded)).bit_length(), -1, dtype=np.int64)  # at most half full
-        if kernels.id_table_build(key_bytes, key_ptr, table) != len(encoded):
-            return None
-        return cls(kernels, key_bytes, key_ptr, table)
+        ids = IdIndex.of(link_ids)
+        return None if ids is None else cls(ids)
 
     def indices(self, piece: memoryview, lens: np.ndarray):
         """The link indices of the paths of the flows parsed from ``piece`` (``lens``: orjson's path
         lengths), or None when the scan cannot vouch for them."""
-        out = np.empty(int(lens.sum()), dtype=np.int64)
-        status = self._kernels.scan_paths(np.frombuffer(piece, dtype=np.uint8), self._key_bytes,
-                                          self._key_ptr, self._table, lens, out)
+        out, ids = np.empty(int(lens.sum()), dtype=np.int64), self._ids
+        status = ids.kernels.scan_paths(np.frombuffer(piece, dtype=np.uint8), ids.key_bytes, ids.key_ptr,
+                                        ids.table, lens, out)
         return out if status == 0 else None  # 0: SCAN_OK
 
 

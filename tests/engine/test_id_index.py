@@ -1,0 +1,76 @@
+"""``designer.engine.id_index.IdIndex``: compiled id → position lookups give the dict's
+positions, or None (never a wrong position) for anything the dict would refuse or that the
+NUL-joined buffer cannot carry; the topology loader gives the same link ends with and without it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from designer.engine import _kernel_loader, document_accept
+from designer.engine.id_index import IdIndex
+
+needs_aot = pytest.mark.skipif(_kernel_loader.aot_kernels() is None, reason="AOT kernels not built")
+
+
+def _ids(rng, n: int) -> list[str]:
+    """Unique ids: ASCII, prefixes of one another, non-ASCII (é, 中, an emoji), long ones."""
+    alphabet = list("abcxyz0189/_-:.") + ["é", "中", "\U0001f600"]
+    out = {"h0/gpu1", "h0/gpu10", "h0/gpu1/x", "h", "é"}
+    while len(out) < n:
+        out.add("".join(rng.choice(alphabet, int(rng.integers(1, 30)))))
+    return sorted(out)
+
+
+@needs_aot
+@pytest.mark.parametrize("seed", range(5))
+def test_positions_are_the_dicts(seed):
+    rng = np.random.default_rng(seed)
+    ids = _ids(rng, 3000)
+    index = IdIndex.of(ids)
+    assert index is not None
+    position = dict(zip(ids, range(len(ids))))
+    wanted = [ids[k] for k in rng.integers(0, len(ids), 20000)]
+    np.testing.assert_array_equal(index.positions(wanted), [position[w] for w in wanted])
+
+
+@needs_aot
+@pytest.mark.parametrize("bad", ["h0/gpu", "h0/gpu1 ", "", "h0/gpu1\0h0/gpu10", 7, None, "\ud800"])
+def test_anything_the_dict_would_refuse_gives_none(bad):
+    index = IdIndex.of(["h0/gpu1", "h0/gpu10", "a"])
+    assert index.positions(["a", bad, "h0/gpu10"]) is None
+    assert index.positions(["a", "h0/gpu10", "h0/gpu1"]).tolist() == [2, 1, 0]
+
+
+@needs_aot
+def test_empty_lists_and_duplicates():
+    assert IdIndex.of(["a", "b", "a"]) is None         # not unique: the table refuses it
+    assert IdIndex.of(["a", ""]).positions(["", "a", ""]).tolist() == [1, 0, 1]   # "" is an id too
+    index = IdIndex.of(["a", "b"])
+    assert index.positions([]).tolist() == []
+    assert IdIndex.of([]).positions([]).tolist() == []
+    assert IdIndex.of([]).positions(["a"]) is None
+
+
+def test_without_aot_there_is_no_index(monkeypatch):
+    monkeypatch.setattr("designer.engine.id_index.aot_kernels", lambda: None)
+    assert IdIndex.of(["a"]) is None
+
+
+@needs_aot
+def test_link_ends_are_the_same_with_and_without_the_compiled_lookup(monkeypatch):
+    from designer.engine.fabrics import build_cluster
+
+    doc = build_cluster("dgx-h100", 4, fabric="rail-optimized")
+    nodes, links = doc["nodes"], doc["links"]
+    cols = document_accept.node_columns(nodes, {g["id"] for g in doc.get("groups", [])})
+    ids = cols["columns"]["id"]
+    compiled = document_accept.link_columns(links, cols["index"], ids)
+    calls = []
+    monkeypatch.setattr(IdIndex, "positions", lambda self, s: calls.append(1) or None)
+    by_dict = document_accept.link_columns(links, cols["index"], ids)
+    assert calls   # the dict answered this time
+    for end in ("a", "b"):
+        np.testing.assert_array_equal(compiled[end], by_dict[end])
+    links[3] = {**links[3], "b": "no-such-node"}
+    monkeypatch.undo()
+    assert document_accept.link_columns(links, cols["index"], ids) is None   # refused, as by the dict
