@@ -37,6 +37,7 @@ import os
 import re
 import sys
 from collections import deque
+from functools import partial
 from itertools import compress, repeat
 from pathlib import Path
 
@@ -523,8 +524,10 @@ def _normalize(doc, *, owned: bool = False) -> tuple[dict, dict | None]:
 
     ``owned``: the caller hands ``doc`` over (a dict just parsed that nobody else holds), so
     its accepted nodes and links may become the result's, completed in place instead of
-    copied: the same document, without ~300k new dicts (16,384 GPUs). Validation runs first,
-    so a bad document raises the same error and is left as it was."""
+    copied: the same document, without ~300k new dicts (16,384 GPUs). The links are then
+    completed only when the caller runs ``columns["finish_links"]`` (Topology.doc does, at the
+    first read); until then they are as given. Validation runs first, so a bad document raises
+    the same error and is left as it was."""
     if isinstance(doc, (str, bytes)) and not (doc.lstrip()[:1] in ("{", "[", b"{", b"[")):
         raise InvalidTopology("not a topology document", [Problem("", "expected a JSON object")])
     doc = load(doc)
@@ -543,6 +546,7 @@ def _normalize(doc, *, owned: bool = False) -> tuple[dict, dict | None]:
     out["nodes"], node_cols = _normalize_accepted_nodes(doc["nodes"], accepted["nodes"], owned)
     out["links"], link_cols = _normalize_accepted_links(doc["links"], accepted["links"], basis, owned)
     return out, {**node_cols, **link_cols}
+
 
 
 def _copy(v):
@@ -689,9 +693,11 @@ def _normalize_accepted_links(links: list, accepted: dict, basis: str, owned: bo
     codes = accepted.get("tech_codes")   # kept by the acceptance (None: no link has a tech)
     catalog = _catalog_link_values(set(tech) if codes is None else set(codes[0]), basis)
     capacity, bases, latency = _completed_link_values(accepted, tech, basis, catalog, codes)
-    if owned:
+    finish = None
+    if owned:   # completed in place when the document is first read (Topology.doc): most runs never do
         completed = {"id": ids, "capacity_gbps": capacity, "capacity_basis": bases, "latency_ns": latency}
-        out = _complete_links_in_place(links, accepted, completed, catalog)
+        out = links
+        finish = partial(_complete_links_in_place, links, accepted, completed, catalog)
     else:
         out = [{"id": i, "a": x, "b": y, "tech": t, "capacity_gbps": c, "capacity_basis": s, "latency_ns": v}
                for i, x, y, t, c, s, v in zip(ids, a, b, tech, capacity, bases, latency)]
@@ -703,7 +709,7 @@ def _normalize_accepted_links(links: list, accepted: dict, basis: str, owned: bo
                  "link_a": accepted["a"], "link_b": accepted["b"],
                  "link_capacity": capacity, "link_latency": latency,
                  "link_capacity_ab": column("capacity_ab_gbps"),
-                 "link_capacity_ba": column("capacity_ba_gbps")}
+                 "link_capacity_ba": column("capacity_ba_gbps"), "finish_links": finish}
 
 
 def _completed_link_values(accepted: dict, tech: list, basis: str, catalog: dict,

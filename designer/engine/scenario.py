@@ -122,7 +122,7 @@ def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
     patterns, job = _workload_or_job(topo, scenario.get("workload"))
     failures = _failures(topo, scenario.get("failures"))
     raw = {k: v for k, v in scenario.items() if k != "topology"}
-    raw["topology"] = topo.doc.get("name", "")
+    raw["topology"] = topo.name
     return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw, job)
 
 

@@ -389,3 +389,21 @@ def test_generated_documents_owned_same_as_copied(doc):
     assert json.dumps(doc) == before   # the copying path left its input alone
     if owned is not None:
         _assert_same_topology(owned, copied)
+
+
+def test_owned_links_are_completed_at_the_first_read_of_doc(cluster):
+    """Loaded in place, the links keep their given keys until someone reads ``doc`` (a
+    simulation never does); then they are the copied document's, whichever thread reads first."""
+    import threading
+
+    doc = copy.deepcopy(cluster)
+    given = [dict(link) for link in doc["links"]]
+    owned = Topology.from_document(doc, owned=True)
+    assert [dict(link) for link in doc["links"]] == given          # not completed yet
+    readers = [threading.Thread(target=lambda: owned.doc) for _ in range(4)]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    assert _same_json(owned.doc, Topology.from_document(cluster).doc)
+    assert owned.doc["links"] is doc["links"] and "_finish_doc" not in owned.__dict__

@@ -61,7 +61,7 @@ def run(args) -> int:
     out = side_by_side(topo, args.op, min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=args.factor,
                        algorithm=args.algorithm, dtype=args.dtype, log=measured)
     _notes(args, out)
-    title = (f"# fabricscope prediction: {topo.doc.get('name') or 'topology'}, {out['op']}, {out['ranks']} ranks, "
+    title = (f"# fabricscope prediction: {topo.name or 'topology'}, {out['op']}, {out['ranks']} ranks, "
              f"algorithm {args.algorithm}")
     if args.json:
         text = json.dumps(out, indent=1)

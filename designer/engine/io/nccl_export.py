@@ -285,7 +285,7 @@ def export_nccl_xml(doc: dict, host_id: str) -> str:
     em = _Emitter(h, tree)
     amd = any(_is_amd_gpu(h.attrs(n)) for n in h.members if h.kind(n) == "gpu")
     version = 2 if amd else 1      # RCCL's reader wants 2, NCCL's 1
-    em.lines.append(f'<system version="{version}" name="{_safe(topo.doc.get("name") or host_id)}">')
+    em.lines.append(f'<system version="{version}" name="{_safe(topo.name or host_id)}">')
     for k, socket in enumerate(sockets):
         attrs = h.attrs(socket)
         vendor, family, model = _cpu_ids(h, socket)
