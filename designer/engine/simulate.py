@@ -493,14 +493,17 @@ def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.nd
 
     aggregation = _aggregation(prep, demand)
 
+    fills = []   # the stopped fills' checked inputs, made at the first (the relief asks ~7 times)
+
     def resolve(capacity, at_least=None):
         if at_least is None:
             alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight,
                                   aggregate=aggregation)
             return _flow_completions(routes, flows, alloc.flow_level), True
-        level, stopped = solver.maxmin_levels_until(capacity, routes.flow_ptr, routes.flow_res, demand,
-                                                    _stop_levels(flows, at_least)[routes.owner],
-                                                    weights=routes.weight, aggregate=aggregation or None)
+        if not fills:
+            fills.append(solver.StoppedFills(routes.flow_ptr, routes.flow_res, demand, len(capacity),
+                                             weights=routes.weight, aggregate=aggregation or None))
+        level, stopped = fills[0].levels(capacity, _stop_levels(flows, at_least)[routes.owner])
         if stopped:   # not reached yet: it freezes at or above every known level (counts 0 here)
             level[np.isnan(level)] = np.inf
         return _flow_completions(routes, flows, level), not stopped

@@ -46,12 +46,13 @@ import numpy as np
 
 # The solver proper lives in ``maxmin``; the fluid timeline (``timeline``) builds on it. This
 # module is the public face of both, so each imports ``maxmin`` and neither imports the other.
-from designer.engine.maxmin import (_SNAP_RTOL, Allocation, assert_valid_allocation, maxmin,  # noqa: F401
-                                    maxmin_levels_until, maxmin_reference, prepare_inputs, prepare_weights)
+from designer.engine.maxmin import (_SNAP_RTOL, Allocation, StoppedFills, assert_valid_allocation,  # noqa: F401
+                                    maxmin, maxmin_levels_until, maxmin_reference, prepare_inputs,
+                                    prepare_weights)
 from designer.engine.timeline import TimelineResult, timeline
 
 __all__ = [
-    "Allocation", "maxmin", "maxmin_levels_until", "maxmin_reference", "assert_valid_allocation", "prepare_weights",
+    "Allocation", "maxmin", "maxmin_levels_until", "StoppedFills", "maxmin_reference", "assert_valid_allocation", "prepare_weights",
     "timeline", "TimelineResult", "warm_up",
 ]
 

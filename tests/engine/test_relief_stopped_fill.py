@@ -174,3 +174,29 @@ def test_the_slowest_time_from_a_stopped_fill_is_the_full_solves(seed, sizes):
     with np.errstate(divide="ignore"):
         full = float(np.where(size > 0, size * 8.0 / (pace * 1e9), 0.0).max())
     assert select._slowest_time(cap, routes, flows, demand) == full
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_stopped_fills_reused_under_many_capacities_equal_one_call_each(seed):
+    """``StoppedFills`` checks the paths once and answers every capacity as its own call does,
+    aggregated or not; a bad capacity is refused with its position."""
+    from designer.engine.errors import InvalidWorkload
+    from designer.engine.maxmin import StoppedFills
+
+    cap, ptr, res, dem, w = _instance(seed)
+    rng = np.random.default_rng(seed)
+    agg = aggregate_identical(ptr, res, dem, w)
+    for aggregate in (None, agg):
+        fills = StoppedFills(ptr, res, dem, len(cap), weights=w, aggregate=aggregate)
+        for _ in range(3):
+            scaled = cap * rng.choice([0.5, 1.0, 2.0], len(cap))
+            stop = rng.choice([-np.inf, 0.5, 2.0, np.inf], len(ptr) - 1)
+            got, stopped = fills.levels(scaled, stop)
+            full = maxmin(scaled, ptr, res, dem, weights=w, aggregate=aggregate).flow_level
+            known = ~np.isnan(got)
+            np.testing.assert_array_equal(got[known], full[known])   # bit for bit, call after call
+            assert stopped or known.all()
+        with pytest.raises(InvalidWorkload, match="invalid solver input"):
+            fills.levels(np.full(len(cap), -1.0), np.zeros(len(ptr) - 1))
+        with pytest.raises(InvalidWorkload):
+            fills.levels(np.ones(len(cap) + 1), np.zeros(len(ptr) - 1))
