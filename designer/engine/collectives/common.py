@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from designer.engine.catalog import nvls_efficiency, nvswitch_generation
 from designer.engine.collectives.mesh import mesh_ring_orders
 from designer.engine.pathclass import DOMAIN_KIND, node_domains
-from designer.engine.topology import Topology, kind_nodes, value_codes
+from designer.engine.topology import Topology, first_appearance_codes, kind_nodes, value_codes
 
 __all__ = [
     "EMPTY",
@@ -88,15 +89,46 @@ _HOST_BLOCKS_KEPT = 4
 
 
 def _group_by_host(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
-    blocks: dict[str, list[int]] = {}
-    for n in np.asarray(nodes).tolist():
-        blocks.setdefault(block_key(topo, n) or f"\0{n}", []).append(n)
+    """The blocks of :func:`host_blocks`: nodes by :func:`block_key` in order of first
+    appearance, each sorted by :func:`_local_key`."""
+    order = np.asarray(nodes).tolist()
+    ids, domain = node_domains(topo)
+    if ids:
+        keys = [block_key(topo, n) or f"\0{n}" for n in order]
+    else:   # no NVLink domain: the host (16,384 GPUs: one pass, no call per GPU)
+        host = topo.node_host
+        keys = [host[n] or f"\0{n}" for n in order]
+    blocks = _sorted_blocks(topo, order, keys)
+    if blocks is not None:
+        return blocks
+    grouped: dict[str, list[int]] = {}
+    for n, key in zip(order, keys):
+        grouped.setdefault(key, []).append(n)
+    return [np.array(sorted(b, key=partial(_local_key, topo)), dtype=np.int64) for b in grouped.values()]
 
-    def local_key(n):
-        index = topo.node_attrs[n].get("domain_index", topo.node_attrs[n].get("index"))
-        return (0, index, n) if isinstance(index, int) else (1, 0, n)
 
-    return [np.array(sorted(b, key=local_key), dtype=np.int64) for b in blocks.values()]
+def _local_key(topo: Topology, n: int) -> tuple:
+    """A node's place in its block: by ``attrs.domain_index`` (else ``index``) when an int, then
+    by node index; nodes without one after those with one."""
+    index = topo.node_attrs[n].get("domain_index", topo.node_attrs[n].get("index"))
+    return (0, index, n) if isinstance(index, int) else (1, 0, n)
+
+
+def _sorted_blocks(topo: Topology, order: list[int], keys: list) -> list[np.ndarray] | None:
+    """The blocks sorted by :func:`_local_key` in one ``lexsort`` (block, then the key's three
+    parts), or None when an index does not fit an int64 (then sorted block by block)."""
+    attrs = list(map(topo.node_attrs.__getitem__, order))
+    index = [a.get("domain_index", a.get("index")) for a in attrs]
+    has = [isinstance(i, int) for i in index]
+    try:
+        value = np.array([i if h else 0 for i, h in zip(index, has)], dtype=np.int64)
+    except OverflowError:
+        return None
+    _, block = first_appearance_codes(keys)
+    nodes = np.array(order, dtype=np.int64)
+    ranked = np.lexsort((nodes, value, ~np.array(has, dtype=bool), block))
+    bounds = np.flatnonzero(np.diff(block[ranked])) + 1
+    return np.split(nodes[ranked], bounds) if len(nodes) else []
 
 
 def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None = None,
