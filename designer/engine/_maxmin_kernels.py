@@ -547,6 +547,23 @@ def _table_find(data, start, end, key_bytes, key_ptr, table):
 
 
 @_jit
+def _find_until(data, start, stop, key_bytes, key_ptr, table):
+    """(the key index of ``data[start:end]``, or -1; ``end``): the bytes from ``start`` up to the
+    first byte ``stop`` (or the end of ``data``), hashed on the way and looked up in ``table``."""
+    n, end, h = len(data), start, _FNV_OFFSET
+    while end < n and data[end] != stop:
+        h = ((h ^ data[end]) * _FNV_PRIME) & _MASK32
+        end += 1
+    mask = len(table) - 1
+    slot = h & mask
+    k = table[slot]
+    while k >= 0 and not _same_bytes(data, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
+        slot = (slot + 1) & mask
+        k = table[slot]
+    return k, end
+
+
+@_jit
 def id_table_build(key_bytes, key_ptr, table):
     """Fill ``table`` (a power-of-two length above the number of keys, all -1) with the index of
     each key ``key_bytes[key_ptr[k]:key_ptr[k + 1]]`` at its FNV-1a slot (linear probing).
@@ -604,22 +621,13 @@ def _scan_path(piece, i, key_bytes, key_ptr, table, limit, out, at):
     i = _skip_ws(piece, i + 1)
     if i < n and piece[i] == 93:  # ']': an empty path
         return SCAN_OK, i + 1, 0
-    mask = len(table) - 1
     count = 0
     while True:
         if i >= n or piece[i] != 34:  # '"'
             return SCAN_NOT_STRINGS, i, count
-        start, end, h = i + 1, i + 1, _FNV_OFFSET
-        while end < n and piece[end] != 34:  # to the closing quote, hashing on the way
-            h = ((h ^ piece[end]) * _FNV_PRIME) & _MASK32
-            end += 1
+        k, end = _find_until(piece, i + 1, 34, key_bytes, key_ptr, table)   # to the closing quote
         if end >= n:
             return SCAN_TRUNCATED, i, count
-        slot = h & mask
-        k = table[slot]
-        while k >= 0 and not _same_bytes(piece, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
-            slot = (slot + 1) & mask
-            k = table[slot]
         if k < 0:
             return SCAN_UNKNOWN_ID, i, count
         if count >= limit or at + count >= len(out):
@@ -712,21 +720,10 @@ def find_joined(joined, key_bytes, key_ptr, table, out):
     n, count = len(joined), len(out)
     if count == 0:
         return 0 if n == 0 else -1
-    mask = len(table) - 1
     start, found = 0, 0
     while True:
-        end, h = start, _FNV_OFFSET
-        while end < n and joined[end] != 0:
-            h = ((h ^ joined[end]) * _FNV_PRIME) & _MASK32
-            end += 1
-        if found >= count:
-            return -1
-        slot = h & mask
-        k = table[slot]
-        while k >= 0 and not _same_bytes(joined, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
-            slot = (slot + 1) & mask
-            k = table[slot]
-        if k < 0:
+        k, end = _find_until(joined, start, 0, key_bytes, key_ptr, table)
+        if found >= count or k < 0:
             return -1
         out[found] = k
         found += 1

@@ -17,6 +17,7 @@ from designer.engine import _maxmin_kernels as jit
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands import solve
 from designer.engine.errors import InvalidWorkload
+from tests.engine.test_cli_solve_fast_path import _assert_same_parse
 
 AOT = loader.load_aot()
 needs_aot = pytest.mark.skipif(AOT is None,
@@ -132,13 +133,7 @@ def _read(text: bytes, monkeypatch, kernels, chunk_bytes: int):
         return type(exc), str(exc), [(p.path, p.message) for p in exc.problems]
 
 
-def _assert_same(a, b):
-    assert type(a) is type(b) and len(a) == len(b)
-    for x, y in zip(a, b):
-        if isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and np.array_equal(x, y)
-        else:
-            assert x == y
+_assert_same = _assert_same_parse   # arrays by dtype and value, the rest by ==
 
 
 def _counting_scans(monkeypatch):
