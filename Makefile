@@ -11,7 +11,7 @@ setup: $(VENV)/.installed $(VENV)/.kernels node_modules/.package-lock.json
 	@# PYTHONDONTWRITEBYTECODE set (this sandbox sets it) would otherwise compile every engine
 	@# module from source each time, ~0.1 s of every CLI command (docs/PERFORMANCE.md). Incremental;
 	@# a source edited later is recompiled in memory as usual.
-	@$(PY) -m compileall -q designer api >/dev/null
+	@$(PY) -m compileall -q designer api
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

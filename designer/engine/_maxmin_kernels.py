@@ -513,6 +513,10 @@ SCAN_UNKNOWN_ID = 4      # a link id the table does not hold
 SCAN_COUNTS = 5          # a flow count or a path length that is not orjson's
 SCAN_TRUNCATED = 6       # the bytes end inside a value
 _FNV_OFFSET, _FNV_PRIME, _MASK32 = 2166136261, 16777619, 0xFFFFFFFF  # FNV-1a, 32 bits (no overflow)
+# How far past its hash slot a key may sit. FNV-1a is not keyed: ids chosen to collide (an
+# untrusted document) would make every probe walk all of them, quadratic in the ids; a table
+# whose keys do not all fit this close is refused and the caller's dict (keyed SipHash) answers.
+MAX_PROBES = 64
 
 
 @_jit
@@ -534,19 +538,6 @@ def _same_bytes(data, start, end, key_bytes, key_start, key_end):
 
 
 @_jit
-def _table_find(data, start, end, key_bytes, key_ptr, table):
-    """The index of the key ``data[start:end]`` in ``table``, or -1."""
-    mask = len(table) - 1
-    slot = _fnv1a(data, start, end) & mask
-    while table[slot] >= 0:
-        k = table[slot]
-        if _same_bytes(data, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
-            return k
-        slot = (slot + 1) & mask
-    return -1
-
-
-@_jit
 def _find_until(data, start, stop, key_bytes, key_ptr, table):
     """(the key index of ``data[start:end]``, or -1; ``end``): the bytes from ``start`` up to the
     first byte ``stop`` (or the end of ``data``), hashed on the way and looked up in ``table``."""
@@ -556,19 +547,21 @@ def _find_until(data, start, stop, key_bytes, key_ptr, table):
         end += 1
     mask = len(table) - 1
     slot = h & mask
-    k = table[slot]
-    while k >= 0 and not _same_bytes(data, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
-        slot = (slot + 1) & mask
+    for _ in range(MAX_PROBES + 1):   # every key sits at most MAX_PROBES past its slot
         k = table[slot]
-    return k, end
+        if k < 0 or _same_bytes(data, start, end, key_bytes, key_ptr[k], key_ptr[k + 1]):
+            return k, end
+        slot = (slot + 1) & mask
+    return -1, end
 
 
 @_jit
 def id_table_build(key_bytes, key_ptr, table):
     """Fill ``table`` (a power-of-two length above the number of keys, all -1) with the index of
-    each key ``key_bytes[key_ptr[k]:key_ptr[k + 1]]`` at its FNV-1a slot (linear probing).
-    Returns the number of keys, or -1 if the table cannot hold them, ``key_ptr`` does not cut
-    ``key_bytes`` (no bounds checks in compiled code) or a key is there twice."""
+    each key ``key_bytes[key_ptr[k]:key_ptr[k + 1]]`` at its FNV-1a slot (linear probing, each
+    key at most :data:`MAX_PROBES` slots past its own). Returns the number of keys, or -1 if the
+    table cannot hold them, ``key_ptr`` does not cut ``key_bytes`` (no bounds checks in compiled
+    code), a key is there twice, or keys crowd one place (the caller then uses its dict)."""
     n = len(key_ptr) - 1
     mask = len(table) - 1
     if n < 0 or len(table) <= n or len(table) & mask or key_ptr[0] != 0 or key_ptr[n] != len(key_bytes):
@@ -577,10 +570,16 @@ def id_table_build(key_bytes, key_ptr, table):
         if key_ptr[k + 1] < key_ptr[k]:
             return -1
     for k in range(n):
-        if _table_find(key_bytes, key_ptr[k], key_ptr[k + 1], key_bytes, key_ptr, table) >= 0:
-            return -1
-        slot = _fnv1a(key_bytes, key_ptr[k], key_ptr[k + 1]) & mask
+        start, end = key_ptr[k], key_ptr[k + 1]
+        slot = _fnv1a(key_bytes, start, end) & mask
+        probes = 0
         while table[slot] >= 0:
+            other = table[slot]
+            if _same_bytes(key_bytes, start, end, key_bytes, key_ptr[other], key_ptr[other + 1]):
+                return -1   # a duplicate
+            probes += 1
+            if probes > MAX_PROBES:
+                return -1   # crowded (ids chosen to collide?): no table, the caller's dict answers
             slot = (slot + 1) & mask
         table[slot] = k
     return n

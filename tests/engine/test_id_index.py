@@ -74,3 +74,38 @@ def test_link_ends_are_the_same_with_and_without_the_compiled_lookup(monkeypatch
     links[3] = {**links[3], "b": "no-such-node"}
     monkeypatch.undo()
     assert document_accept.link_columns(links, cols["index"], ids) is None   # refused, as by the dict
+
+
+def _fnv1a(text: str) -> int:
+    h = 2166136261
+    for byte in text.encode():
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def _colliding(count: int, bits: int = 8) -> list[str]:
+    """``count`` ids whose FNV-1a hashes agree in their low ``bits``: one slot of a small table."""
+    out, k = [], 0
+    while len(out) < count:
+        text = f"x{k}"
+        if _fnv1a(text) & ((1 << bits) - 1) == 0:
+            out.append(text)
+        k += 1
+    return out
+
+
+@needs_aot
+def test_ids_chosen_to_collide_are_left_to_the_dict():
+    """The table is not keyed: an untrusted document could crowd one slot and make every probe
+    walk all of its ids (quadratic). A table whose keys do not fit within MAX_PROBES of their
+    slot is refused (the dict answers); one that fits answers exactly, present or absent."""
+    from designer.engine._maxmin_kernels import MAX_PROBES
+
+    crowded = _colliding(MAX_PROBES + 2)            # 66 ids -> a 256-slot table, one slot
+    assert len(crowded) * 2 < 256 <= 1 << (2 * len(crowded)).bit_length()
+    assert IdIndex.of(crowded) is None
+    fits = _colliding(MAX_PROBES // 2)
+    index = IdIndex.of(fits)
+    assert index is not None
+    assert index.positions(fits[::-1]).tolist() == list(range(len(fits)))[::-1]
+    assert index.positions([fits[0], _colliding(MAX_PROBES // 2 + 1)[-1]]) is None   # absent, same slot

@@ -189,3 +189,12 @@ def test_grouped_first_level_adds_in_the_laid_out_order_on_synthetic_routes():
         assert select._grouped_first_level(capacity, router.Grouped(routes, rep), flows) == expected, seed
         differs += _summed_per_route(capacity, routes, rep) != expected
     assert differs   # some cases where only the laid-out order gives the kernel's bits
+
+
+def test_a_negative_capacity_is_left_to_the_laid_out_routes():
+    """Capacities are >= 0 wherever they come from today; a negative one (a caller's own
+    ``capacity_gbps``) must not make the grouped level skip the minimum."""
+    capacity, routes, rep, laid_out, flows = _synthetic(0)
+    capacity = capacity.copy()
+    capacity[int(routes.flow_res[0])] = -1.0
+    assert select._grouped_first_level(capacity, router.Grouped(routes, rep), flows) is None

@@ -243,8 +243,8 @@ def _grouped_first_level(capacity, grouped, flows) -> float | None:
         return float("inf")
     with np.errstate(divide="ignore", invalid="ignore"):
         share = capacity[crossed] / wsum[crossed]
-    if np.isnan(share).any():
-        return None   # capacity 0 over weight 0: left to the laid-out routes
+    if np.isnan(share).any() or share.min() < 0:
+        return None   # capacity 0 over weight 0, or a negative capacity: left to the laid-out routes
     # Each sum of n terms is within n·2^-53 (relative) of the exact one, either way of adding.
     slack = 16.0 * (float(terms.max()) + 2.0) * 2.0 ** -53
     if slack > 1e-6:
