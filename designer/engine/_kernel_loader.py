@@ -138,9 +138,15 @@ def kernels():
     """The kernel namespace (``maxmin_solve``, ``tl_start``, ``tl_run``): AOT when usable, else
     the numba JIT module. ``FABRICSCOPE_KERNELS=jit`` forces the JIT (to compare, or to debug)."""
     if not _loaded:
-        module = None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
+        module = _wanted_aot()
         _loaded.append(_Kernels(module) if module is not None else _jit_module())
     return _loaded[0]
+
+
+def _wanted_aot():
+    """The AOT module unless ``FABRICSCOPE_KERNELS=jit`` asks for the JIT (None then, or when
+    it is not usable)."""
+    return None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
 
 
 def aot_kernels():
@@ -148,7 +154,7 @@ def aot_kernels():
     numba. For a kernel that only pays off compiled ahead of time: the ``solve`` reader's path
     scanner saves ~0.1 s, importing numba for its JIT would cost ~0.5 s."""
     if not _loaded:
-        module = None if os.environ.get("FABRICSCOPE_KERNELS") == "jit" else load_aot()
+        module = _wanted_aot()
         if module is None:
             return None  # not cached: kernels() may still choose (and import) the JIT
         _loaded.append(_Kernels(module))

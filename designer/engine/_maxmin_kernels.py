@@ -499,11 +499,12 @@ def tl_run(max_steps, ptr, res, col_ptr, col, dem, w, rates, lev, bneck, frozen,
     return steps
 
 
-# --------------------------------------------------------------------------- solve input: path ids
-# The ``solve`` command's reader (commands/solve.py, issue #20) maps each flow's link ids to link
-# indices here instead of through a Python dict: an open-addressing table over the ids' UTF-8 bytes,
-# and a scan of the raw JSON bytes of a chunk of flows. Its caller vouches for the bytes (orjson
-# parsed them, no backslash) and checks every count the scan reports against orjson's.
+# --------------------------------------------------------------------------- id lookups
+# ``designer/engine/id_index.py`` (issue #20) maps ids to positions here instead of through a
+# Python dict: an open-addressing table over the ids' UTF-8 bytes, looked up from NUL-joined
+# strings (a topology's link ends) or from a scan of the raw JSON bytes of a chunk of ``solve``
+# flows (whose caller vouches for the bytes: orjson parsed them, no backslash; and checks every
+# count the scan reports against orjson's).
 
 SCAN_OK = 0
 SCAN_NOT_AN_OBJECT = 1   # an item of the chunk is not an object

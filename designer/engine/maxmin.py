@@ -77,6 +77,12 @@ def _as_1d(name: str, values, dtype) -> np.ndarray:
     return arr
 
 
+def _capacity(capacity_gbps) -> tuple[np.ndarray, list[Problem]]:
+    """Capacities as a contiguous float64 array, and a located problem per one that is not >= 0."""
+    cap = _as_1d("capacity_gbps", capacity_gbps, np.float64)
+    return cap, _problems_at("capacity_gbps", ~(cap >= 0), cap, "capacity must be a number >= 0")
+
+
 def prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps=None):
     """Validate and convert solver inputs to contiguous float64/int64 arrays.
 
@@ -90,10 +96,9 @@ def prepare_inputs(capacity_gbps, flow_ptr, flow_res, demand_gbps=None):
     InvalidWorkload
         With one located :class:`Problem` per bad entry (``capacity_gbps[3]``, ``flow_res[17]``…).
     """
-    cap = _as_1d("capacity_gbps", capacity_gbps, np.float64)
+    cap, problems = _capacity(capacity_gbps)
     ptr = _as_1d("flow_ptr", flow_ptr, np.int64)
     res = _as_1d("flow_res", flow_res, np.int64)
-    problems = _problems_at("capacity_gbps", ~(cap >= 0), cap, "capacity must be a number >= 0")
     if len(ptr) == 0 or ptr[0] != 0 or ptr[-1] != len(res) or np.any(np.diff(ptr) < 0):
         problems.append(Problem("flow_ptr", "must start at 0, never decrease and end at len(flow_res)"))
     # Two reductions first: the per-entry masks (8M entries at 1,024 GPUs) only when one is off.
@@ -268,11 +273,9 @@ class StoppedFills:
 
     def levels(self, capacity_gbps, stop_level) -> tuple[np.ndarray, bool]:
         """``(levels, stopped)`` of :func:`maxmin_levels_until` under these capacities and stops."""
-        cap = _as_1d("capacity_gbps", capacity_gbps, np.float64)
+        cap, problems = _capacity(capacity_gbps)
         if len(cap) != self.n_resources:
-            raise InvalidWorkload("invalid solver input", [
-                Problem("capacity_gbps", f"length {len(cap)} != number of resources {self.n_resources}")])
-        problems = _problems_at("capacity_gbps", ~(cap >= 0), cap, "capacity must be a number >= 0")
+            problems.append(Problem("capacity_gbps", f"length {len(cap)} != number of resources {self.n_resources}"))
         if problems:
             raise InvalidWorkload("invalid solver input", problems)
         thr = _as_1d("stop_level", stop_level, np.float64)

@@ -1,4 +1,4 @@
-"""The compiled path scanner of the ``solve`` reader (``_PathScanner``, kernels ``id_table_build``
+"""The compiled path scanner of the ``solve`` reader (``IdIndex.path_positions``, kernels ``id_table_build``
 and ``scan_paths``): on any document it gives exactly the arrays of the dict path, or declines and
 leaves the chunk to it; it runs only with the AOT module. The kernel logic is checked with numba's
 JIT of the same source and with the AOT module when it is built."""
@@ -17,6 +17,7 @@ from designer.engine import _maxmin_kernels as jit
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands import solve
 from designer.engine.errors import InvalidWorkload
+from designer.engine.id_index import IdIndex
 from tests.engine.test_cli_solve_fast_path import _assert_same_parse
 
 AOT = loader.load_aot()
@@ -139,14 +140,14 @@ _assert_same = _assert_same_parse   # arrays by dtype and value, the rest by ==
 def _counting_scans(monkeypatch):
     """Record each scan's answer: True where the scanner vouched for a chunk."""
     answers = []
-    scan = solve._PathScanner.indices
+    scan = IdIndex.path_positions
 
     def recording(self, piece, lens):
         out = scan(self, piece, lens)
         answers.append(out is not None)
         return out
 
-    monkeypatch.setattr(solve._PathScanner, "indices", recording)
+    monkeypatch.setattr(IdIndex, "path_positions", recording)
     return answers
 
 
@@ -288,7 +289,7 @@ def test_without_aot_the_dict_path_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "_loaded", [])
     monkeypatch.setenv("FABRICSCOPE_KERNELS", "jit")
     assert loader.aot_kernels() is None and loader._loaded == []
-    monkeypatch.setattr(solve._PathScanner, "indices", lambda *a: pytest.fail("scanned without AOT"))
+    monkeypatch.setattr(IdIndex, "path_positions", lambda *a: pytest.fail("scanned without AOT"))
     _assert_same(solve.read_problem(str(problem)), expected)
     monkeypatch.setattr(loader, "_loaded", [jit])  # the JIT chosen already: still no scanner
     assert loader.aot_kernels() is None

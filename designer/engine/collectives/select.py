@@ -250,19 +250,19 @@ def _grouped_first_level(capacity, grouped, flows) -> float | None:
     if slack > 1e-6:
         return None
     near = crossed[share <= share.min() * (1.0 + slack)]
-    return _first_level_of(capacity, routes, rep, near)
+    return _first_level_of(capacity, routes, rep, takers, near)
 
 
-def _first_level_of(capacity, routes, rep, near) -> float:
+def _first_level_of(capacity, routes, rep, takers, near) -> float:
     """The smallest ``capacity / Σ weights`` over the resources ``near``, each sum taken over the
-    laid-out routes' entries in their order: flow by flow (``rep``), a route's entries in order."""
+    laid-out routes' entries in their order: flow by flow (``rep``; ``takers``: the flows taking
+    each distinct route), a route's entries in order."""
     hot = np.zeros(len(capacity), dtype=bool)
     hot[near] = True
     entries = np.flatnonzero(hot[routes.flow_res])   # distinct routes' entries on those resources
     path = np.searchsorted(routes.flow_ptr, entries, side="right") - 1
     flow_of = routes.owner[path]
     by_route = np.argsort(rep, kind="stable")   # the flows taking each route, in flow order
-    takers = np.bincount(rep, minlength=len(routes.count))
     start = np.zeros(len(takers) + 1, dtype=np.int64)
     np.cumsum(takers, out=start[1:])
     count = takers[flow_of]

@@ -167,7 +167,8 @@ def _sizes_if_any(values: list) -> np.ndarray:
 def _paths_flat(paths: list, index: dict, scan=None):
     """(path lengths, link indices of all paths end to end), or None if a path is not a list of
     known link ids. ``scan(lens)``: the indices read from the chunk's raw bytes
-    (:meth:`_PathScanner.indices`), or None; then (or without ``scan``) the dict maps them."""
+    (:meth:`~designer.engine.id_index.IdIndex.path_positions`), or None; then (or without
+    ``scan``) the dict maps them."""
     try:  # list.__len__ also checks that every path is a list (TypeError otherwise)
         lens = np.fromiter(map(list.__len__, paths), dtype=np.int64, count=len(paths))
     except TypeError:
@@ -183,39 +184,6 @@ def _indices_by_dict(paths: list, index: dict, count: int):
         return np.fromiter(map(index.__getitem__, chain.from_iterable(paths)), dtype=np.int64, count=count)
     except (KeyError, TypeError):  # unknown id, or an unhashable value in a path
         return None
-
-
-class _PathScanner:
-    """Link ids -> indices without a dict lookup per hop: the AOT kernel ``scan_paths`` reads each
-    flow's "links" array from the raw bytes of its chunk (what :func:`array_chunks` cut and orjson
-    parsed) and looks the ids' UTF-8 bytes up in a hash table of the link ids.
-
-    Why: on the 200k-flow instance of issue #20 the 1.0M dict lookups of freshly parsed strings
-    cost ~0.15-0.2 s of the ~0.75 s process; the scan of the 19 MB costs ~0.05-0.07 s (the
-    whole process: ~0.1 s less CPU). Exact, or not used: the
-    kernel answers 0 only when it found one flow object per item of orjson's list, each with one
-    key "links" whose value is an array of known ids only, as many as orjson's list holds (see
-    ``scan_paths``); any other answer (an unknown id too) leaves the chunk to the dict path, which
-    refuses or accepts it as before. Only with the AOT module: importing numba for the JIT would
-    cost more than the scan saves.
-    """
-
-    def __init__(self, ids: IdIndex):
-        self._ids = ids
-
-    @classmethod
-    def of(cls, link_ids: list):
-        """A scanner for these (unique, non-empty) link ids, or None without the AOT kernels."""
-        ids = IdIndex.of(link_ids)
-        return None if ids is None else cls(ids)
-
-    def indices(self, piece: memoryview, lens: np.ndarray):
-        """The link indices of the paths of the flows parsed from ``piece`` (``lens``: orjson's path
-        lengths), or None when the scan cannot vouch for them."""
-        out, ids = np.empty(int(lens.sum()), dtype=np.int64), self._ids
-        status = ids.kernels.scan_paths(np.frombuffer(piece, dtype=np.uint8), ids.key_bytes, ids.key_ptr,
-                                        ids.table, lens, out)
-        return out if status == 0 else None  # 0: SCAN_OK
 
 
 def _flow_columns(flows: list, index: dict, timeline: bool, scan=None):
@@ -242,7 +210,8 @@ def _parse_bulk(doc: dict, timeline: bool):
 def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
     """:func:`_parse_bulk` of ``links`` and of the flows given as consecutive lists (the whole
     list, or :func:`array_chunks`' chunks, each freed once its columns are taken); ``pieces``:
-    the chunks' raw bytes (``Chunks.pieces``), for the :class:`_PathScanner`."""
+    the chunks' raw bytes (``Chunks.pieces``), scanned by the link ids' :class:`IdIndex`
+    (:meth:`~designer.engine.id_index.IdIndex.path_positions`) instead of a dict lookup per hop."""
     if type(links) is not list:
         return None
     try:
@@ -255,8 +224,8 @@ def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
     # instance compare against them ~10% faster than against ids scattered among the link objects
     # (the dict path: without the AOT kernels, or for a chunk the scanner declines).
     index = {(lid + "\0")[:-1]: k for k, lid in enumerate(link_ids)}
-    scanner = _PathScanner.of(link_ids) if pieces else None
-    scans = (partial(scanner.indices, piece) for piece in pieces) if scanner is not None else ()
+    scanner = IdIndex.of(link_ids) if pieces else None
+    scans = (partial(scanner.path_positions, piece) for piece in pieces) if scanner is not None else ()
     parts, seen = [], set()
     for flows, scan in zip(flow_chunks, chain(scans, repeat(None))):
         part = _flow_columns(flows, index, timeline, scan) if type(flows) is list else None

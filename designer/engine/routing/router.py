@@ -10,6 +10,7 @@ paths: every combination of the intra-host alternatives (striped), and of the fa
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -74,16 +75,9 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     LimitExceeded
         More than :data:`MAX_PATH_ENTRIES` (path, resource) entries.
     """
-    name, policy = _options(nic_policy, multipath)
-    ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
-    recent, key = _memo(ctx, flows, nic_policy, name, multipath, int(seed))
-    routes = recent.get(key) if key is not None else None
-    if isinstance(routes, Routes):
-        return routes
-    routes = _laid_out(routes if routes is not None else _route_grouped(ctx, flows, policy, multipath, int(seed), name),
-                       flows)
-    if key is not None:
-        _remember(recent, key, routes)
+    grouped, remember = _recalled(topo, flows, nic_policy, multipath, seed, failed, context)
+    routes = _laid_out(grouped, flows)
+    remember(routes)
     return routes
 
 
@@ -103,16 +97,27 @@ def route_grouped(topo: Topology, flows, *, nic_policy="affinity", multipath: st
         ``routes`` of the distinct flows and ``rep`` (per flow, the position of its route among
         them; None when every flow is its own: ``routes`` is then :func:`route`'s).
     """
+    grouped, remember = _recalled(topo, flows, nic_policy, multipath, seed, failed)
+    remember(grouped.routes if grouped.rep is None else grouped)
+    return grouped
+
+
+def _recalled(topo: Topology, flows, nic_policy, multipath: str, seed: int, failed, context=None):
+    """(these flows' :class:`Grouped` routes — from the memo, or routed now —, and a function
+    that keeps what the caller made of them in the memo). Laid-out routes found in the memo
+    are returned as they are and stay where they are."""
     name, policy = _options(nic_policy, multipath)
-    ctx = cached_context(topo, FailureSet.coerce(failed))
+    ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
     recent, key = _memo(ctx, flows, nic_policy, name, multipath, int(seed))
     known = recent.get(key) if key is not None else None
     if isinstance(known, Routes):
-        return Grouped(known, None)
+        return Grouped(known, None), _keep_nothing
     grouped = known if known is not None else _route_grouped(ctx, flows, policy, multipath, int(seed), name)
-    if key is not None:
-        _remember(recent, key, grouped.routes if grouped.rep is None else grouped)
-    return grouped
+    return grouped, (_keep_nothing if key is None else partial(_remember, recent, key))
+
+
+def _keep_nothing(_value) -> None:
+    return None
 
 
 def _options(nic_policy, multipath: str):
