@@ -17,6 +17,11 @@ import sys
 # kernel — 1.2–1.6 s system time against 0.57 s without, user time within 0.15 s (measured,
 # 1,024-GPU all-to-all, NUMPY_MADVISE_HUGEPAGE=1 vs 0). numpy reads it when first imported.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+# One OpenBLAS thread: the engine does no linear algebra, yet importing numpy starts a pool of
+# OpenBLAS threads (one per core) that spin while they start — ~0.05 s CPU of every command on 2
+# cores (measured: `import numpy` 0.12–0.14 s CPU → 0.07 s; a 16,384-GPU ring 2.06–2.13 s user →
+# 1.95–2.05 s). Read by OpenBLAS when numpy loads it; set the variable to override.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _keep_freed_arrays() -> None:
