@@ -43,6 +43,8 @@ ENTRY_POINTS = {
     "id_table_build": "key_bytes key_ptr table!",
     "scan_paths": "piece key_bytes key_ptr table lens out!",
     "find_joined": "joined key_bytes key_ptr table out!",
+    "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
+    "write_object": "keys values value_ptr pick layout layout_ptr text!",
 }
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
@@ -54,7 +56,10 @@ PARAM_TYPES = {
     "mark": "i8[]", "touched": "i8[]", "t_upd": "f8[]", "ckey": "f8[]", "cheap": "i8[]",
     "cpos": "i8[]", "completion": "f8[]", "events": "f8[]", "batch": "i8[]", "unfrozen": "i8[]",
     "prev": "f8[]", "ints": "i8[]", "key_bytes": "u1[]", "key_ptr": "i8[]", "table": "i8[]",
-    "piece": "u1[]", "lens": "i8[]", "out": "i8[]", "joined": "u1[]",
+    "piece": "u1[]", "lens": "i8[]", "out": "i8[]", "joined": "u1[]", "ids": "u1[]", "id_ptr": "i8[]",
+    "dem_nums": "u1[]", "size_nums": "u1[]", "flags": "u1[]", "counts": "i8[]", "keys": "u1[]",
+    "values": "u1[]", "value_ptr": "i8[]", "pick": "i8[]", "layout": "u1[]", "layout_ptr": "i8[]",
+    "text": "u1[]",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 

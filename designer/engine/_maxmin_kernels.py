@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 __all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths",
-           "find_joined"]
+           "find_joined", "scan_flows", "write_object"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -730,3 +730,260 @@ def find_joined(joined, key_bytes, key_ptr, table, out):
         if end >= n:
             return found if found == count else -1
         start = end + 1
+
+
+# --------------------------------------------------------------------------- solve flows, one pass
+# ``scan_flows`` reads the whole "flows" array of a ``solve`` document in place of orjson and
+# ``scan_paths`` (issue #20): the caller (``designer/engine/commands/solve.py``) found the array by
+# ``array_region`` (no backslash anywhere, the frame valid JSON) and converts the number tokens
+# and the ids; anything outside the subset below is declined and the caller reads the document
+# as before (orjson, then its own checks and located errors).
+
+FLOWS_OK = 0
+FLOWS_OUTSIDE = 7    # bytes outside the accepted subset of JSON (or not JSON at all)
+FLOWS_FULL = 8       # an output buffer is too small
+FLOWS_NO_CAP = 9     # a flow with no link and no demand: the located path reports it
+FLOW_ID, FLOW_LINKS, FLOW_DEMAND, FLOW_BYTES = 1, 2, 4, 8   # keys; in ``flags``: a number given
+
+
+@_jit
+def _plain_string_end(piece, i):
+    """The index of the quote closing the string opened at ``piece[i]``, or -1 when the bytes
+    end first or the string holds a control byte (invalid JSON) or a backslash (an escape)."""
+    n = len(piece)
+    i += 1
+    while i < n:
+        c = piece[i]
+        if c == 34:
+            return i
+        if c < 32 or c == 92:
+            return -1
+        i += 1
+    return -1
+
+
+@_jit
+def _flow_key(piece, start, end):
+    """Which key of a flow ``piece[start:end]`` is (FLOW_*), or 0 for any other."""
+    size, p = end - start, start
+    if size == 2 and piece[p] == 105 and piece[p + 1] == 100:  # id
+        return FLOW_ID
+    if _is_links(piece, start, end):
+        return FLOW_LINKS
+    if (size == 5 and piece[p] == 98 and piece[p + 1] == 121 and piece[p + 2] == 116
+            and piece[p + 3] == 101 and piece[p + 4] == 115):  # bytes
+        return FLOW_BYTES
+    if (size == 11 and piece[p] == 100 and piece[p + 1] == 101 and piece[p + 2] == 109
+            and piece[p + 3] == 97 and piece[p + 4] == 110 and piece[p + 5] == 100
+            and piece[p + 6] == 95 and piece[p + 7] == 103 and piece[p + 8] == 98
+            and piece[p + 9] == 112 and piece[p + 10] == 115):  # demand_gbps
+        return FLOW_DEMAND
+    return 0
+
+
+@_jit
+def _is_number_byte(c):
+    # 0-9 + - . e E: every byte a JSON number can hold (orjson checks the grammar afterwards)
+    return (48 <= c <= 57) or c == 43 or c == 45 or c == 46 or c == 101 or c == 69
+
+
+@_jit
+def _number_or_null(piece, i, nums, at):
+    """Read the value at ``piece[i]``: ``null`` (returns (index after, at, False)) or a number
+    token, copied to ``nums[at:]`` followed by a comma (returns (index after, new at, True)).
+    The index is -1 for anything else, -2 when ``nums`` is full."""
+    n = len(piece)
+    if (i + 4 <= n and piece[i] == 110 and piece[i + 1] == 117 and piece[i + 2] == 108
+            and piece[i + 3] == 108):  # null
+        return i + 4, at, False
+    j = i
+    while j < n and _is_number_byte(piece[j]):
+        j += 1
+    if j == i:
+        return -1, at, False
+    if at + (j - i) + 1 > len(nums):
+        return -2, at, False
+    for k in range(i, j):
+        nums[at] = piece[k]
+        at += 1
+    nums[at] = 44  # ','
+    return j, at + 1, True
+
+
+@_jit
+def scan_flows(piece, key_bytes, key_ptr, table, lens, out, ids, id_ptr, dem_nums, size_nums, flags, counts):
+    """Read ``piece``, the bytes between the brackets of a ``solve`` document's "flows" array,
+    against this subset of JSON (ws: space, tab, newline, carriage return only)::
+
+        content := ws | ws flow (ws ',' ws flow)* ws
+        flow    := '{' ws member (ws ',' ws member)* ws '}'     each key at most once
+        member  := '"id"' ws ':' ws string                      non-empty; required
+                 | '"links"' ws ':' ws '[' ws (id (ws ',' ws id)*)? ws ']'     required
+                 | ('"demand_gbps"' | '"bytes"') ws ':' ws (number | 'null')
+
+    where a string holds no byte below 0x20 and no backslash, an ``id`` is a string whose bytes
+    are a key of ``table`` (as :func:`id_table_build` filled it) and a number is a non-empty run
+    of the bytes ``0-9 + - . e E`` (the caller has orjson check its grammar). Writes, for flow f:
+    ``lens[f]`` its path length, its link indices to ``out`` (end to end), its id's bytes and a
+    NUL to ``ids`` from ``id_ptr[f]`` (``id_ptr[n_flows]``: the bytes written), FLOW_DEMAND /
+    FLOW_BYTES in ``flags[f]`` where it gives that number (the tokens, each followed by a comma,
+    in ``dem_nums`` / ``size_nums``). ``counts`` gets (flows, hops, demand bytes, size bytes).
+    Returns FLOWS_OK, or the reason it declined (outputs then of no use): FLOWS_OUTSIDE,
+    FLOWS_FULL, FLOWS_NO_CAP, or scan_paths' SCAN_* code for a "links" value."""
+    n = len(piece)
+    if len(flags) < len(lens) or len(id_ptr) <= len(lens) or len(counts) < 4:
+        return FLOWS_FULL   # no bounds checks in compiled code: the writes below stay in these
+    flow, hops, id_at, dem_at, size_at = 0, 0, 0, 0, 0
+    i = _skip_ws(piece, 0)
+    while i < n:
+        if piece[i] != 123:  # '{'
+            return FLOWS_OUTSIDE
+        if flow >= len(lens):
+            return FLOWS_FULL
+        seen, given, path_len = 0, 0, 0
+        i = _skip_ws(piece, i + 1)
+        while True:  # one member
+            if i >= n or piece[i] != 34:
+                return FLOWS_OUTSIDE
+            end = _plain_string_end(piece, i)
+            if end < 0:
+                return FLOWS_OUTSIDE
+            key = _flow_key(piece, i + 1, end)
+            if key == 0 or seen & key:
+                return FLOWS_OUTSIDE  # a key this does not read, or one given twice
+            seen |= key
+            i = _skip_ws(piece, end + 1)
+            if i >= n or piece[i] != 58:  # ':'
+                return FLOWS_OUTSIDE
+            i = _skip_ws(piece, i + 1)
+            if i >= n:
+                return FLOWS_OUTSIDE
+            if key == FLOW_ID:
+                end = _plain_string_end(piece, i) if piece[i] == 34 else -1
+                if end <= i + 1:
+                    return FLOWS_OUTSIDE  # not a string, or the empty id
+                if id_at + (end - i) > len(ids):
+                    return FLOWS_FULL
+                id_ptr[flow] = id_at
+                for k in range(i + 1, end):
+                    ids[id_at] = piece[k]
+                    id_at += 1
+                ids[id_at] = 0
+                id_at += 1
+                i = end + 1
+            elif key == FLOW_LINKS:
+                status, i, path_len = _scan_path(piece, i, key_bytes, key_ptr, table, len(out) - hops,
+                                                 out, hops)
+                if status != SCAN_OK:
+                    return status
+                hops += path_len
+            else:
+                if key == FLOW_DEMAND:
+                    i, dem_at, number = _number_or_null(piece, i, dem_nums, dem_at)
+                else:
+                    i, size_at, number = _number_or_null(piece, i, size_nums, size_at)
+                if i < 0:
+                    return FLOWS_FULL if i == -2 else FLOWS_OUTSIDE
+                if number:
+                    given |= key
+            i = _skip_ws(piece, i)
+            if i < n and piece[i] == 44:  # ','
+                i = _skip_ws(piece, i + 1)
+                continue
+            if i < n and piece[i] == 125:  # '}'
+                break
+            return FLOWS_OUTSIDE
+        if seen & (FLOW_ID | FLOW_LINKS) != FLOW_ID | FLOW_LINKS:
+            return FLOWS_OUTSIDE
+        if path_len == 0 and not given & FLOW_DEMAND:
+            return FLOWS_NO_CAP
+        lens[flow] = path_len
+        flags[flow] = given
+        flow += 1
+        i = _skip_ws(piece, i + 1)
+        if i < n:
+            if piece[i] != 44:  # ','
+                return FLOWS_OUTSIDE
+            i = _skip_ws(piece, i + 1)
+            if i >= n:
+                return FLOWS_OUTSIDE  # a trailing comma
+    id_ptr[flow] = id_at
+    counts[0], counts[1], counts[2], counts[3] = flow, hops, dem_at, size_at
+    return FLOWS_OK
+
+
+# --------------------------------------------------------------------------- solve answer, one pass
+# ``write_object`` writes one object of the ``solve`` answer (issue #20) from orjson's encodings
+# of its keys and of its values (designer/engine/commands/_scenario_io.py, ``ObjectWriter``), in
+# place of cutting them into a Python bytes object per key and per value and joining those.
+
+@_jit
+def _put(text, at, source, start, end):
+    """Copy ``source[start:end]`` to ``text[at:]``; the index after it, or -1 when it does not fit."""
+    if at < 0 or at + (end - start) > len(text):
+        return -1
+    for k in range(start, end):
+        text[at] = source[k]
+        at += 1
+    return at
+
+
+@_jit
+def _cuts(ptr, size):
+    """Do the offsets ``ptr`` (at least one) rise from 0 or more to at most ``size``?"""
+    if len(ptr) == 0 or ptr[0] < 0 or ptr[len(ptr) - 1] > size:
+        return False
+    for k in range(len(ptr) - 1):
+        if ptr[k + 1] < ptr[k]:
+            return False
+    return True
+
+
+@_jit
+def write_object(keys, values, value_ptr, pick, layout, layout_ptr, text):
+    """Write to ``text`` the JSON object whose keys are the encoded strings of ``keys`` (the bytes
+    between the outer ``["`` and ``"]`` of an encoded list of strings, cut at each ``","``,
+    leftmost first: the caller vouches that no ``\\",`` occurs, so each is a separator) and
+    whose values are: with an empty ``pick``, the pieces of ``values`` cut at its commas (an
+    encoded array of numbers between its brackets); else ``values[value_ptr[p]:value_ptr[p + 1]]``
+    for each ``p`` of ``pick`` (-1: the last one). ``layout[layout_ptr[j]:layout_ptr[j + 1]]``,
+    j = 0..3: what opens the object, ends a key (its quote and the colon), separates two members
+    (up to the next key's quote) and closes it. Returns the bytes written, or -1 when ``text`` is
+    too small, a ``pick`` is out of range, the keys and the values are not as many, or an offset
+    array does not cut its bytes (no bounds checks in compiled code)."""
+    n_keys, n_values, n_picks, n_choices = len(keys), len(values), len(pick), len(value_ptr) - 1
+    if (n_picks == 0 and n_values == 0) or not _cuts(layout_ptr, len(layout)) or len(layout_ptr) != 5:
+        return -1
+    if n_picks and not _cuts(value_ptr, n_values):
+        return -1
+    at = _put(text, 0, layout, layout_ptr[0], layout_ptr[1])
+    ki, vi, member = 0, 0, 0
+    while True:
+        start = ki
+        while ki < n_keys and not (keys[ki] == 34 and ki + 2 < n_keys and keys[ki + 1] == 44
+                                   and keys[ki + 2] == 34):  # '","'
+            ki += 1
+        if n_picks == 0:
+            v_start = vi
+            while vi < n_values and values[vi] != 44:  # ','
+                vi += 1
+            v_end, last_value = vi, vi >= n_values
+        else:
+            p = pick[member]
+            if p < 0:
+                p += n_choices
+            if p < 0 or p >= n_choices:
+                return -1
+            v_start, v_end, last_value = value_ptr[p], value_ptr[p + 1], member + 1 == n_picks
+        at = _put(text, at, keys, start, ki)
+        at = _put(text, at, layout, layout_ptr[1], layout_ptr[2])
+        at = _put(text, at, values, v_start, v_end)
+        member += 1
+        if (ki >= n_keys) != last_value:
+            return -1  # not as many keys as values
+        if last_value:
+            break
+        at = _put(text, at, layout, layout_ptr[2], layout_ptr[3])
+        ki += 3
+        vi += 1
+    return _put(text, at, layout, layout_ptr[3], layout_ptr[4])

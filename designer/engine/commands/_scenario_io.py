@@ -21,13 +21,14 @@ import os
 import re
 import sys
 
+import numpy as np
 import orjson
 
 from designer.engine.errors import InvalidScenario, Problem
 
 __all__ = ["read_json", "load_scenario", "progress_printer", "write", "loads", "dumps",
-           "read_bytes", "gc_paused", "write_stdout", "write_data", "array_chunks", "OBJECT_LAYOUTS",
-           "split_strings", "object_heads", "object_json", "numbers_json"]
+           "read_bytes", "gc_paused", "write_stdout", "write_data", "array_chunks", "array_region",
+           "OBJECT_LAYOUTS", "split_strings", "object_heads", "object_json", "numbers_json", "ObjectWriter"]
 
 
 @contextlib.contextmanager
@@ -160,40 +161,72 @@ def array_chunks(data: bytes, key: str, chunk_bytes: int = 1 << 19):
     13k page faults against 58k and 95 MB against 240 MB for the whole document, and ~60 ms less
     CPU). Returns ``(frame, chunks)`` (an iterable of lists, None for a chunk orjson refuses: stop
     there; ``chunks.pieces`` holds the raw bytes each list was parsed from, see :class:`Chunks`),
-    or None when the document does not allow an exact cut: then parse it whole.
+    or None when the document does not allow an exact cut (:func:`array_region`): then parse it
+    whole.
+
+    The cuts are at ``}, {`` gaps, dropped; each chunk parses only if it holds whole items (the
+    first one starts after the ``[``, so a cut inside a string or a nested value leaves a chunk
+    orjson refuses). The items are then the array's, in order, and the rest of the document is
+    the frame's.
+    """
+    region = array_region(data, key)
+    if region is None:
+        return None
+    frame, start, end = region
+    pieces = _pieces(data, start, end, chunk_bytes)
+    try:
+        # The last piece first: a wrong end (a '}]' one level down) is refused before the other
+        # pieces are parsed.
+        last = _load_piece(data, *pieces[-1]) if pieces else []
+    except orjson.JSONDecodeError:
+        return None
+    return frame, Chunks(data, pieces, last)
+
+
+def array_region(data: bytes, key: str, *, last: bool = False):
+    """``(frame, start, end)``: the document ``data`` (an object) parsed with ``[]`` for its
+    top-level array ``key`` (the frame), and where that array's content may lie in ``data``
+    (between its ``[`` and ``data[end]``, a ``]``); or None when it cannot be told exactly.
+    ``end``: the first ``}]`` after the ``[`` (or the ``]`` of an empty array), or with ``last``
+    the document's last ``]`` (what ends the array when ``key`` is the last key: found in
+    ~0 ms, where the first ``}]`` of the 200k-flow ``solve`` input takes ~35 ms to find).
 
     Exact: with no backslash in ``data`` every quote delimits a string and every key is written
     as is, so the one occurrence of ``"key"`` in the frame (the document with ``[]`` for that
-    array: its ``[`` and the first ``}]`` after it) is the top-level key once the frame parses
-    with ``frame[key] == []``. The cuts are at ``}, {`` gaps, dropped; each chunk parses only if it
-    holds whole items (the first one starts after the ``[``, so a cut inside a string or a nested
-    value leaves a chunk orjson refuses). The items are then the array's, in order, and the rest
-    of the document is the frame's.
+    array: its ``[`` and ``data[end]``) is the top-level key once the frame parses with
+    ``frame[key] == []``. ``end`` may still be a ``]`` inside an item (a string, a nested value)
+    or after the array: a reader of ``data[start:end]`` must accept only whole items, in valid
+    JSON, for the items it reads to be the array's (the document is then the frame with them).
     """
     token = b'"' + key.encode() + b'"'
     opening = re.compile(re.escape(token) + _WS + rb":" + _WS + rb"\[").search(data)
     if b"\\" in data or opening is None:
         return None
     start = opening.end()
+    end = _array_end(data, start, last)
+    # "key" once in the frame (in an item it is only an item's string)
+    if end < 0 or data.count(token, 0, start) != 1 or data.find(token, end) >= 0:
+        return None
+    try:
+        frame = orjson.loads(data[:start] + data[end:])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(frame, dict) or frame.get(key) != []:
+        return None
+    return frame, start, end
+
+
+def _array_end(data: bytes, start: int, last: bool) -> int:
+    """Where :func:`array_region` cuts the array opened before ``start`` (-1: nowhere)."""
+    if last:
+        end = data.rfind(b"]")
+        return end if end >= start else -1
     closing = _EMPTY_END.match(data, start)
     end = closing.end() - 1 if closing else data.find(b"}]", start) + 1  # compact: a quick find
     if end <= 0:  # indented: this array's ']' is the first after a '}' and whitespace
         closing = _OBJECTS_END.search(data, start)
         end = closing.end() - 1 if closing else -1
-    # "key" once in the frame (in an item it is only an item's string)
-    if end < 0 or data.count(token, 0, start) != 1 or data.find(token, end) >= 0:
-        return None
-    pieces = _pieces(data, start, end, chunk_bytes)
-    try:
-        frame = orjson.loads(data[:start] + data[end:])
-        # The last piece first: a wrong end (a '}]' one level down) is refused before the other
-        # pieces are parsed.
-        last = _load_piece(data, *pieces[-1]) if pieces else []
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(frame, dict) or frame.get(key) != []:
-        return None
-    return frame, Chunks(data, pieces, last)
+    return end
 
 
 def _pieces(data: bytes, start: int, end: int, chunk_bytes: int) -> list[tuple[int, int]]:
@@ -282,3 +315,52 @@ def numbers_json(values) -> list[bytes]:
     if values.dtype.char == "d" and values.flags.c_contiguous:
         return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
     return orjson.dumps([float(v) for v in values])[1:-1].split(b",")
+
+
+class ObjectWriter:
+    """JSON objects with the keys ``strings`` (in this order) as orjson writes them with
+    ``layout`` (one of :data:`OBJECT_LAYOUTS`), written by the compiled ``write_object`` straight
+    from orjson's encoding of the keys and of the values: no Python bytes object per key or per
+    value (:func:`object_heads`, :func:`numbers_json`, :func:`object_json`).
+
+    Why: on the 200k-flow ``solve`` answer of issue #20 cutting and joining those ~1.2M pieces
+    took ~0.05 s of the ~0.08 s the answer cost; written here, the answer costs ~0.035 s (most of
+    it orjson's encoding of the numbers). Exact where :func:`split_strings` is (its docstring): ``ok`` is
+    False for keys it would refuse (and TypeError is raised for keys orjson refuses), then the
+    caller takes its other path."""
+
+    def __init__(self, kernels, strings: list, layout):
+        self.kernels, self.count = kernels, len(strings)
+        self.keys = orjson.dumps(strings)[2:-2]
+        self.ok = b'\\",' not in self.keys
+        self.layout = np.frombuffer(b"".join(layout), dtype=np.uint8)
+        self.layout_ptr = np.cumsum([0, *map(len, layout)], dtype=np.int64)
+
+    def numbers(self, values) -> bytes | None:
+        """The object of these float64 values (non-finite: null, as :func:`numbers_json`)."""
+        if values.dtype.char == "d" and values.flags.c_contiguous:
+            encoded = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1]
+        else:
+            encoded = orjson.dumps([float(v) for v in values])[1:-1]
+        return self._write(encoded, _NO_INDEX, _NO_INDEX, len(encoded))
+
+    def picked(self, choices: bytes, choice_ptr: np.ndarray, pick: np.ndarray) -> bytes | None:
+        """The object whose k-th value is the JSON text ``choices[choice_ptr[p]:choice_ptr[p + 1]]``,
+        ``p = pick[k]`` (-1: the last choice)."""
+        if len(pick) != self.count:
+            return None
+        longest = int(np.diff(choice_ptr).max()) if len(choice_ptr) > 1 else 0
+        pick = np.ascontiguousarray(pick, dtype=np.int64)
+        return self._write(choices, choice_ptr, pick, longest * len(pick))
+
+    def _write(self, values: bytes, value_ptr, pick, value_bytes: int) -> bytes | None:
+        if not self.count:
+            return b"{}"
+        text = np.empty(len(self.keys) + value_bytes + len(self.layout) * (self.count + 1), dtype=np.uint8)
+        written = self.kernels.write_object(np.frombuffer(self.keys, dtype=np.uint8),
+                                            np.frombuffer(values, dtype=np.uint8), value_ptr, pick,
+                                            self.layout, self.layout_ptr, text)
+        return text[:written].tobytes() if written >= 0 else None
+
+
+_NO_INDEX = np.empty(0, dtype=np.int64)
