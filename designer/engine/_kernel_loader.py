@@ -45,6 +45,7 @@ ENTRY_POINTS = {
     "find_joined": "joined key_bytes key_ptr table out!",
     "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
     "write_object": "keys values value_ptr pick layout layout_ptr text!",
+    "group_identical": "ptr res dem_bits w_bits table! group! firsts! max_groups",
 }
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
@@ -59,7 +60,8 @@ PARAM_TYPES = {
     "piece": "u1[]", "lens": "i8[]", "out": "i8[]", "joined": "u1[]", "ids": "u1[]", "id_ptr": "i8[]",
     "dem_nums": "u1[]", "size_nums": "u1[]", "flags": "u1[]", "counts": "i8[]", "keys": "u1[]",
     "values": "u1[]", "value_ptr": "i8[]", "pick": "i8[]", "layout": "u1[]", "layout_ptr": "i8[]",
-    "text": "u1[]",
+    "text": "u1[]", "dem_bits": "i8[]", "w_bits": "i8[]", "group": "i8[]", "firsts": "i8[]",
+    "max_groups": "int64",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 

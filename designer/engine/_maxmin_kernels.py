@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 __all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths",
-           "find_joined", "scan_flows", "write_object"]
+           "find_joined", "scan_flows", "write_object", "group_identical"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -987,3 +987,77 @@ def write_object(keys, values, value_ptr, pick, layout, layout_ptr, text):
         ki += 3
         vi += 1
     return _put(text, at, layout, layout_ptr[3], layout_ptr[4])
+
+
+# --------------------------------------------------------------------------- identical flows
+
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+@_jit
+def _splitmix(x):
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@_jit
+def _same_flow(ptr, res, dem_bits, w_bits, i, j):
+    if dem_bits[i] != dem_bits[j] or w_bits[i] != w_bits[j]:
+        return False
+    a, b = ptr[i], ptr[j]
+    n = ptr[i + 1] - a
+    if ptr[j + 1] - b != n:
+        return False
+    for k in range(n):
+        if res[a + k] != res[b + k]:
+            return False
+    return True
+
+
+@_jit
+def group_identical(ptr, res, dem_bits, w_bits, table, group, firsts, max_groups):
+    """Number the flows of the CSR ``ptr``/``res`` that cross the same resources in the same
+    order with the same demand and weight (their float64 bits, ``dem_bits``/``w_bits``): each
+    flow's ``group`` is that of the first flow equal to it, groups numbered in the order of
+    their first flows, whose indices go to ``firsts``. ``table``: a power-of-two length above
+    the number of flows, all -1 (open addressing on a hash of the flow; members are compared
+    entry by entry, so a hash collision costs a probe, never a wrong group).
+
+    Returns the number of groups; -1 when there are more than ``max_groups`` (not worth
+    merging), -2 when the inputs do not fit (lengths, a table too small) or flows crowd one
+    place (paths chosen to collide: the caller's sort-based grouping answers instead)."""
+    n = len(ptr) - 1
+    mask = len(table) - 1
+    if (n < 0 or len(table) <= n or len(table) & mask or len(dem_bits) != n or len(w_bits) != n
+            or len(group) != n or len(firsts) != n or ptr[0] != 0 or ptr[n] != len(res)):
+        return -2
+    for i in range(n):
+        if ptr[i + 1] < ptr[i]:
+            return -2
+    groups = 0
+    for i in range(n):
+        h = _splitmix(np.uint64(dem_bits[i]) ^ (np.uint64(w_bits[i]) * np.uint64(_GOLDEN)))
+        h = _splitmix(h ^ np.uint64(ptr[i + 1] - ptr[i]))
+        for k in range(ptr[i], ptr[i + 1]):   # order-dependent, mixed once at the end
+            h = (h ^ np.uint64(res[k])) * np.uint64(0x100000001B3)
+        slot = np.int64(_splitmix(h) & np.uint64(mask))
+        probes = 0
+        while True:
+            j = table[slot]
+            if j < 0:
+                if groups >= max_groups:
+                    return -1
+                table[slot] = i
+                group[i] = groups
+                firsts[groups] = i
+                groups += 1
+                break
+            if _same_flow(ptr, res, dem_bits, w_bits, i, j):
+                group[i] = group[j]
+                break
+            probes += 1
+            if probes > MAX_PROBES:
+                return -2
+            slot = (slot + 1) & mask
+    return groups

@@ -422,6 +422,9 @@ def aggregate_identical(flow_ptr, flow_res, demand, weights, *, min_gain: float 
                 * np.uint64(31) + lens.astype(np.uint64)
         if _count_distinct(cheap) > n * (1 - min_gain):
             return None
+    grouped = _grouped_in_kernel(flow_ptr, flow_res, demand, weights, int(n * (1 - min_gain)))
+    if grouped is not None:
+        return grouped if grouped is not False else None
     with np.errstate(over="ignore"):
         key = _mix(_row_hash(flow_ptr, flow_res) ^ _mix(lens.astype(np.uint64)))
         key = _mix(key ^ demand.view(np.uint64)) ^ _mix(weights.view(np.uint64) + np.uint64(1))
@@ -442,7 +445,36 @@ def aggregate_identical(flow_ptr, flow_res, demand, weights, *, min_gain: float 
     is_rep[chosen] = True
     reps = np.flatnonzero(is_rep)
     group = (np.cumsum(is_rep) - 1)[chosen]
-    rep_lens = lens[reps]
+    return _aggregation_of(group, reps, flow_ptr, flow_res, demand, weights)
+
+
+def _grouped_in_kernel(flow_ptr, flow_res, demand, weights, max_groups: int):
+    """:func:`aggregate_identical`'s grouping by one hash-table pass in compiled code (kernel
+    ``group_identical``: ~0.08 → ~0.02 s on the 475k paths of a 16,384-GPU ring, whose
+    numpy grouping sorts hashes and gathers every path twice). The same groups as the sort
+    (members compared entry by entry in both; groups numbered by their first member), and
+    the same "not worth it" past ``max_groups``. Returns the Aggregation, False for "not
+    worth it", or None when the kernel declines (crowded hashes): then the sort decides."""
+    from designer.engine._kernel_loader import kernels as _kernels  # AOT, or numba's JIT
+
+    n = len(flow_ptr) - 1
+    table = np.full(1 << (2 * n).bit_length(), -1, dtype=np.int64)   # at most half full
+    group, firsts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    bits = [np.ascontiguousarray(x, dtype=np.float64).view(np.int64) for x in (demand, weights)]
+    count = _kernels().group_identical(np.ascontiguousarray(flow_ptr, dtype=np.int64),
+                                       np.ascontiguousarray(flow_res, dtype=np.int64), *bits, table, group,
+                                       firsts, max_groups)
+    if count == -1:
+        return False
+    if count < 0:
+        return None
+    return _aggregation_of(group, firsts[:count], flow_ptr, flow_res, demand, weights)
+
+
+def _aggregation_of(group, reps, flow_ptr, flow_res, demand, weights) -> "Aggregation":
+    """The Aggregation of flows numbered by ``group``, each group solved on the path of its
+    first member (``reps``, ascending)."""
+    rep_lens = flow_ptr[reps + 1] - flow_ptr[reps]
     ptr = np.zeros(len(reps) + 1, dtype=np.int64)
     np.cumsum(rep_lens, out=ptr[1:])
     pos = np.arange(int(ptr[-1]), dtype=np.int64) + np.repeat(flow_ptr[reps] - ptr[:-1], rep_lens)
