@@ -297,7 +297,9 @@ class Group:
     def nvls_efficiency(self, topo: Topology) -> float:
         """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
         gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
-        return min(nvls_efficiency(g) for g in gens)
+        # Once per distinct generation, in order of first appearance (the same first error):
+        # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups (~0.01 s).
+        return min(nvls_efficiency(g) for g in dict.fromkeys(gens))
 
 
 def _nvls_gap_walk(topo: Topology, host: str | None, block) -> str | None:

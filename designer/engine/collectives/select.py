@@ -45,6 +45,7 @@ from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.routing import FailureSet, forget_routes, route, route_grouped
 from designer.engine.routing.csr import range_positions
 from designer.engine.routing.intra import is_nvlink
+from designer.engine.routing.router import lay_out
 from designer.engine.topology import kind_nodes
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
@@ -136,16 +137,19 @@ def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
-               capacity_gbps=None, routed: dict | None = None) -> tuple[float | None, str | None]:
+               capacity_gbps=None, routed: dict | None = None,
+               keep: bool = True) -> tuple[float | None, str | None]:
     """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
-    does not route or gets no bandwidth. ``routed`` (optional) receives algorithm → its Routes."""
+    does not route or gets no bandwidth. ``routed`` (optional) receives algorithm → its Routes;
+    ``keep=False``: the routes are not kept in :func:`route`'s memo (an algorithm that cannot be
+    chosen: nobody routes its flows again)."""
     from designer.engine.workloads import Flows
 
     src, dst, size = MODULES[algorithm].flows(topo, group)
     if len(src) == 0:
         return 0.0, None
     flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm)
-    grouped = route_grouped(topo, flows, failed=failed, **routing)
+    grouped = route_grouped(topo, flows, failed=failed, keep=keep, **routing)
     distinct, rep = grouped
     status = distinct.status if rep is None else distinct.status[rep]
     lost = np.flatnonzero(status != 0)
@@ -159,7 +163,9 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     if level is not None:
         worst = _equal_bytes_time(float(flows.bytes[0]), level)
     else:
-        routes = route(topo, flows, failed=failed, **routing)   # the memo's routes, laid out per flow
+        # Laid out per flow: through the memo when kept (then route() finds them laid out).
+        routes = (route(topo, flows, failed=failed, **routing) if keep and rep is not None
+                  else lay_out(grouped, flows))
         if routed is not None:
             routed[algorithm] = routes
         worst = _slowest_time(capacity, routes, flows, flows.demand_gbps[routes.owner] * routes.share)
@@ -171,6 +177,9 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
 def _slowest_time(capacity, routes, flows, demand) -> float:
     """The slowest flow's data time (s) under the max-min solve of these routes: bytes * 8 /
     (slowest sub-flow level * 1e9), the largest over the flows (inf: a flow gets nothing)."""
+    worst = _separate_sizes_time(capacity, routes, flows, demand)
+    if worst is not None:
+        return worst
     pace = np.minimum.reduceat(_levels(capacity, routes, flows, demand), routes.first)
     with np.errstate(divide="ignore"):
         times = np.where(flows.bytes > 0, flows.bytes * 8.0 / (pace * 1e9), 0.0)
@@ -201,6 +210,89 @@ def _levels(capacity, routes, flows, demand) -> np.ndarray:
     if stopped:
         level[np.isnan(level)] = np.inf   # not reached: never the slowest (see above)
     return level
+
+
+# Byte sizes beyond this many are left to the stopped fill (each size is one pass below).
+_MAX_SIZES = 4
+
+
+def _separate_sizes_time(capacity, routes, flows, demand) -> float | None:
+    """:func:`_slowest_time` without a fill when the flows of each byte size cross resources
+    that no flow of another size crosses and one size's time is clearly the largest; None
+    otherwise (the fill decides).
+
+    Why: the NVLS-tree candidate's NVLink plane flows (S(m+1)/m bytes) and its network tree
+    flows (S/heads) share no resource; the stopped fill ran through all 65,504 tree flows of a
+    16,384-GPU ring before its first plane flow froze (~0.05 s CPU; this takes ~0.01 s).
+
+    Exact: with no demand cap, a resource's fair share changes only when a flow crossing it
+    freezes, so until a size's first freeze its resources keep ``capacity / Σ weights`` (summed
+    in entry order as the kernel sums them: a resource's entries are all of one size), and the
+    size first freezes at the smallest, ``H_c`` — or at the level already reached, when that
+    is within the kernel's snap tolerance (``maxmin._SNAP_RTOL``) below ``H_c``. The fill's
+    very first freeze is at the lowest ``H``, to the bit (:func:`_first_level`); another size
+    ``c`` freezes at ``H_c`` to the bit when no other size's flows can reach that window: a
+    flow's level never exceeds ``capacity / weight`` of a finite resource it crosses
+    (:func:`_level_bounds`). A size's slowest flow runs at its first level, so its time is
+    ``bytes_c / H_c``; taken when that size's is exact and above every other size's (even at
+    ``H / (1 + rtol)``) by a margin. It is then the stopped fill's answer (:func:`_levels`: the
+    largest-bytes size freezes at or above it, and a size first freezing later has fewer bytes
+    at a higher level).
+    """
+    from designer.engine.maxmin import _SNAP_RTOL
+
+    if np.isfinite(demand).any():
+        return None
+    sizes, size_of = np.unique(flows.bytes, return_inverse=True)
+    per_path = np.diff(routes.flow_ptr)
+    if not 1 < len(sizes) <= _MAX_SIZES or not (per_path > 0).all() or not (routes.weight > 0).all():
+        return None   # (a weightless sub-flow freezes at any level: no bound below)
+    path_size = size_of.reshape(-1)[routes.owner]
+    first = _size_first_levels(np.asarray(capacity, dtype=np.float64), routes, per_path, path_size, len(sizes))
+    if first is None:
+        return None
+    with np.errstate(divide="ignore"):
+        times = np.where(sizes > 0, sizes * 8.0 / (first * 1e9), 0.0)   # elementwise, as _slowest_time
+    w = int(np.argmax(times))
+    if w != int(np.argmin(first)):
+        reach = _level_bounds(np.asarray(capacity, dtype=np.float64), routes, per_path, path_size, len(sizes))
+        if max(reach[c] for c in range(len(sizes)) if c != w) * (1.0 + _SNAP_RTOL) * (1.0 + 1e-6) >= first[w]:
+            return None   # another size may reach w's window: w might freeze at that level
+    if not all(times[c] * (1.0 + _SNAP_RTOL) * (1.0 + 1e-9) < times[w] for c in range(len(sizes)) if c != w):
+        return None
+    return float(times[w])
+
+
+def _size_first_levels(capacity, routes, per_path, path_size, n_sizes) -> np.ndarray | None:
+    """Per byte size: the smallest ``capacity / Σ weights`` over the finite resources its flows
+    cross, each sum in entry order; None when a resource is crossed by two sizes, or a size
+    has no positive finite level (unlimited resources only, capacity 0, a negative one)."""
+    res = routes.flow_res
+    entry_size = np.repeat(path_size, per_path)
+    size_of_res = np.zeros(len(capacity), dtype=entry_size.dtype)
+    size_of_res[res] = entry_size        # any entry's size wins; all agree when sizes are separate
+    if not (size_of_res[res] == entry_size).all():
+        return None
+    wsum = np.bincount(res, weights=np.repeat(np.asarray(routes.weight, dtype=np.float64), per_path),
+                       minlength=len(capacity))
+    crossed = (np.bincount(res, minlength=len(capacity)) > 0) & np.isfinite(capacity)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = capacity[crossed] / wsum[crossed]
+    share_size = size_of_res[crossed]
+    first = np.array([np.min(share[share_size == c], initial=np.inf) for c in range(n_sizes)])
+    return first if (np.isfinite(first) & (first > 0)).all() else None
+
+
+def _level_bounds(capacity, routes, per_path, path_size, n_sizes) -> np.ndarray:
+    """Per byte size: the highest level a sub-flow of it can freeze at, ``capacity / weight``
+    of the tightest finite resource it crosses, the largest over its sub-flows (sub-flows on
+    unlimited resources only never freeze)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.minimum.reduceat(np.asarray(capacity, dtype=np.float64)[routes.flow_res]
+                                   / np.repeat(np.asarray(routes.weight, dtype=np.float64), per_path),
+                                   routes.flow_ptr[:-1])
+    bounded = np.isfinite(room)
+    return np.array([np.max(room[bounded & (path_size == c)], initial=0.0) for c in range(n_sizes)])
 
 
 def _first_level(capacity, routes) -> float:
@@ -234,10 +326,13 @@ def _grouped_first_level(capacity, grouped, flows) -> float | None:
     per_path = np.diff(routes.flow_ptr)
     takers = np.bincount(rep, minlength=len(routes.count))   # flows per distinct route
     path_weight = np.asarray(routes.weight, dtype=np.float64)
-    entry_takers = np.repeat(takers[routes.owner], per_path)
-    wsum = np.bincount(routes.flow_res, weights=np.repeat(path_weight, per_path) * entry_takers,
+    path_takers = takers[routes.owner]
+    # Per entry its path's weight times takers (one repeat of the per-path products: the same
+    # products as multiplying per entry).
+    wsum = np.bincount(routes.flow_res, weights=np.repeat(path_weight * path_takers, per_path),
                        minlength=len(capacity))
-    terms = np.bincount(routes.flow_res, weights=entry_takers, minlength=len(capacity))   # laid-out entries
+    terms = np.bincount(routes.flow_res, weights=np.repeat(path_takers, per_path),
+                        minlength=len(capacity))   # laid-out entries
     crossed = np.flatnonzero((terms > 0) & np.isfinite(capacity))
     if not len(crossed):
         return float("inf")
@@ -262,9 +357,14 @@ def _first_level_of(capacity, routes, rep, takers, near) -> float:
     entries = np.flatnonzero(hot[routes.flow_res])   # distinct routes' entries on those resources
     path = np.searchsorted(routes.flow_ptr, entries, side="right") - 1
     flow_of = routes.owner[path]
-    by_route = np.argsort(rep, kind="stable")   # the flows taking each route, in flow order
+    # The flows taking each route with such an entry, in flow order (sorting only those: the
+    # 16,384-GPU tree's 524,256 flows took 6 ms to sort, for the few hundred on its 5 hottest resources).
+    hot_route = np.zeros(len(takers), dtype=bool)
+    hot_route[flow_of] = True
+    hot_flows = np.flatnonzero(hot_route[rep])
+    by_route = hot_flows[np.argsort(rep[hot_flows], kind="stable")]
     start = np.zeros(len(takers) + 1, dtype=np.int64)
-    np.cumsum(takers, out=start[1:])
+    np.cumsum(np.where(hot_route, takers, 0), out=start[1:])   # of each hot route in by_route
     count = takers[flow_of]
     flow = by_route[range_positions(start[flow_of], count)]   # per laid-out entry: its flow
     entry = np.repeat(np.arange(len(entries)), count)         # and its distinct entry
@@ -352,8 +452,10 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
     routed = {}
+    # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
-                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed),
+                                    lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed,
+                                                         keep=requested in ("auto", a)),
                                     network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:

@@ -307,13 +307,19 @@ def _hop_counts(ptr: np.ndarray, nbr: np.ndarray, sources: np.ndarray) -> np.nda
     sources that reach it at this level: a level is one gather and one OR-reduction per vertex.
 
     Why: one search per target (:meth:`FabricPaths.distances_to`) took 0.24 s for the 512 leaves
-    of a 16,384-GPU ring; this takes 20 ms (scipy's csgraph takes 50 ms, and 0.3 s to import).
+    of a 16,384-GPU ring; this takes 7 ms (scipy's csgraph takes 50 ms, and 0.3 s to import).
     """
     n, k = len(ptr) - 1, len(sources)
-    hops = np.full((k, n), -1, dtype=np.int64)
     bit = np.arange(k, dtype=np.int64)
-    frontier = np.zeros((n, (k + 7) // 8), dtype=np.uint8)
-    frontier[sources, bit // 8] = (1 << (bit % 8)).astype(np.uint8)   # sources are distinct
+    # The bitsets in 64-bit words (the OR-reduction handles 8 times fewer elements), read
+    # bytewise: a little-endian word's bytes are its bits 0-7, 8-15, …, so byte j of a row holds
+    # the sources 8j..8j+7 either way. With the mask fill below: the 512 leaves of a
+    # 16,384-GPU ring 25 -> 7 ms (uint8 bitsets and index lists before).
+    frontier = np.zeros((n, (k + 63) // 64), dtype="<u8")
+    frontier.view(np.uint8)[sources, bit // 8] = (1 << (bit % 8)).astype(np.uint8)   # sources are distinct
+    # A level's new bits, unpacked, are one mask over the table (read transposed): no
+    # nonzero() index lists, no scattered writes.
+    hops = np.full((k, n), -1, dtype=np.int64)
     hops[bit, sources] = 0
     seen = frontier.copy()
     has = np.flatnonzero(ptr[1:] > ptr[:-1])
@@ -325,8 +331,8 @@ def _hop_counts(ptr: np.ndarray, nbr: np.ndarray, sources: np.ndarray) -> np.nda
             reached[has] = np.bitwise_or.reduceat(frontier[nbr], ptr[has], axis=0)
         frontier = reached & ~seen
         seen |= frontier
-        vertex, source = np.nonzero(np.unpackbits(frontier, axis=1, count=k, bitorder="little"))
-        hops[source, vertex] = level
+        new = np.unpackbits(frontier.view(np.uint8), axis=1, count=k, bitorder="little").view(bool)
+        np.copyto(hops, level, where=new.T)
     return hops
 
 

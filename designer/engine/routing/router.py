@@ -31,7 +31,7 @@ from designer.engine.routing.routes import (
 )
 from designer.engine.topology import Topology
 
-__all__ = ["MULTIPATH_MODES", "Grouped", "forget_routes", "route", "route_grouped", "Router"]
+__all__ = ["MULTIPATH_MODES", "Grouped", "forget_routes", "lay_out", "route", "route_grouped", "Router"]
 
 MULTIPATH_MODES = ("hash", "split")
 
@@ -82,7 +82,7 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
 
 
 def route_grouped(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "hash", seed: int = 0,
-                  failed=None) -> "Grouped":
+                  failed=None, keep: bool = True) -> "Grouped":
     """:func:`route`'s answer before its repeated same-host flows are laid out one by one.
 
     Why: to predict a candidate algorithm's time the planner needs only what each resource
@@ -91,15 +91,30 @@ def route_grouped(topo: Topology, flows, *, nic_policy="affinity", multipath: st
     it used nothing. Shares the memo of :func:`route` (same options, same flows), so routing the
     same flows afterwards lays the kept routes out without routing them again.
 
+    ``keep=False`` leaves the memo alone (neither looked up nor filled): for routes nobody
+    will ask for again — a planner candidate that cannot be chosen, whose routes would only be
+    forgotten — the digest of the memo key is saved (~0.01 s for the 16,384-GPU tree's 524,256
+    flows). The routes are the same either way.
+
     Returns
     -------
     Grouped
         ``routes`` of the distinct flows and ``rep`` (per flow, the position of its route among
         them; None when every flow is its own: ``routes`` is then :func:`route`'s).
     """
+    if not keep:
+        name, policy = _options(nic_policy, multipath)
+        ctx = cached_context(topo, FailureSet.coerce(failed))
+        return _route_grouped(ctx, flows, policy, multipath, int(seed), name)
     grouped, remember = _recalled(topo, flows, nic_policy, multipath, seed, failed)
     remember(grouped.routes if grouped.rep is None else grouped)
     return grouped
+
+
+def lay_out(grouped: "Grouped", flows) -> Routes:
+    """The :func:`route` answer of ``flows`` from their :func:`route_grouped` one: each flow's
+    route laid out (``grouped.routes`` itself when every flow is its own)."""
+    return _laid_out(grouped, flows)
 
 
 def _recalled(topo: Topology, flows, nic_policy, multipath: str, seed: int, failed, context=None):
