@@ -264,13 +264,18 @@ def test_id_table_refuses_what_it_cannot_hold(kernels):
 
 # --------------------------------------------------------------------------- when it runs
 
-def _large_text(tmp_path):
+def large_solve_document(tmp_path, min_bytes: int, option: int = 0):
+    """A 15,000-flow ``solve`` input (orjson ``option``) of more than ``min_bytes`` bytes."""
     from designer.engine.benchmarks.solver import solve_document
 
     problem = tmp_path / "in.json"
-    problem.write_bytes(orjson.dumps(solve_document(15_000, 1_500, seed=4), option=orjson.OPT_INDENT_2))
-    assert problem.stat().st_size > solve._CHUNKED_MIN_BYTES
+    problem.write_bytes(orjson.dumps(solve_document(15_000, 1_500, seed=4), option=option))
+    assert problem.stat().st_size > min_bytes
     return problem
+
+
+def _large_text(tmp_path):
+    return large_solve_document(tmp_path, solve._CHUNKED_MIN_BYTES, orjson.OPT_INDENT_2)
 
 
 @needs_aot

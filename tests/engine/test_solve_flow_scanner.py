@@ -429,12 +429,9 @@ def test_scan_flows_stays_in_its_buffers(kernels):
 # --------------------------------------------------------------------------- when it runs
 
 def _large_text(tmp_path):
-    from designer.engine.benchmarks.solver import solve_document
+    from tests.engine.test_cli_solve_scanner import large_solve_document
 
-    problem = tmp_path / "in.json"
-    problem.write_bytes(orjson.dumps(solve_document(15_000, 1_500, seed=4)))
-    assert problem.stat().st_size > solve._SCANNED_MIN_BYTES
-    return problem
+    return large_solve_document(tmp_path, solve._SCANNED_MIN_BYTES)
 
 
 @needs_aot
