@@ -129,3 +129,24 @@ def test_the_nvls_tree_candidate_takes_it_to_the_fills_bit(monkeypatch, hosts):
     assert len(np.unique(flows.bytes)) == 2
     got = select._separate_sizes_time(cap, routes, flows, demand)
     assert got is not None and got == _filled(cap, routes, flows, monkeypatch)
+
+
+def test_a_running_weight_sum_that_undershoots_declines():
+    """Found in review: weights 0.7, 0.2 and 1.7e-16 on one resource leave the kernel's running
+    sum 5.6e-17 for the last sub-flow, which then freezes at 1.65x its capacity / weight — above
+    the bound the shortcut relies on; the other size's level, just above it, snaps down in the
+    fill. The shortcut must decline (the fill answers), not return its own first level."""
+    wf = 1.6653e-16
+
+    def case(cap_w):
+        routes = SimpleNamespace(flow_ptr=np.array([0, 2, 4, 5, 6]), flow_res=np.array([0, 1, 0, 1, 0, 2]),
+                                 owner=np.array([0, 1, 2, 3]), weight=np.array([0.7, 0.2, wf, 1.0]),
+                                 first=np.array([0, 1, 2, 3]), num_paths=4)
+        flows = SimpleNamespace(bytes=np.array([1.0, 1.0, 1.0, 1e17]), demand_gbps=np.full(4, np.inf))
+        return np.array([1.0, 0.45, cap_w]), routes, flows
+
+    cap, routes, flows = case(1.0)
+    level = solver.maxmin(cap, routes.flow_ptr, routes.flow_res, np.full(4, np.inf), weights=routes.weight).flow_level[2]
+    assert level > 1.5 / wf   # the undershoot this test is about
+    cap, routes, flows = case(level * (1 + 5e-13))
+    assert select._separate_sizes_time(cap, routes, flows, np.full(4, np.inf)) is None
