@@ -72,7 +72,22 @@ def loads(data: bytes):
         except orjson.JSONDecodeError:
             # Re-read with the stdlib: it accepts NaN/Infinity and big integers as it always did,
             # and raises its own error (line, column, message) for anything really invalid.
-            return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+            return _stdlib_loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+
+
+def _stdlib_loads(text: str):
+    """``json.loads``, its two other refusals reported as JSON errors: an integer beyond
+    Python's digit limit (ValueError) and nesting too deep for its recursion (RecursionError)
+    were tracebacks, not the located "not JSON" message every other bad input gets."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:     # "Exceeds the limit (4300 digits) for integer string conversion"
+        reason = str(exc).split(":")[0]   # without the hint about sys.set_int_max_str_digits
+        raise json.JSONDecodeError(f"number not readable ({reason})", text, 0) from None
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
 
 def dumps(doc, *, indent: int | None = 2) -> bytes:
