@@ -46,6 +46,10 @@ ENTRY_POINTS = {
     "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
     "write_object": "keys values value_ptr pick layout layout_ptr text!",
     "group_identical": "ptr res dem_bits w_bits table! group! firsts! max_groups",
+    "path_lengths": "pieces firsts hosts choices owner n_flows tab_ptr tab_data flow_ptr!",
+    "path_entries": "pieces firsts hosts choices owner n_flows tab_ptr tab_data host_base host_flat "
+                    "flow_ptr flow_res!",
+    "hashed_rows": "src dst pattern index seed salt first count rows!",
 }
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
 # ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
@@ -61,7 +65,11 @@ PARAM_TYPES = {
     "dem_nums": "u1[]", "size_nums": "u1[]", "flags": "u1[]", "counts": "i8[]", "keys": "u1[]",
     "values": "u1[]", "value_ptr": "i8[]", "pick": "i8[]", "layout": "u1[]", "layout_ptr": "i8[]",
     "text": "u1[]", "dem_bits": "i8[]", "w_bits": "i8[]", "group": "i8[]", "firsts": "i8[]",
-    "max_groups": "int64",
+    "max_groups": "int64", "pieces": "i8[]", "hosts": "i8[]", "choices": "i8[]",
+    "owner": "i8[]", "n_flows": "int64", "tab_ptr": "i8[]", "tab_data": "i8[]", "host_base": "i8[]",
+    "host_flat": "i8[]", "flow_ptr": "i8[]", "flow_res": "i8[]", "src": "i8[]", "dst": "i8[]",
+    "pattern": "i8[]", "index": "i8[]", "seed": "int64", "salt": "int64", "first": "i8[]", "count": "i8[]",
+    "rows": "i8[]",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 

@@ -32,7 +32,8 @@ import numba
 import numpy as np
 
 __all__ = ["maxmin_solve", "maxmin_solve_until", "tl_start", "tl_run", "id_table_build", "scan_paths",
-           "find_joined", "scan_flows", "write_object", "group_identical"]
+           "find_joined", "scan_flows", "write_object", "group_identical", "path_lengths", "path_entries",
+           "hashed_rows"]
 
 SNAP_RTOL = 1e-12       # keep equal to maxmin._SNAP_RTOL
 MIN_POSITIVE = 5e-324  # smallest positive float64 (subnormal)
@@ -1061,3 +1062,162 @@ def group_identical(ptr, res, dem_bits, w_bits, table, group, firsts, max_groups
                 return -2
             slot = (slot + 1) & mask
     return groups
+
+
+# --------------------------------------------------------------------------- routing: path entries
+# Used by designer/engine/routing/assemble.py through the AOT module only (routing never imports
+# numba). A path is the concatenation, in piece order, of one row per present piece; ``pieces``
+# holds PIECE_FIELDS int64 per present piece: its kind, the column of its first row per flow in
+# ``firsts`` (n_flows each), of its host per flow in ``hosts`` (intra; -1 otherwise), of its
+# choice per path in ``choices`` (len(owner) each; -1: none), and where its rows start in
+# ``tab_ptr`` and how many it has. Every index is checked: -1 when one is out of range (the
+# caller then assembles with numpy, which gives its own answer or error).
+
+PIECE_SINGLE, PIECE_INTRA, PIECE_ROWS = 0, 1, 2   # keep equal to routing/assemble.py
+PIECE_FIELDS = 6
+
+
+@_jit
+def _layout_ok(pieces, firsts, hosts, choices, n_flows, n_paths, tab_ptr):
+    """Do the columns and row ranges ``pieces`` names lie inside the arrays?"""
+    n_pieces = len(pieces) // PIECE_FIELDS
+    if n_flows < 0 or len(pieces) != n_pieces * PIECE_FIELDS:
+        return False
+    for q in range(n_pieces):
+        at = q * PIECE_FIELDS
+        kind, col, host_col, choice_col = pieces[at], pieces[at + 1], pieces[at + 2], pieces[at + 3]
+        if kind < 0 or kind > PIECE_ROWS or col < 0 or (col + 1) * n_flows > len(firsts):
+            return False
+        if kind == PIECE_SINGLE:
+            if choice_col >= 0:
+                return False
+            continue
+        if kind == PIECE_INTRA and (host_col < 0 or (host_col + 1) * n_flows > len(hosts)):
+            return False
+        if choice_col >= 0 and (choice_col + 1) * n_paths > len(choices):
+            return False
+        if pieces[at + 4] < 0 or pieces[at + 5] < 0 or pieces[at + 4] + pieces[at + 5] >= len(tab_ptr):
+            return False
+    return True
+
+
+@_jit
+def path_lengths(pieces, firsts, hosts, choices, owner, n_flows, tab_ptr, tab_data, flow_ptr):
+    """Fill ``flow_ptr`` (len(owner) + 1) with the CSR pointers of the paths ``owner`` (flow of
+    each path); returns the number of entries, -1 when an index is out of range."""
+    n_pieces = len(pieces) // PIECE_FIELDS
+    n_paths = len(owner)
+    if len(flow_ptr) != n_paths + 1 or not _layout_ok(pieces, firsts, hosts, choices, n_flows, n_paths, tab_ptr):
+        return -1
+    flow_ptr[0] = 0
+    total = 0
+    for p in range(n_paths):
+        f = owner[p]
+        if f < 0 or f >= n_flows:
+            return -1
+        for q in range(n_pieces):   # the row lookup is written out: as a function, 15x slower
+            at = q * PIECE_FIELDS
+            row = firsts[pieces[at + 1] * n_flows + f]
+            if row < 0:
+                continue   # piece absent
+            if pieces[at] == PIECE_SINGLE:
+                total += 1
+                continue
+            if pieces[at + 3] >= 0:
+                row += choices[pieces[at + 3] * n_paths + p]
+            if row < 0 or row >= pieces[at + 5]:
+                return -1
+            lo, hi = tab_ptr[pieces[at + 4] + row], tab_ptr[pieces[at + 4] + row + 1]
+            if lo < 0 or lo > hi or hi > len(tab_data):
+                return -1
+            total += hi - lo
+        flow_ptr[p + 1] = total
+    return total
+
+
+@_jit
+def path_entries(pieces, firsts, hosts, choices, owner, n_flows, tab_ptr, tab_data, host_base,
+                 host_flat, flow_ptr, flow_res):
+    """Write the entries of the paths :func:`path_lengths` measured into ``flow_res``: a single
+    piece's resource, a table row's entries (an intra row's local tokens mapped through the
+    flow's host: ``host_flat[host_base[host] + token]``). Call only after :func:`path_lengths`
+    returned ``len(flow_res)`` for the same arguments. Returns 0, -1 when an index is out of range
+    or a path would not end where ``flow_ptr`` says (nothing is written outside ``flow_res``)."""
+    n_pieces = len(pieces) // PIECE_FIELDS
+    n_paths = len(owner)
+    if (len(flow_ptr) != n_paths + 1 or flow_ptr[0] != 0 or flow_ptr[n_paths] != len(flow_res)
+            or not _layout_ok(pieces, firsts, hosts, choices, n_flows, n_paths, tab_ptr)):
+        return -1
+    at_entry = 0
+    for p in range(n_paths):
+        f = owner[p]
+        end = flow_ptr[p + 1]
+        if f < 0 or f >= n_flows or at_entry != flow_ptr[p] or end > len(flow_res):
+            return -1
+        for q in range(n_pieces):   # written out as in path_lengths
+            at = q * PIECE_FIELDS
+            row = firsts[pieces[at + 1] * n_flows + f]
+            if row < 0:
+                continue
+            kind = pieces[at]
+            if kind == PIECE_SINGLE:
+                if at_entry >= end:
+                    return -1
+                flow_res[at_entry] = row
+                at_entry += 1
+                continue
+            if pieces[at + 3] >= 0:
+                row += choices[pieces[at + 3] * n_paths + p]
+            if row < 0 or row >= pieces[at + 5]:
+                return -1
+            lo, hi = tab_ptr[pieces[at + 4] + row], tab_ptr[pieces[at + 4] + row + 1]
+            if lo < 0 or lo > hi or hi > len(tab_data) or at_entry + (hi - lo) > end:
+                return -1
+            if kind == PIECE_ROWS:
+                for j in range(lo, hi):
+                    flow_res[at_entry] = tab_data[j]
+                    at_entry += 1
+                continue
+            host = hosts[pieces[at + 2] * n_flows + f]
+            if host < 0 or host >= len(host_base):
+                return -1
+            base = host_base[host]
+            for j in range(lo, hi):
+                k = base + tab_data[j]
+                if k < 0 or k >= len(host_flat):
+                    return -1
+                flow_res[at_entry] = host_flat[k]
+                at_entry += 1
+    return 0 if at_entry == len(flow_res) else -1
+
+
+# --------------------------------------------------------------------------- routing: hashed fabric rows
+
+@_jit
+def _mix64(x):
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@_jit
+def hashed_rows(src, dst, pattern, index, seed, salt, first, count, rows):
+    """Per flow: ``first + flow_hash % max(count, 1)`` into ``rows`` (``first`` where it is < 0),
+    with routing/hashing.py's flow hash of (src, dst, pattern, index) under ``seed`` (already
+    masked to 63 bits) and ``salt``. Returns 0, -1 when the lengths differ."""
+    n = len(first)
+    if len(src) != n or len(dst) != n or len(pattern) != n or len(index) != n or len(count) != n or len(rows) != n:
+        return -1
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    useed, usalt = np.uint64(seed), np.uint64(salt)
+    for i in range(n):
+        if first[i] < 0:
+            rows[i] = first[i]
+            continue
+        h = _mix64(np.uint64(src[i]) * golden ^ useed)
+        h = _mix64(h ^ np.uint64(dst[i]))
+        h = _mix64(h ^ (np.uint64(pattern[i]) << np.uint64(40)) ^ np.uint64(index[i]))
+        h = _mix64(h ^ usalt)
+        c = count[i]
+        rows[i] = first[i] + np.int64(h % np.uint64(c if c > 1 else 1))
+    return 0

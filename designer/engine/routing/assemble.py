@@ -6,7 +6,8 @@ Instead of gathering every piece's rows and interleaving them (one per-entry pas
 every row a path can take is first made a *segment* of one table of global resources — single
 resources as rows of one, the (host, intra row) pairs that occur resolved once — so a path is a
 short list of segment ids, and all paths are one row gather of their segments laid end to end
-(per-entry work once, whatever the number of pieces; the per-path work is on int32 ids).
+(per-entry work once, whatever the number of pieces; the per-path work is on int32 ids). With
+the AOT module, :func:`_compiled_paths` writes the same entries in one compiled pass instead.
 
 ``tests/engine/test_routing_assemble.py`` checks the result against a per-path Python
 concatenation of the same pieces.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from designer.engine._kernel_loader import aot_kernels
 from designer.engine.routing.csr import gather_rows
 
 __all__ = ["assemble_paths"]
@@ -33,9 +35,11 @@ def assemble_paths(ctx, pieces, counts, owner, combo, fab_hash, tables):
     owner, combo : ndarray of int64
         Per path: its flow (routed flows only) and its combination index (None when every
         routed flow has one path).
-    fab_hash : ndarray of uint64 or None
-        Per flow: the fabric hash under ``multipath="hash"`` (one fabric alternative by hash);
-        None under ``split`` (every alternative, by ``combo``).
+    fab_hash : ndarray of uint64, callable or None
+        Per flow: the fabric hash under ``multipath="hash"`` (one fabric alternative by hash), or
+        ``fab_hash(first, count)`` giving the hashed rows themselves
+        (:func:`~designer.engine.routing.hashing.hashed_rows`); None under ``split`` (every
+        alternative, by ``combo``).
     tables : dict
         ``{"intra"|"fabric"|"domain": (ptr, tokens, weight per row)}``.
 
@@ -62,10 +66,14 @@ def assemble_paths(ctx, pieces, counts, owner, combo, fab_hash, tables):
             choice = combo % csub
             combo = combo // csub
         if piece[0] == "fabric" and fab_hash is not None:
-            first = first + np.where(first >= 0, _hash_pick(fab_hash, piece[2]), 0)
+            first = (fab_hash(first, piece[2]) if callable(fab_hash)
+                     else first + np.where(first >= 0, _hash_pick(fab_hash, piece[2]), 0))
         if piece[0] != "single":
             _stripe(stripes, tables[piece[0]][2], first, choice, owner)
         picks.append((first, choice))
+    compiled = _compiled_paths(ctx, pieces, picks, owner, tables)
+    if compiled is not None:
+        return (*compiled, stripes)
     seg_ptr, seg_data, segs = _segments(ctx, pieces, picks, owner, tables)
     del picks   # the temporaries go as soon as they are read: each fresh page costs a fault
     # Path-major, piece-minor: the segments of path 0, then of path 1, … (-1: piece absent).
@@ -86,6 +94,92 @@ def assemble_paths(ctx, pieces, counts, owner, combo, fab_hash, tables):
     # they need not be filtered out first (two 1.2M-entry compressions for the 16k ring's tree).
     flow_res = _gather_segments(seg_ptr, seg_data, seq, lens, int(flow_ptr[-1]))
     return flow_ptr, flow_res, stripes
+
+
+# Piece kinds and fields of the AOT kernels path_lengths / path_entries (keep equal to
+# _maxmin_kernels.PIECE_*; importing that module imports numba).
+_PIECE_SINGLE, _PIECE_INTRA, _PIECE_ROWS = 0, 1, 2
+
+
+def _compiled_paths(ctx, pieces, picks, owner, tables):
+    """(flow_ptr, flow_res) of the paths by the AOT kernels ``path_lengths``/``path_entries``,
+    or None without them or for inputs they do not take (the numpy gather then answers).
+
+    Why: the numpy gather lays every path's segment ids end to end and expands them with
+    repeat/cumsum temporaries as long as the 8.3M entries of 1,024 GPUs' all-to-all (1.07M
+    paths): 0.28 s in-process, of which the compiled pass, reading each path's rows straight
+    from the tables (intra rows mapped through the flow's host), leaves ~0.05 s. Same entries in
+    the same order: each path is still its pieces' rows in piece order (checked against the
+    numpy path in tests/engine/test_routing_compiled.py)."""
+    kernels = aot_kernels()
+    if kernels is None:
+        return None
+    n = len(pieces[0][1]) if pieces else 0
+    tab = _joined_tables(ctx, tables)
+    host_base, host_flat = ctx.host_res_base, ctx.host_res_flat
+    if tab is None or owner.dtype != np.int64 or host_base.dtype != np.int64 or host_flat.dtype != np.int64:
+        return None
+    tab_ptr, tab_data, row_base = tab
+    layout, firsts, hosts, choices, host_cols = [], [], [], [], {}
+    for piece, (first, choice) in zip(pieces, picks):
+        if first.dtype != np.int64 or len(first) != n:
+            return None
+        if not (first >= 0).any():
+            continue   # absent on every flow: no entry
+        kind = {"single": _PIECE_SINGLE, "intra": _PIECE_INTRA}.get(piece[0], _PIECE_ROWS)
+        host_col = -1
+        if kind == _PIECE_INTRA:
+            host = piece[3]
+            if host.dtype != np.int64 or len(host) != n:
+                return None
+            host_col = host_cols.setdefault(id(host), len(hosts))
+            if host_col == len(hosts):
+                hosts.append(host)
+        choice_col = -1
+        if choice is not None:
+            if choice.dtype != np.int64:
+                return None
+            choice_col = len(choices)
+            choices.append(choice)
+        base, rows = row_base.get(piece[0], (0, 0))
+        layout += [kind, len(firsts), host_col, choice_col, base, rows]
+        firsts.append(first)
+    flow_ptr = np.empty(len(owner) + 1, dtype=np.int64)
+    args = (np.array(layout, dtype=np.int64), _joined(firsts), _joined(hosts), _joined(choices),
+            np.ascontiguousarray(owner), n, tab_ptr, tab_data)
+    total = kernels.path_lengths(*args, flow_ptr)
+    if total < 0:
+        return None
+    flow_res = np.empty(total, dtype=np.int64)
+    if kernels.path_entries(*args, np.ascontiguousarray(host_base), np.ascontiguousarray(host_flat),
+                            flow_ptr, flow_res) < 0:
+        return None
+    return flow_ptr, flow_res
+
+
+def _joined(columns: list) -> np.ndarray:
+    """Equal-length int64 columns end to end (the one column itself when there is one)."""
+    if len(columns) == 1:
+        return np.ascontiguousarray(columns[0])
+    return np.concatenate(columns) if columns else np.zeros(0, dtype=np.int64)
+
+
+def _joined_tables(ctx, tables):
+    """The intra, fabric and domain tables as one: (pointers, int64 data, {kind: (where its rows
+    start in the pointers, how many)}); None when a table is not a plain int64 CSR (pointers
+    from 0 to its data's length), as the numpy path's segment table assumes."""
+    ptrs, datas, row_base, at_ptr, at_data = [], [], {}, 0, 0
+    for kind in ("intra", "fabric", "domain"):
+        ptr, data, _ = tables[kind]
+        if (ptr.dtype != np.int64 or data.dtype != np.int64 or len(ptr) == 0 or ptr[0] != 0
+                or ptr[-1] != len(data)):
+            return None
+        row_base[kind] = (at_ptr, len(ptr) - 1)
+        ptrs.append(ptr + at_data)
+        datas.append(data)
+        at_ptr += len(ptr)
+        at_data += len(data)
+    return np.concatenate(ptrs), np.concatenate(datas), row_base
 
 
 def _hash_pick(fab_hash, count):

@@ -70,20 +70,42 @@ def _bound(ctx, nodes: np.ndarray, hosts: np.ndarray, build) -> np.ndarray:
 
 def bind_destinations(router, ends: Ends, table) -> None:
     """Destination gateways of cross-host flows from ``table(shape, storage)``."""
-    todo = ends.cross & (ends.hd >= 0)
-    for storage in (False, True):
-        sel = todo & (ends.to_storage == storage)
-        if sel.any():
-            ends.gd[sel] = _bound(router.ctx, ends.dst[sel], ends.hd[sel], lambda s, storage=storage: table(s, storage))
+    _bind(router.ctx, ends.gd, ends.dst, ends.hd, ends.cross & (ends.hd >= 0), ends.to_storage, table)
 
 
 def bind_sources(router, ends: Ends, table) -> None:
     """Source gateways of cross-host flows from ``table(shape, storage)``."""
-    todo = ends.cross & (ends.hs >= 0)
+    _bind(router.ctx, ends.gs, ends.src, ends.hs, ends.cross & (ends.hs >= 0), ends.to_storage, table)
+
+
+# From this many flows on, a side's gateways are bound per node, then gathered per flow.
+_PER_NODE_MIN = 4096
+
+
+def _bind(ctx, out, nodes, hosts, todo, to_storage, table) -> None:
+    """``out[sel] = _bound(nodes[sel], hosts[sel])`` for the flows ``sel`` of ``todo`` to (then
+    from) storage ends and the others, with the table of their storage role.
+
+    Why per node: :func:`_bound` is elementwise in (node, host), and a node's host is
+    ``ctx.node_hidx[node]``: binding the few distinct nodes met and gathering their gateways per
+    flow leaves out the masked copies and the ~10 per-flow passes of ``_bound`` (1.04M flows of
+    1,024 GPUs' all-to-all: ~30 -> ~15 ms CPU for both sides). The same gateways: checked first
+    that every selected flow's host is its node's (else the per-flow binding)."""
+    per_node = len(nodes) >= _PER_NODE_MIN and bool(np.all((ctx.node_hidx[nodes] == hosts) | ~todo))
     for storage in (False, True):
-        sel = todo & (ends.to_storage == storage)
-        if sel.any():
-            ends.gs[sel] = _bound(router.ctx, ends.src[sel], ends.hs[sel], lambda s, storage=storage: table(s, storage))
+        sel = todo & (to_storage == storage)
+        if not sel.any():
+            continue
+        build = lambda s, storage=storage: table(s, storage)   # noqa: E731
+        if not per_node:
+            out[sel] = _bound(ctx, nodes[sel], hosts[sel], build)
+            continue
+        met = np.zeros(len(ctx.node_hidx) + 1, dtype=bool)
+        met[np.where(sel, nodes, len(ctx.node_hidx))] = True   # unselected flows on the extra slot
+        distinct = np.flatnonzero(met[:-1])
+        gateway = np.full(len(ctx.node_hidx), -2, dtype=np.int64)
+        gateway[distinct] = _bound(ctx, distinct, ctx.node_hidx[distinct], build)
+        np.copyto(out, gateway[nodes], where=sel)
 
 
 def _rails(ctx) -> int:

@@ -22,7 +22,7 @@ from designer.engine.routing.context import FailureSet, RoutingContext, cached_c
 from designer.engine.routing.csr import SegTable, dense_ids, group_keys, lookup
 from designer.engine.routing.domain import domain_segments
 from designer.engine.routing.fabric import fabric_segments
-from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
+from designer.engine.routing.hashing import FABRIC_SALT, hashed_rows
 from designer.engine.routing.limits import MAX_PATH_ENTRIES
 from designer.engine.routing.nic_policies import Ends, resolve, storage_mask
 from designer.engine.routing.routes import (
@@ -324,6 +324,45 @@ def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
     return (policy_name, multipath, seed, len(flows), digest.digest()[:16])
 
 
+def _lexicographic_ids(cols: list, n: int) -> np.ndarray:
+    """Per row: a non-negative int64 id of its values in the columns ``cols`` (int, >= -1), in the
+    lexicographic order of the rows' tuples — the order :func:`~designer.engine.routing.csr.
+    dense_ids` gives — kept within ``max(4 n, 2^16)`` values when it can be, by ranking the ids so
+    far with a presence table before a column would make them span more.
+
+    Why: the path-class keys of 1,024 GPUs' all-to-all span 28M values (three intra columns of
+    ~240 rows and the fabric one), so :func:`~designer.engine.routing.csr.group_keys` sorted its
+    1.05M keys (~30 ms CPU); ranked, they span a few thousand and it counts them. Only the order
+    and equality of the ids count for the classes (``classify_grouped`` reads the sorted distinct
+    keys in order), so the classes and their numbering are the same."""
+    limit = max(4 * n, 1 << 16)
+    if not all(len(c) == n and c.dtype.kind in "iu" for c in cols):
+        return dense_ids(cols)
+    key, span = np.zeros(n, dtype=np.int64), 1
+    for col in cols:
+        col = col.astype(np.int64) + 1
+        if n and int(col.min()) < 0:
+            return dense_ids(cols)
+        width = int(col.max()) + 1 if n else 1
+        if span * width > limit and span <= limit:
+            key, span = _presence_rank(key, span)
+        if span * width >= (1 << 62):
+            return dense_ids(cols)
+        key = key * width + col
+        span *= width
+    return key
+
+
+def _presence_rank(key: np.ndarray, span: int):
+    """(each key's rank among the distinct ``key`` values in [0, span), their number)."""
+    seen = np.zeros(span, dtype=bool)
+    seen[key] = True
+    distinct = np.flatnonzero(seen)
+    rank = np.zeros(span, dtype=np.int64)
+    rank[distinct] = np.arange(len(distinct), dtype=np.int64)
+    return rank[key], max(len(distinct), 1)
+
+
 def _nvswitch_mask(topo: Topology) -> np.ndarray:
     """Per node: an NVSwitch (cached on the topology)."""
     mask = topo.__dict__.get("_nvswitch_mask")
@@ -440,9 +479,13 @@ class Router:
         if in_host.any():
             idx = np.flatnonzero(in_host)
             loc_s = ctx.node_local[src[idx]]
-            via = np.where(relay[idx] >= 0, ctx.node_local[np.maximum(relay[idx], 0)], ctx.node_local[gs[idx]])
+            relays = relay[idx]
+            has_relay = relays >= 0
+            if has_relay.any():
+                via = np.where(has_relay, ctx.node_local[np.maximum(relays, 0)], ctx.node_local[gs[idx]])
+            else:   # no PXN relay (affinity): the gateway's local index, without the where
+                via = ctx.node_local[gs[idx]]
             p1f[idx], p1c[idx] = self._intra_lookup(hs[idx], loc_s, via)
-            has_relay = relay[idx] >= 0
             if has_relay.any():
                 ridx = idx[has_relay]
                 # relay → gateway, without repeating the relay's own node resource.
@@ -525,12 +568,13 @@ class Router:
     # ------------------------------------------------------------------ assembly
     def _alternatives(self, piece) -> np.ndarray:
         """Per flow: how many alternatives of ``piece`` its paths combine (at least 1)."""
-        if piece[0] == "single":
+        if piece[0] == "single" or (piece[0] == "fabric" and self.multipath == "hash"):
+            return self._one   # one hashed fabric alternative per flow
+        if len(piece[2]) == 0 or int(piece[2].max()) <= 1:
+            # Every count 0 or 1: every flow combines one alternative, as below (three passes and
+            # the product of _assemble fewer for most pieces of an all-to-all).
             return self._one
-        c = np.where(piece[1] >= 0, piece[2], 1)
-        if piece[0] == "fabric" and self.multipath == "hash":
-            c = np.minimum(c, 1)
-        return np.maximum(c, 1)
+        return np.maximum(np.where(piece[1] >= 0, piece[2], 1), 1)
 
     def _assemble(self, src, pieces) -> Routes:
         n = self.n
@@ -547,7 +591,7 @@ class Router:
         # Combination index of each path within its flow (only read where a piece has choices).
         combo = np.arange(total, dtype=np.int64) - first[owner] if total > int(np.count_nonzero(ok)) else None
         tables = {"intra": self.intra.arrays(), "fabric": self.fabric.arrays(), "domain": self.domain.arrays()}
-        fab_hash = flow_hash(self.flows, self.seed, salt=FABRIC_SALT) if self.multipath == "hash" else None
+        fab_hash = partial(hashed_rows, self.flows, self.seed, FABRIC_SALT) if self.multipath == "hash" else None
         flow_ptr, flow_res, stripes = assemble_paths(self.ctx, pieces, counts, owner, combo, fab_hash, tables)
         share = stripes / np.bincount(owner, weights=stripes, minlength=n)[owner] if total else np.zeros(0)
         if len(flow_res) > MAX_PATH_ENTRIES:
@@ -584,7 +628,7 @@ class Router:
         # A column equal on every flow orders and groups nothing: leaving it out changes no key's
         # rank, so neither the groups nor the order classes are numbered in.
         varying = [c for c in cols if len(c) and int(c.min()) != int(c.max())] or [np.zeros(len(ok), np.int64)]
-        keys, first, inverse = group_keys(dense_ids(varying))
+        keys, first, inverse = group_keys(_lexicographic_ids(varying, len(ok)))
         # One key per group, in increasing order: classify_grouped numbers the classes exactly as
         # on every flow's key (first appearance over the sorted keys), with far less to sort.
         codes, names = classify_grouped(ctx.topo, keys, lambda j: routes.path_nodes(int(first_path[first[j]])))
