@@ -519,6 +519,12 @@ _FNV_OFFSET, _FNV_PRIME, _MASK32 = 2166136261, 16777619, 0xFFFFFFFF  # FNV-1a, 3
 # untrusted document) would make every probe walk all of them, quadratic in the ids; a table
 # whose keys do not all fit this close is refused and the caller's dict (keyed SipHash) answers.
 MAX_PROBES = 64
+# How many bytes of other keys a lookup of a key may compare, per byte of the key. A lookup
+# walks the keys between the key's slot and its own, comparing bytes while they agree: ids
+# chosen to share one slot AND a long prefix (64 ids of 1,000 bytes, 996 in common) made each
+# hop of a crafted `solve` input compare ~64k bytes — linear, but 3x the dict path's time
+# (found in review). A table where some key would cost more is refused: the dict answers.
+MAX_COMPARED_PER_BYTE = 4
 
 
 @_jit
@@ -563,7 +569,9 @@ def id_table_build(key_bytes, key_ptr, table):
     each key ``key_bytes[key_ptr[k]:key_ptr[k + 1]]`` at its FNV-1a slot (linear probing, each
     key at most :data:`MAX_PROBES` slots past its own). Returns the number of keys, or -1 if the
     table cannot hold them, ``key_ptr`` does not cut ``key_bytes`` (no bounds checks in compiled
-    code), a key is there twice, or keys crowd one place (the caller then uses its dict)."""
+    code), a key is there twice, or keys crowd one place — more than :data:`MAX_PROBES` slots,
+    or more than :data:`MAX_COMPARED_PER_BYTE` bytes of other keys compared per byte of a key on
+    the way to it (the caller then uses its dict)."""
     n = len(key_ptr) - 1
     mask = len(table) - 1
     if n < 0 or len(table) <= n or len(table) & mask or key_ptr[0] != 0 or key_ptr[n] != len(key_bytes):
@@ -575,16 +583,32 @@ def id_table_build(key_bytes, key_ptr, table):
         start, end = key_ptr[k], key_ptr[k + 1]
         slot = _fnv1a(key_bytes, start, end) & mask
         probes = 0
+        compared = 0   # bytes a lookup of this key compares before reaching it
         while table[slot] >= 0:
             other = table[slot]
-            if _same_bytes(key_bytes, start, end, key_bytes, key_ptr[other], key_ptr[other + 1]):
+            same = _common_prefix(key_bytes, start, end, key_bytes, key_ptr[other], key_ptr[other + 1])
+            if same == end - start and key_ptr[other + 1] - key_ptr[other] == same:
                 return -1   # a duplicate
+            compared += same
             probes += 1
-            if probes > MAX_PROBES:
+            if probes > MAX_PROBES or compared > MAX_COMPARED_PER_BYTE * (end - start) + MAX_PROBES:
                 return -1   # crowded (ids chosen to collide?): no table, the caller's dict answers
             slot = (slot + 1) & mask
         table[slot] = k
     return n
+
+
+
+@_jit
+def _common_prefix(data, start, end, key_bytes, key_start, key_end):
+    """How many leading bytes ``data[start:end]`` and the key agree on, as a lookup's
+    comparison reads them (:func:`_same_bytes`: nothing when the lengths differ)."""
+    if end - start != key_end - key_start:
+        return 0
+    for i in range(end - start):
+        if data[start + i] != key_bytes[key_start + i]:
+            return i
+    return end - start
 
 
 @_jit

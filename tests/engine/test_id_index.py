@@ -83,13 +83,18 @@ def _fnv1a(text: str) -> int:
     return h
 
 
-def _colliding(count: int, bits: int = 8) -> list[str]:
-    """``count`` ids whose FNV-1a hashes agree in their low ``bits``: one slot of a small table."""
+def _colliding(count: int, bits: int = 8, prefix: str = "x", width: int = 0) -> list[str]:
+    """``count`` ids (``prefix`` then a number, zero-padded to ``width``) whose FNV-1a hashes
+    agree in their low ``bits``: one slot of a small table."""
     out, k = [], 0
+    start = _fnv1a(prefix)
     while len(out) < count:
-        text = f"x{k}"
-        if _fnv1a(text) & ((1 << bits) - 1) == 0:
-            out.append(text)
+        h = start
+        number = str(k).zfill(width)
+        for byte in number.encode():   # the prefix's hash continued: long prefixes stay cheap
+            h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+        if h & ((1 << bits) - 1) == 0:
+            out.append(prefix + number)
         k += 1
     return out
 
@@ -109,3 +114,23 @@ def test_ids_chosen_to_collide_are_left_to_the_dict():
     assert index is not None
     assert index.positions(fits[::-1]).tolist() == list(range(len(fits)))[::-1]
     assert index.positions([fits[0], _colliding(MAX_PROBES // 2 + 1)[-1]]) is None   # absent, same slot
+
+
+@needs_aot
+def test_ids_sharing_a_slot_and_a_long_prefix_are_left_to_the_dict():
+    """Found in review: 48 ids of ~1,000 bytes, 996 of them in common, in one slot (within
+    MAX_PROBES): a lookup of the last compared ~47k bytes. A key that costs a lookup more than
+    MAX_COMPARED_PER_BYTE bytes of other keys per byte of its own refuses the table; short
+    colliding ids, or long ids that differ early, keep it."""
+    from designer.engine._maxmin_kernels import MAX_COMPARED_PER_BYTE, MAX_PROBES
+
+    long_prefix = "p" * 996
+    crowded = _colliding(48, prefix=long_prefix, width=5)   # 1,001 bytes each
+    assert len(crowded) < MAX_PROBES and {len(i) for i in crowded} == {1001}
+    assert IdIndex.of(crowded) is None
+    short = _colliding(48)
+    assert IdIndex.of(short) is not None
+    early = [f"{k}-" + "q" * 996 for k in range(48)]   # long, but they differ in their first bytes
+    index = IdIndex.of(early)
+    assert index is not None and index.positions(early).tolist() == list(range(48))
+    assert MAX_COMPARED_PER_BYTE * 1000 < 47 * 996   # the crafted set is over the bound
