@@ -49,15 +49,24 @@ def test_reasons_asked_once_per_group_and_copied(topo, monkeypatch):
 
 def test_planning_runs_no_full_solve(topo, monkeypatch):
     """Every candidate's prediction (ring, tree, NVLS-tree) is a fill stopped at its slowest
-    flow (here its first level: the flows move equal bytes); the only full solve of a
-    simulation is the main one."""
+    flow (here its first level: the flows move equal bytes; the NVLS-tree's two byte sizes
+    cross separate resources, each size's first level); the only full solve of a simulation is
+    the main one."""
     full, fills = [], []
     real_maxmin, real_fill = solver.maxmin, solver.maxmin_levels_until
     monkeypatch.setattr(solver, "maxmin", lambda *a, **k: full.append(len(a[1]) - 1) or real_maxmin(*a, **k))
     monkeypatch.setattr(solver, "maxmin_levels_until",
                         lambda *a, **k: fills.append(len(a[1]) - 1) or real_fill(*a, **k))
-    real_first = select._first_level
+    real_first, real_sizes = select._first_level, select._separate_sizes_time
     monkeypatch.setattr(select, "_first_level", lambda *a: fills.append(a[1].num_paths) or real_first(*a))
+
+    def separate_sizes(*a):   # the NVLS-tree: each byte size's first level, no fill at all
+        time = real_sizes(*a)
+        if time is not None:
+            fills.append(a[1].num_paths)
+        return time
+
+    monkeypatch.setattr(select, "_separate_sizes_time", separate_sizes)
     prep = sim.prepare({"topology": topo, "workload": RING})
     plan = prep.flows.pattern_plans[0]
     assert plan.algorithm == "ring" and plan.alternatives["tree"]["time_s"] is not None
