@@ -1110,17 +1110,19 @@ def _layout_ok(pieces, firsts, hosts, choices, n_flows, n_paths, tab_ptr):
     for q in range(n_pieces):
         at = q * PIECE_FIELDS
         kind, col, host_col, choice_col = pieces[at], pieces[at + 1], pieces[at + 2], pieces[at + 3]
-        if kind < 0 or kind > PIECE_ROWS or col < 0 or (col + 1) * n_flows > len(firsts):
+        # Divisions, not products: (col + 1) * n_flows could wrap int64 and pass (found in review).
+        if kind < 0 or kind > PIECE_ROWS or col < 0 or (n_flows > 0 and col >= len(firsts) // n_flows):
             return False
         if kind == PIECE_SINGLE:
             if choice_col >= 0:
                 return False
             continue
-        if kind == PIECE_INTRA and (host_col < 0 or (host_col + 1) * n_flows > len(hosts)):
+        if kind == PIECE_INTRA and (host_col < 0 or (n_flows > 0 and host_col >= len(hosts) // n_flows)):
             return False
-        if choice_col >= 0 and (choice_col + 1) * n_paths > len(choices):
+        if choice_col >= 0 and n_paths > 0 and choice_col >= len(choices) // n_paths:
             return False
-        if pieces[at + 4] < 0 or pieces[at + 5] < 0 or pieces[at + 4] + pieces[at + 5] >= len(tab_ptr):
+        base, rows = pieces[at + 4], pieces[at + 5]
+        if base < 0 or rows < 0 or base >= len(tab_ptr) or rows >= len(tab_ptr) - base:
             return False
     return True
 

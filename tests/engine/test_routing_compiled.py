@@ -278,3 +278,43 @@ def test_gateways_bound_per_node_equal_those_bound_per_flow(monkeypatch, cluster
     per_node = _route(topo, fail, flows, policy, "hash")
     monkeypatch.setattr(nic_policies, "_PER_NODE_MIN", 10**12)
     _assert_same_routes(per_node, _route(topo, fail, flows, policy, "hash"))
+
+
+@pytest.mark.parametrize("which", _kernel_namespaces())
+@pytest.mark.parametrize("case", ["column", "base", "choice"])
+def test_layout_checks_do_not_wrap(which, case):
+    """Found in review: the layout checks multiplied and added in int64, so a column of 2^32 - 1
+    with 2^32 flows, or a base / choice column near 2^63, wrapped and passed; the AOT build then
+    read far outside its arrays (a segfault). Checked by division now: refused."""
+    a = lambda *v: np.array(v, dtype=np.int64)   # noqa: E731
+    none = np.zeros(0, dtype=np.int64)
+    flow_ptr = np.empty(2, dtype=np.int64)
+    k = _kernels(which)
+    if case == "column":
+        got = k.path_lengths(a(2, 2**32 - 1, -1, -1, 0, 1), a(0), none, none, a(0), 2**32, a(0, 1), a(5), flow_ptr)
+    elif case == "base":
+        got = k.path_lengths(a(2, 0, -1, -1, 2**63 - 1, 1), a(0), none, none, a(0), 1, a(0, 1), a(5), flow_ptr)
+    else:
+        got = k.path_lengths(a(2, 0, -1, 2**63 - 1, 0, 1), a(0), none, a(0), a(0), 1, a(0, 1), a(5), flow_ptr)
+    assert got == -1
+
+
+def test_negative_node_ids_bind_per_flow_as_before(monkeypatch):
+    """Found in review: per-node binding marked a negative node id on another node's slot, so the
+    flow lost its gateway (NO_NIC) where the per-flow binding had wrapped it; ids outside the
+    nodes now take the per-flow binding, as before."""
+    from designer.engine.routing import nic_policies, nic_tables
+
+    topo = _topology("dgx-rail")
+    ctx = cached_context(topo, FailureSet())
+    n = nic_policies._PER_NODE_MIN
+    gpus = np.flatnonzero(np.array([k == "gpu" for k in topo.node_kind]))
+    nodes = np.resize(gpus[1:], n).astype(np.int64)
+    nodes[0] = gpus[0] - len(topo.node_ids)        # node gpus[0] (met nowhere else), as a negative id
+    hosts = ctx.node_hidx[nodes].astype(np.int64)
+    todo, storage = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
+    per_node, per_flow = np.full(n, -9, dtype=np.int64), np.full(n, -9, dtype=np.int64)
+    nic_policies._bind(ctx, per_node, nodes, hosts, todo, storage, nic_tables.affinity)
+    monkeypatch.setattr(nic_policies, "_PER_NODE_MIN", 10 ** 12)   # the per-flow binding
+    nic_policies._bind(ctx, per_flow, nodes, hosts, todo, storage, nic_tables.affinity)
+    assert per_flow[0] >= 0 and per_node.tolist() == per_flow.tolist()

@@ -91,7 +91,9 @@ def _bind(ctx, out, nodes, hosts, todo, to_storage, table) -> None:
     flow leaves out the masked copies and the ~10 per-flow passes of ``_bound`` (1.04M flows of
     1,024 GPUs' all-to-all: ~30 -> ~15 ms CPU for both sides). The same gateways: checked first
     that every selected flow's host is its node's (else the per-flow binding)."""
-    per_node = len(nodes) >= _PER_NODE_MIN and bool(np.all((ctx.node_hidx[nodes] == hosts) | ~todo))
+    # Node ids in range too: a negative one would mark another node's slot (found in review).
+    per_node = (len(nodes) >= _PER_NODE_MIN and bool(np.all(((nodes >= 0) & (nodes < len(ctx.node_hidx))) | ~todo))
+                and bool(np.all((ctx.node_hidx[nodes] == hosts) | ~todo)))
     for storage in (False, True):
         sel = todo & (to_storage == storage)
         if not sel.any():
