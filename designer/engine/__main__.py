@@ -29,7 +29,8 @@ def _keep_freed_arrays() -> None:
     memory there, so a numpy temporary reuses pages already faulted in instead of mapping fresh
     ones (the 1,024-GPU all-to-all makes hundreds of 8 MB ones). Measured on it: 1.84–1.92 s
     user + 0.51–0.59 s sys → 1.78 s + 0.33–0.35 s, max RSS +9 % (as MALLOC_MMAP_THRESHOLD_,
-    MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ would set it). Nothing on another C library."""
+    MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ would set it). Larger blocks too (below: as
+    MALLOC_MMAP_MAX_=0). Nothing on another C library."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -39,10 +40,17 @@ def _keep_freed_arrays() -> None:
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return
-    trim, top_pad, mmap_threshold = -1, -2, -3   # M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD
+    trim, top_pad, mmap_threshold, mmap_max = -1, -2, -3, -4   # M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_*
     mallopt(mmap_threshold, 32 << 20)
     mallopt(trim, 1 << 30)   # C int arguments: below 2**31
     mallopt(top_pad, 64 << 20)
+    # Arrays above 32 MB (the threshold's ceiling) were still mapped fresh and unmapped when
+    # freed, so each of their temporaries faulted its pages in again: the 4,096-GPU all-to-all
+    # (134 MB per int64 array of its 16.8M flows) made 4.46M page faults for a 5.5 GB peak,
+    # 14 s of system time. Served from the heap too (no mmap for any block): 1.49M faults,
+    # 8.9 s, 32.2 -> 27.6 s CPU, peak 5.97 GB; the 16,384-GPU ring 191k -> 156k faults and
+    # 670 -> 608 MB (measured, docs/PERFORMANCE.md).
+    mallopt(mmap_max, 0)
 
 
 _keep_freed_arrays()
