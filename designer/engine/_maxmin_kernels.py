@@ -1220,13 +1220,6 @@ def path_entries(pieces, firsts, hosts, choices, owner, n_flows, tab_ptr, tab_da
 # --------------------------------------------------------------------------- routing: hashed fabric rows
 
 @_jit
-def _mix64(x):
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-@_jit
 def hashed_rows(src, dst, pattern, index, seed, salt, first, count, rows):
     """Per flow: ``first + flow_hash % max(count, 1)`` into ``rows`` (``first`` where it is < 0),
     with routing/hashing.py's flow hash of (src, dst, pattern, index) under ``seed`` (already
@@ -1240,10 +1233,10 @@ def hashed_rows(src, dst, pattern, index, seed, salt, first, count, rows):
         if first[i] < 0:
             rows[i] = first[i]
             continue
-        h = _mix64(np.uint64(src[i]) * golden ^ useed)
-        h = _mix64(h ^ np.uint64(dst[i]))
-        h = _mix64(h ^ (np.uint64(pattern[i]) << np.uint64(40)) ^ np.uint64(index[i]))
-        h = _mix64(h ^ usalt)
+        h = _splitmix(np.uint64(src[i]) * golden ^ useed)
+        h = _splitmix(h ^ np.uint64(dst[i]))
+        h = _splitmix(h ^ (np.uint64(pattern[i]) << np.uint64(40)) ^ np.uint64(index[i]))
+        h = _splitmix(h ^ usalt)
         c = count[i]
         rows[i] = first[i] + np.int64(h % np.uint64(c if c > 1 else 1))
     return 0

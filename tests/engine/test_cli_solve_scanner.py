@@ -278,24 +278,32 @@ def _large_text(tmp_path):
     return large_solve_document(tmp_path, solve._CHUNKED_MIN_BYTES, orjson.OPT_INDENT_2)
 
 
-@needs_aot
-def test_a_large_document_is_read_by_the_scanner(tmp_path, monkeypatch):
-    problem = _large_text(tmp_path)
+def read_with_kernels(monkeypatch, problem, *, aot: bool, forbidden):
+    """(``read_problem`` of ``problem``, what ``parse_problem`` makes of the whole document), read
+    with the AOT kernels (``aot``) or with the JIT only, ``forbidden`` = (owner, name) made to fail
+    the test if the read calls it."""
     expected = solve.parse_problem(solve._document(problem.read_bytes(), str(problem)))
     monkeypatch.setattr(loader, "_loaded", [])
-    monkeypatch.delenv("FABRICSCOPE_KERNELS", raising=False)
-    monkeypatch.setattr(solve, "_indices_by_dict", lambda *a: pytest.fail("took the dict path"))
-    _assert_same(solve.read_problem(str(problem)), expected)
+    if aot:
+        monkeypatch.delenv("FABRICSCOPE_KERNELS", raising=False)
+    else:
+        monkeypatch.setenv("FABRICSCOPE_KERNELS", "jit")
+        assert loader.aot_kernels() is None and loader._loaded == []
+    owner, name = forbidden
+    monkeypatch.setattr(owner, name, lambda *a: pytest.fail(f"called {name}"))
+    return solve.read_problem(str(problem)), expected
+
+
+@needs_aot
+def test_a_large_document_is_read_by_the_scanner(tmp_path, monkeypatch):
+    _assert_same(*read_with_kernels(monkeypatch, _large_text(tmp_path), aot=True,
+                                    forbidden=(solve, "_indices_by_dict")))
 
 
 def test_without_aot_the_dict_path_runs(tmp_path, monkeypatch):
     problem = _large_text(tmp_path)
-    expected = solve.parse_problem(solve._document(problem.read_bytes(), str(problem)))
-    monkeypatch.setattr(loader, "_loaded", [])
-    monkeypatch.setenv("FABRICSCOPE_KERNELS", "jit")
-    assert loader.aot_kernels() is None and loader._loaded == []
-    monkeypatch.setattr(IdIndex, "path_positions", lambda *a: pytest.fail("scanned without AOT"))
-    _assert_same(solve.read_problem(str(problem)), expected)
+    got, expected = read_with_kernels(monkeypatch, problem, aot=False, forbidden=(IdIndex, "path_positions"))
+    _assert_same(got, expected)
     monkeypatch.setattr(loader, "_loaded", [jit])  # the JIT chosen already: still no scanner
     assert loader.aot_kernels() is None
     _assert_same(solve.read_problem(str(problem)), expected)

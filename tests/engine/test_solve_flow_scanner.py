@@ -436,21 +436,17 @@ def _large_text(tmp_path):
 
 @needs_aot
 def test_a_large_document_is_read_by_the_scanner(tmp_path, monkeypatch):
-    problem = _large_text(tmp_path)
-    expected = solve.parse_problem(solve._document(problem.read_bytes(), str(problem)))
-    monkeypatch.setattr(loader, "_loaded", [])
-    monkeypatch.delenv("FABRICSCOPE_KERNELS", raising=False)
-    monkeypatch.setattr(solve, "array_chunks", lambda *a: pytest.fail("took the orjson path"))
-    _assert_identical(solve.read_problem(str(problem)), expected)
+    from tests.engine.test_cli_solve_scanner import read_with_kernels
+
+    _assert_identical(*read_with_kernels(monkeypatch, _large_text(tmp_path), aot=True,
+                                         forbidden=(solve, "array_chunks")))
 
 
 def test_without_aot_the_orjson_path_runs(tmp_path, monkeypatch):
-    problem = _large_text(tmp_path)
-    expected = solve.parse_problem(solve._document(problem.read_bytes(), str(problem)))
-    monkeypatch.setattr(loader, "_loaded", [])
-    monkeypatch.setenv("FABRICSCOPE_KERNELS", "jit")
-    monkeypatch.setattr(id_index.IdIndex, "scan_flows", lambda *a: pytest.fail("scanned without AOT"))
-    _assert_identical(solve.read_problem(str(problem)), expected)
+    from tests.engine.test_cli_solve_scanner import read_with_kernels
+
+    _assert_identical(*read_with_kernels(monkeypatch, _large_text(tmp_path), aot=False,
+                                         forbidden=(id_index.IdIndex, "scan_flows")))
 
 
 @needs_aot
