@@ -144,6 +144,15 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _fits_float(v) -> bool:
+    """Whether a JSON number converts to a float (an int beyond ~1.8e308 does not)."""
+    try:
+        float(v)
+    except OverflowError:
+        return False
+    return True
+
+
 def _typename(v) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
         type(v), "number" if _is_number(v) else type(v).__name__)
@@ -178,6 +187,8 @@ class _Checker:
             return
         if not _is_number(value):
             self.add(path, f"must be a number, got {_typename(value)}")
+        elif not _fits_float(value):   # an int of 309+ digits: math.isfinite would raise
+            self.add(path, f"must be finite, got an integer beyond float range ({value.bit_length()} bits)")
         elif not math.isfinite(value):
             self.add(path, f"must be finite, got {value}")
         elif value < 0:

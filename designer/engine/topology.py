@@ -70,6 +70,8 @@ class Topology:
         One-way latency of the link in ns.
     groups : dict
         Group id -> group dict from the document (``kind``, ``parent``, ``template``, …).
+    node_index, link_index : dict
+        Node id / link id -> index; ``link_index`` is built at its first read (a property).
     """
 
     _doc: dict   # read it as ``doc`` (below): the loader may leave its links' completion to the first reader
