@@ -340,9 +340,9 @@ class ObjectWriter:
 
     Why: on the 200k-flow ``solve`` answer of issue #20 cutting and joining those ~1.2M pieces
     took ~0.05 s of the ~0.08 s the answer cost; written here, the answer costs ~0.035 s (most of
-    it orjson's encoding of the numbers). Exact where :func:`split_strings` is (its docstring): ``ok`` is
-    False for keys it would refuse (and TypeError is raised for keys orjson refuses), then the
-    caller takes its other path."""
+    it orjson's encoding of the numbers). Exact where :func:`split_strings` is (its docstring):
+    ``ok`` is False for keys it would refuse (and TypeError is raised for keys orjson refuses),
+    then the caller takes its other path."""
 
     def __init__(self, kernels, strings: list, layout):
         self.kernels, self.count = kernels, len(strings)

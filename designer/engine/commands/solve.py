@@ -298,9 +298,11 @@ def _scanned_problem(data: bytes, timeline: bool):
 
     Why: on the 200k-flow instance of issue #20 the chunked path (orjson's parse of the flows,
     the path scan, the column checks of the parsed objects) reads the document in ~0.30 s CPU,
-    this one in ~0.10 s (the scan ~0.06, the ids' strings ~0.01, the frame ~0.01). Exact: the number tokens are parsed by orjson (as the flows were) and converted by
-    numpy as the column checks did; the ids are the strict UTF-8 decoding of the very bytes
-    orjson would have decoded (no backslash: no escape)."""
+    this one in ~0.10 s (the scan ~0.06, the ids' strings ~0.01, the frame ~0.01).
+
+    Exact: the number tokens are parsed by orjson (as the flows were) and converted by numpy as
+    the column checks did; the ids are the strict UTF-8 decoding of the very bytes orjson would
+    have decoded (no backslash: no escape)."""
     region = _flows_region(data)
     if region is None:
         return None
