@@ -19,13 +19,12 @@ $(VENV)/.installed: requirements.txt
 	$(PIP) install --quiet -r requirements.txt
 	touch $@
 
-# The solver kernels compiled ahead of time (designer/engine/_maxmin_aot*.so, see
-# designer/engine/build_kernels.py): a fresh `solve` then skips importing numba. Rebuilt when the
+# The solver kernels compiled ahead of time (designer/engine/solve/kernels/_maxmin_aot*.so, see
+# designer/engine/solve/kernels/build.py): a fresh `solve` then skips importing numba. Rebuilt when the
 # kernels or the environment change; if it cannot be built (no C compiler) numba's JIT is used.
-KERNEL_SOURCES := designer/engine/_maxmin_kernels.py designer/engine/_kernel_loader.py \
-	designer/engine/build_kernels.py
+KERNEL_SOURCES := $(wildcard designer/engine/solve/kernels/*.py)
 $(VENV)/.kernels: $(VENV)/.installed $(KERNEL_SOURCES)
-	@if $(PY) -m designer.engine.build_kernels; then touch $@; \
+	@if $(PY) -m designer.engine.solve.kernels.build; then touch $@; \
 	else echo "warning: AOT kernels not built; the solver uses numba's JIT (slower start)"; fi
 
 # ESLint for static/js (tests/test_javascript.py); npm ci writes node_modules/.package-lock.json,

@@ -84,7 +84,7 @@ def patch_document(document: dict, patch: Any) -> dict:
         ``patch`` field when the patch does not fit the base (``patch.links.update[3].id``);
         ``document`` field when the result is not a valid topology (located in the result).
     """
-    from designer.engine.document_patch import apply_patch
+    from designer.engine.document.patch import apply_patch
 
     with engine_errors("patch"):
         patched = apply_patch(document, patch)
@@ -104,7 +104,7 @@ def document_figures(document: dict) -> dict[str, int]:
 
 def host_templates() -> list[str]:
     """Names of the host templates the engine offers (``dgx-h100``, …)."""
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.templates import TEMPLATES
 
     return sorted(TEMPLATES)
 
@@ -116,7 +116,7 @@ def build_cluster_document(*, name: str, template: str, hosts: int,
     ``options`` go to ``engine.fabrics.build_cluster`` as keyword arguments (``rails``,
     ``spines``, …). Raises EngineValidationError on a bad spec.
     """
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     with engine_errors():
         try:
@@ -157,7 +157,7 @@ def validate_scenario(scenario: dict) -> None:
     EngineValidationError
         With the engine's located problems (``workload[0].bytes: ...``).
     """
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
 
     with engine_errors():
         normalize_scenario(scenario)
@@ -224,7 +224,7 @@ def _json_safe_walk(value: Any) -> Any:
 
 def run_simulation(job, progress: Progress) -> dict:
     """Run a simulate job; returns a ``fabricscope.result/1`` dict."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     with engine_errors():
         return json_safe(simulate(job_scenario_document(job), progress=progress))
@@ -233,7 +233,7 @@ def run_simulation(job, progress: Progress) -> dict:
 def sweep_candidates(job) -> list[dict]:
     """The single failures a sweep job will try (``over`` classes from its parameters), in the
     engine's order: candidates already failed in the scenario or unwired are not tried."""
-    from designer.engine.whatif import sweep_plan
+    from designer.engine.analysis.whatif import sweep_plan
 
     params = job.parameters or {}
     with engine_errors():
@@ -247,7 +247,7 @@ def run_sweep_chunk(job, chunk: tuple[int, int] | None, progress: Progress) -> d
     Returns a ``fabricscope.sweep/1`` part; :func:`merge_sweep_parts` of all n parts equals
     the unchunked sweep.
     """
-    from designer.engine.whatif import sweep
+    from designer.engine.analysis.whatif import sweep
 
     params = job.parameters or {}
     with engine_errors():
@@ -257,7 +257,7 @@ def run_sweep_chunk(job, chunk: tuple[int, int] | None, progress: Progress) -> d
 
 def merge_sweep_parts(parts: list[dict]) -> dict:
     """Merge chunk results into one ranking (most harmful first)."""
-    from designer.engine.whatif import merge_sweeps
+    from designer.engine.analysis.whatif import merge_sweeps
 
     with engine_errors():
         return json_safe(merge_sweeps(parts))
@@ -265,7 +265,7 @@ def merge_sweep_parts(parts: list[dict]) -> dict:
 
 def run_compare(job, progress: Progress) -> dict:
     """Run the scenario under each NIC policy of the job's parameters and compare."""
-    from designer.engine.whatif import compare_policies
+    from designer.engine.analysis.whatif import compare_policies
 
     policies = tuple((job.parameters or {}).get("policies") or ("affinity", "pxn", "any"))
     with engine_errors():
@@ -290,7 +290,7 @@ def validate_document(document: Any) -> list[dict]:
 
 def fabric_summary(document: dict) -> dict:
     """Plain-JSON size and capacity summary of a cluster document (``engine.fabrics``)."""
-    from designer.engine.fabrics import fabric_summary as summarize
+    from designer.engine.model.fabrics import fabric_summary as summarize
 
     return json_safe(summarize(document))
 
@@ -313,7 +313,7 @@ def fabric_bom(document: dict) -> dict:
 
     Raises EngineValidationError when the document does not load.
     """
-    from designer.engine.bom import fabric_bom as bom
+    from designer.engine.model.bom import fabric_bom as bom
 
     with engine_errors():
         return json_safe(bom(document))
@@ -324,7 +324,7 @@ def revision_bom(revision) -> dict | None:
     document the BOM cannot read — the page then simply has no BOM section)."""
     if revision is None:
         return None
-    from designer.engine.bom import fabric_bom as bom
+    from designer.engine.model.bom import fabric_bom as bom
     from designer.engine.errors import EngineError
 
     try:
@@ -337,7 +337,7 @@ def revision_bom(revision) -> dict | None:
 def compare_boms(bom_a: dict | None, bom_b: dict | None) -> list[dict]:
     """Row-by-row comparison of two BOMs (``engine.bom.compare_boms``: label, a, b, delta, unit,
     differs, better)."""
-    from designer.engine.bom import compare_boms as compare
+    from designer.engine.model.bom import compare_boms as compare
 
     return compare(bom_a, bom_b)
 
@@ -358,7 +358,7 @@ def graphml(document: dict) -> bytes:
     """GraphML (UTF-8 bytes) of a topology (networkx ``write_graphml``: readable by yEd)."""
     import networkx as nx
 
-    from designer.engine.topology import Topology
+    from designer.engine.model.topology import Topology
 
     with engine_errors("document"):
         graph = Topology.from_document(document).to_networkx()
@@ -370,7 +370,7 @@ def graphml(document: dict) -> bytes:
 def host_document(*, template: str, host_id: str, name: str | None = None) -> dict:
     """A normalized document holding one host of ``template`` with group id ``host_id`` (and the
     document ``name``, when given)."""
-    from designer.engine.templates import host_document as build
+    from designer.engine.model.templates import host_document as build
 
     with engine_errors():
         options = {"name": name} if name is not None else {}
@@ -385,8 +385,8 @@ def topo_matrix(document: dict, host: str) -> dict:
     EngineValidationError
         The document has no such host (or cannot be read).
     """
-    from designer.engine.pathclass import topo_matrix as matrix
-    from designer.engine.topology import Topology
+    from designer.engine.model.pathclass import topo_matrix as matrix
+    from designer.engine.model.topology import Topology
 
     with engine_errors():
         return matrix(Topology.from_document(document), host)
@@ -401,14 +401,14 @@ def catalog() -> dict:
 
 def template_details() -> dict[str, dict]:
     """Built-in host templates: name -> {name, description, details, params}."""
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.templates import TEMPLATES
 
     return json_safe(TEMPLATES)
 
 
 def template_choices() -> list[tuple[str, str]]:
     """(name, one-line description) of every host template, sorted by name."""
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.templates import TEMPLATES
 
     return [(name, TEMPLATES[name]["description"]) for name in sorted(TEMPLATES)]
 
@@ -416,7 +416,7 @@ def template_choices() -> list[tuple[str, str]]:
 def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: int, algorithm: str,
                      log: str | None = None) -> dict:
     """Predicted nccl-tests rows for a topology document and, with ``log`` (a real run's stdout),
-    the run side by side (engine :func:`designer.engine.nccl_tests.side_by_side`).
+    the run side by side (engine :func:`designer.engine.analysis.nccl_tests.side_by_side`).
 
     Raises
     ------
@@ -424,8 +424,8 @@ def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: i
         Bad arguments (located: ``min_bytes``, ``algorithm`` …) or, under field ``log``, a log
         that is not nccl-tests output (``line 37: expected 13 columns, got 4``).
     """
-    from designer.engine.nccl_tests import side_by_side
-    from designer.engine.nccl_tests_log import parse_log
+    from designer.engine.analysis.nccl_tests import side_by_side
+    from designer.engine.io.nccl_tests_log import parse_log
 
     parsed = None
     if log:

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from designer import selectors
 from designer.choices import ScenarioMode, ShareRole
-from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS
+from designer.engine.model.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS
 
 __all__ = ["TopologyNewForm", "ScenarioForm", "PatternForm", "PatternFormSet", "attach_errors",
            "BYTE_UNITS", "SWEEP_CLASSES", "split_ids", "ScenarioRunForm", "ShareGrantForm",
@@ -34,7 +34,7 @@ NIC_POLICIES = [("affinity", "affinity — nearest NIC (NCCL default)"),
                 ("pxn", "pxn — NVLink to the rail-aligned peer, then its NIC"),
                 ("any", "any — every NIC of the host"), ("static", "static — bindings in the document")]
 MULTIPATH = [("hash", "hash — per-flow ECMP"), ("split", "split — even split over equal paths")]
-# Names are the engine's (designer.engine.whatif.SWEEP_CLASSES); a test checks they stay in step.
+# Names are the engine's (designer.engine.analysis.whatif.SWEEP_CLASSES); a test checks they stay in step.
 SWEEP_CLASSES = [("nic", "NICs"), ("pcie_switch", "PCIe switches"), ("nvswitch", "NVSwitches"),
                  ("gpu", "GPUs"), ("nic-leaf", "NIC–leaf links"), ("leaf-spine", "Leaf–spine links"),
                  ("spine-core", "Spine–core links"), ("host", "Hosts")]
@@ -192,7 +192,7 @@ class PatternForm(forms.Form):
         attrs={"placeholder": "h0/gpu0, h1/gpu0"}))
     bytes_value = forms.FloatField(min_value=0, initial=1, label="Message size")
     bytes_unit = forms.ChoiceField(choices=[(u, u) for u in BYTE_UNITS], initial="GB", label="Unit")
-    # All-reduce algorithms (designer.engine.collectives); "auto" picks as NCCL's tuner does.
+    # All-reduce algorithms (designer.engine.traffic.collectives); "auto" picks as NCCL's tuner does.
     algorithm = forms.ChoiceField(choices=[(a, a) for a in ("auto", "ring", "tree", "nvls", "nvlstree", "collnet")],
                                   initial="auto")
     src = forms.CharField(required=False, label="Source", help_text="ids, or group:NAME")

@@ -210,7 +210,7 @@ class _ResultManager(models.Manager):
 class SimulationResult(models.Model):
     """The result of a finished job, in its own table so job lists never load it.
 
-    A simulation result is stored in two parts (issue 20, ``designer.engine.result_columns``):
+    A simulation result is stored in two parts (issue 20, ``designer.engine.analysis.result_columns``):
     ``data`` holds the document without its bulk keys (``format``, ``summary``, ``scenario``...:
     what the result page and ``?view=summary`` read, a few kB) and ``body`` the bulk (``flows``,
     ``resources``, ``diff``, ``latency``) as compressed columns, read only when used. Rows stored
@@ -234,7 +234,7 @@ class SimulationResult(models.Model):
     @classmethod
     def parts_of(cls, document: dict) -> dict:
         """The field values storing ``document``: split and packed when it is a simulation result."""
-        from designer.engine import result_columns
+        from designer.engine.analysis import result_columns
 
         if str(document.get("format") or "").startswith("fabricscope.result/"):
             try:
@@ -246,7 +246,7 @@ class SimulationResult(models.Model):
 
     def document(self) -> dict:
         """The whole stored document (reads ``body`` when there is one)."""
-        from designer.engine import result_columns
+        from designer.engine.analysis import result_columns
 
         if not self.encoding:
             return self.data

@@ -191,7 +191,7 @@ def _job_scenario_submit(user, topology, scenario, form, workload: dict, action:
 
 def _job_overview(job_form, scenario) -> dict | None:
     """What the page's job holds (imported or saved): ``engine.jobs.spec.job_overview``."""
-    from designer.engine.jobs.spec import job_overview
+    from designer.engine.traffic.jobs.spec import job_overview
 
     if job_form.is_bound:
         workload = job_form.cleaned_data.get("workload") if hasattr(job_form, "cleaned_data") else None

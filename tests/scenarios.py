@@ -6,7 +6,7 @@ from __future__ import annotations
 def dgx_h100_scenario(hosts: int = 2, *, failures=None, policy="affinity", mode="steady",
                       latency=False):
     """``(topology document, scenario dict)`` for ``hosts`` DGX H100s."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     topo = build_cluster("dgx-h100", hosts, storage=1)
     sc = {"format": "fabricscope.scenario/1", "topology": topo, "mode": mode,

@@ -39,7 +39,7 @@ CASES = {
 
 def write_cases(folder: Path) -> None:
     """The four topologies (``build_cluster``, DGX-H100, rail-optimized) and ten scenarios."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, (hosts, options) in TOPOLOGIES.items():

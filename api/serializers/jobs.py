@@ -29,7 +29,7 @@ class JobCreateSerializer(serializers.Serializer):
         help_text="compare only: NIC policies to compare (default affinity, pxn, any)")
 
     def validate_over(self, value: list[str]) -> list[str]:
-        from designer.engine.whatif import SWEEP_CLASSES  # here: whatif loads the solver
+        from designer.engine.analysis.whatif import SWEEP_CLASSES  # here: whatif loads the solver
 
         bad = {k: [f"unknown failure class {c!r} (choose from {', '.join(SWEEP_CLASSES)})"]
                for k, c in enumerate(value) if c not in SWEEP_CLASSES}

@@ -33,7 +33,7 @@ class RevisionCreateSerializer(serializers.Serializer):
                   '{"nodes"|"links"|"groups": {"remove": [ids], "update": [whole items], '
                   '"add": [items]}, other top-level field: new value (null deletes it)}; '
                   "applied in that order, then validated and saved as a whole document "
-                  "(designer/engine/document_patch.py)")
+                  "(designer/engine/document/patch.py)")
     base_revision = serializers.IntegerField(
         min_value=0, help_text="the revision number you edited (0 when there is none yet); "
                                "a stale one is a 409 carrying the current number")

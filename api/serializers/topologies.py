@@ -5,10 +5,10 @@ from django.conf import settings
 from rest_framework import serializers
 
 from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
-from designer.engine.fabrics import FABRICS
+from designer.engine.model.fabrics import FABRICS
 from designer.engine.catalog import SWITCH_MODELS
-from designer.engine.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # one limit for pages and API
-from designer.engine.templates import TEMPLATES
+from designer.engine.model.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # one limit for pages and API
+from designer.engine.model.templates import TEMPLATES
 
 __all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
            "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer"]

@@ -16,7 +16,7 @@ from api.throttling import JobSubmitThrottle
 from api.views.base import ID, ApiMixin, body_ref, query_int, valid_data
 from designer import selectors, services
 from designer.choices import JobKind, JobState
-from designer.engine import result_columns
+from designer.engine.analysis import result_columns
 from designer.figures.base import figures_key
 from designer.models import Scenario, SimulationJob
 from designer.services.results import result_figures

@@ -379,7 +379,7 @@ def _measured_json(table: dict) -> dict:
 
 # ---- collectives (15a) ---------------------------------------------------------------------------
 # NVSwitch generation and in-switch reduction (NVLS) efficiency. Owned by the collectives work
-# (designer/engine/collectives/); the link-rate/NIC/latency parts above are calibrated separately.
+# (designer/engine/traffic/collectives/); the link-rate/NIC/latency parts above are calibrated separately.
 #
 # NVSwitch generation by the NVLink generation of its links: NVSwitch gen2 = NVLink 3 (A100 HGX),
 # gen3 = NVLink 4 (H100 HGX, the first with NVLink SHARP: in-switch reduction and multicast,

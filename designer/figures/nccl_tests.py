@@ -1,6 +1,6 @@
 """nccl-tests side by side: predicted bus bandwidth against message size (log x), a real run over it.
 
-Built from :func:`designer.engine.nccl_tests.side_by_side`'s output (through
+Built from :func:`designer.engine.analysis.nccl_tests.side_by_side`'s output (through
 ``designer.bridge.nccl_tests_sweep``): ``rows`` (predicted sweep), ``measured`` (a parsed run's
 rows, out-of-place and in-place), ``comparison``.
 """

@@ -37,7 +37,7 @@ def whatif_figures(diff: dict | None, *, label: str = "") -> dict[str, dict]:
     Parameters
     ----------
     diff : dict or None
-        ``result["diff"]`` of :func:`designer.engine.whatif.simulate_with_diff`, or a sweep entry's
+        ``result["diff"]`` of :func:`designer.engine.analysis.whatif.simulate_with_diff`, or a sweep entry's
         ``diff_summary`` (counts only: the table then lists the counts and top new bottlenecks).
     label : str
         Appended to titles (the failure's label on a sweep page).

@@ -1,7 +1,7 @@
 """Simulation results stored as a small head (``data``) and a compressed columnar body (issue 20).
 
 Schema: ``SimulationResult.body`` / ``encoding`` and the ``ResultFigures`` cache. Data: every
-stored ``fabricscope.result/1`` is re-written as head + body (``designer.engine.result_columns``),
+stored ``fabricscope.result/1`` is re-written as head + body (``designer.engine.analysis.result_columns``),
 one row at a time so memory stays that of one document; reversing writes the whole documents back.
 The same on SQLite (BLOB) and PostgreSQL (bytea).
 """
@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 
 def _pack_rows(apps, schema_editor):
-    from designer.engine import result_columns
+    from designer.engine.analysis import result_columns
 
     Result = apps.get_model("designer", "SimulationResult")
     for pk in list(Result.objects.filter(encoding="").values_list("pk", flat=True)):
@@ -23,7 +23,7 @@ def _pack_rows(apps, schema_editor):
 
 
 def _unpack_rows(apps, schema_editor):
-    from designer.engine import result_columns
+    from designer.engine.analysis import result_columns
 
     Result = apps.get_model("designer", "SimulationResult")
     for pk in list(Result.objects.exclude(encoding="").values_list("pk", flat=True)):

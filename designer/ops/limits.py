@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 def scenario_flow_count(normalized) -> int:
     """Flows the engine will generate for a normalized scenario (no flow is built)."""
-    from designer.engine.workloads import pattern_flow_count
+    from designer.engine.traffic.workloads import pattern_flow_count
 
     return sum(pattern_flow_count(p) for p in normalized.patterns)
 
@@ -57,7 +57,7 @@ def validate_scenario(scenario: dict) -> int:
     """
     from designer.bridge import engine_errors
     from designer.engine.errors import LimitExceeded, Problem
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
 
     limit = settings.FABRICSCOPE_JOB_MAX_FLOWS
     with engine_errors():
@@ -127,7 +127,7 @@ def describe_error(exc: BaseException) -> str | None:
 def summary() -> dict:
     """Every limit in force, for docs, /readyz consumers and support."""
     from designer.engine.document import LIMITS
-    from designer.engine.workloads import MAX_FLOWS
+    from designer.engine.traffic.workloads import MAX_FLOWS
 
     return {
         "max_body_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES,
@@ -160,7 +160,7 @@ def build_elements(*, template, hosts: int, options: dict | None = None) -> int:
     the error itself, located.
     """
     from designer.engine.errors import EngineError
-    from designer.engine.templates import template_spec
+    from designer.engine.model.templates import template_spec
 
     if not isinstance(hosts, int) or hosts < 1:
         return 0

@@ -32,7 +32,7 @@ def _limit_memory(**kwargs) -> None:
 @worker_process_init.connect
 def _warm_engine(**kwargs) -> None:
     # A cold numba cache costs a first job ~5 s of compilation; pay it before any job arrives.
-    from designer.engine.solver import warm_up
+    from designer.engine.solve.solver import warm_up
 
     started = time.monotonic()
     warm_up()

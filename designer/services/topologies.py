@@ -122,7 +122,7 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
     """Append a revision edited from ``base_revision`` (a row, its number, or None for none).
 
     The new content is ``document``, or ``patch`` applied to the base revision's document
-    (``designer.engine.document_patch``; issue 18: a small edit of a 40 MB design posts only
+    (``designer.engine.document.patch``; issue 18: a small edit of a 40 MB design posts only
     what changed); either way it is validated and stored whole.
 
     The topology row is locked (``select_for_update``) and its head number compared with the

@@ -33,9 +33,9 @@ def test_example_client_runs_a_nic_sweep(live_server, celery_worker, user):
     print(out)
     assert re.search(r"topology \d+ .*: 32 hosts, 256 GPUs", out), out
     assert "scenario" in out and "sweep job" in out and "%" in out, out
-    if importlib.util.find_spec("designer.engine.whatif") is None:
+    if importlib.util.find_spec("designer.engine.analysis.whatif") is None:
         assert run.returncode == 1 and "sweep failed" in out, out
-        pytest.skip("designer.engine.whatif does not exist yet: the client ran up to the "
+        pytest.skip("designer.engine.analysis.whatif does not exist yet: the client ran up to the "
                     "sweep, which failed as expected")
     assert run.returncode == 0, out
     # 32 hosts x 8 compute NICs = 256 single-NIC failures; the 2 storage NICs per host have no

@@ -28,7 +28,7 @@ def _documented(schema: dict, method: str, path: str) -> dict:
 
 def test_templates_list_is_paginated_as_documented(api, schema):
     """The built-in templates, 2 per page: the last page holds the rest, the next one does not exist."""
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.templates import TEMPLATES
 
     count = len(TEMPLATES)
     last = (count + 1) // 2

@@ -398,7 +398,7 @@ def test_large_cluster_opens_collapsed_and_interactive(page, server, state):
     """128 DGX-H100 hosts (1,024 GPUs, ~4,900 devices, ~9,900 links) open with hosts collapsed."""
     _, base = server
     try:
-        from designer.engine.fabrics import build_cluster  # the engine's generator, once it exists
+        from designer.engine.model.fabrics import build_cluster  # the engine's generator, once it exists
         big = build_cluster("dgx-h100", 128)
     except Exception:
         big = cluster_document(128, spines=16, name="1024-gpu")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from tests.browser.conftest import wait_until_at_rest
 from tests.browser.harness.fixture_server import MockState, serve
 from tests.browser.test_editor_harness import open_editor, shot, stats

@@ -45,7 +45,7 @@ def scenario(hosts: int, *, failures=None, policy="affinity", mode="steady", lat
 
 
 def run(sc):
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     return json.loads(json.dumps(simulate_with_diff(sc)))  # what the database gives back
 
@@ -131,7 +131,7 @@ def server():
 @pytest.fixture(scope="module")
 def data():
     """Real results: 2 hosts (baseline, NIC failure under 'any', timeline), a sweep, a policy comparison."""
-    from designer.engine.whatif import compare_policies, sweep
+    from designer.engine.analysis.whatif import compare_policies, sweep
 
     topo, sc = scenario(2)
     base = run(sc)

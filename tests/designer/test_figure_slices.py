@@ -41,7 +41,7 @@ process.stdin.on('end', () => {
 
 @pytest.fixture(scope="module")
 def small():
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo, sc = dgx_h100_scenario(2, latency=False)
     return topo, json.loads(json.dumps(simulate(sc)))

@@ -35,7 +35,7 @@ def jsonable(x):
 
 @pytest.fixture(scope="module")
 def small():
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo, sc = scenario(latency=True)
     return topo, jsonable(simulate(sc))
@@ -44,7 +44,7 @@ def small():
 @pytest.fixture(scope="module")
 def failed():
     """h0/nic0 down under NIC policy 'any': flows move to other NICs (rerouted), none is lost."""
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     topo, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}], policy="any")
     return topo, jsonable(simulate_with_diff(sc))
@@ -207,7 +207,7 @@ def test_patterns_rates_bottlenecks_latency(small):
 
 
 def test_timeline_marks_each_pattern_finish():
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo, sc = scenario(mode="timeline")
     result = jsonable(simulate(sc))
@@ -242,7 +242,7 @@ def test_failure_diff_figures(failed):
 
 
 def test_sweep_ranking_order_preserved_and_click_through():
-    from designer.engine.whatif import sweep
+    from designer.engine.analysis.whatif import sweep
 
     _, sc = scenario()
     sw = jsonable(sweep(sc, over=["nic"]))
@@ -260,7 +260,7 @@ def test_sweep_ranking_order_preserved_and_click_through():
 
 
 def test_policy_comparison_grouped_bars():
-    from designer.engine.whatif import compare_policies
+    from designer.engine.analysis.whatif import compare_policies
 
     _, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}])
     cmp_ = jsonable(compare_policies(sc))
@@ -315,7 +315,7 @@ def test_edge_cases_render_without_error():
 
 def test_unroutable_flows():
     """A GPU whose only NIC is down under 'affinity': its inter-host flows are unroutable."""
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     topo, sc = scenario(failures=[{"target": "h0/nic0", "mode": "down"}])
     result = jsonable(simulate_with_diff(sc))
@@ -336,7 +336,7 @@ def test_unroutable_flows():
 @pytest.mark.slow
 def test_1024_gpu_payload_is_aggregated():
     """128 hosts: hosts collapse, nothing ships one point per flow, the whole page JSON stays small."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo, sc = scenario(128)
     result = jsonable(simulate(sc))
@@ -393,7 +393,7 @@ def _bundle_trace_types() -> set[str]:
 def test_every_trace_type_drawn_is_in_the_vendored_bundle(small, failed):
     """The pages load the vendored plotly.js bundle (scatter, bar, box); a trace type it lacks would be drawn as a scatter
     (or not at all), so every figure of a result, a what-if, a sweep and a comparison uses only its types."""
-    from designer.engine.whatif import sweep
+    from designer.engine.analysis.whatif import sweep
 
     known = _bundle_trace_types()
     assert {"scatter", "bar", "box"} <= known and "table" not in known

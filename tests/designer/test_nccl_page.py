@@ -71,7 +71,7 @@ def test_more_hosts_than_inline_is_refused_with_a_message(client, user):
 
 def test_linked_from_topology_and_collective_result(client, user, scenario):
     from designer import services
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
     from tests.sharing.conftest import finish
 
     client.force_login(user)

@@ -309,7 +309,7 @@ def test_result_and_compare_pages(alice, job, scenario, user, published):
 
 
 def test_scenario_builder_sweep_classes_are_engine_classes():
-    from designer.engine.whatif import SWEEP_CLASSES as ENGINE_CLASSES
+    from designer.engine.analysis.whatif import SWEEP_CLASSES as ENGINE_CLASSES
     from designer.forms import SWEEP_CLASSES
 
     assert {name for name, _ in SWEEP_CLASSES} <= set(ENGINE_CLASSES)
@@ -319,7 +319,7 @@ def test_result_page_and_api_name_the_fabric_link_that_sets_the_job_time(alice, 
     """Issue 14: a storage read through the storage leaf's uplinks is the slowest pattern; the
     result page's verdict and the API name that fabric link as the critical bottleneck, though
     NVLink links also run at 100 %."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     sc = {"topology": {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized", "storage": 1}},
           "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"},
@@ -341,7 +341,7 @@ def test_result_page_and_api_name_the_fabric_link_that_sets_the_job_time(alice, 
 
 def test_result_page_says_a_broken_job_does_not_complete(alice, scenario, user, published):
     """The demo's what-if: h0/nic0 down under affinity — the ring loses gpu0's flows."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     sc = {"topology": {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}},
           "workload": [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"},
@@ -359,7 +359,7 @@ def test_result_page_and_api_name_the_chosen_collective_algorithm(alice, scenari
     """Issue 15: ``algorithm`` defaults to ``auto``; on one DGX-H100 (NVSwitch gen 3) an 8 GB
     all-reduce picks NVLS, as NCCL does. The result page's collectives line and the API say so,
     with the predicted time of the alternatives."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     sc = {"topology": {"build": {"template": "dgx-h100", "hosts": 1}},
           "workload": [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 8e9}]}

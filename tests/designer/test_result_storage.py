@@ -1,6 +1,6 @@
 """Stored results (issue 20 item 2) and stored page figures (issue 19 item 6).
 
-- ``designer.engine.result_columns``: head + columnar zlib body, exact round trip;
+- ``designer.engine.analysis.result_columns``: head + columnar zlib body, exact round trip;
 - ``SimulationResult``: new rows split and packed, old (whole-document) rows still read, the body
   left unread by default; migration 0004's conversion both ways;
 - the result page and the API: the same document and field names as before; a page visit of a
@@ -23,7 +23,7 @@ from django.db.backends.utils import CursorWrapper
 from django.test import Client
 from django.urls import reverse
 
-from designer.engine import result_columns as rc
+from designer.engine.analysis import result_columns as rc
 from designer.models import ResultFigures, SimulationResult
 from tests.scenarios import dgx_h100_scenario
 from tests.stored_results import stored_job
@@ -35,7 +35,7 @@ def jsonable(x):
 
 @pytest.fixture(scope="module")
 def small():
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     topo, sc = dgx_h100_scenario(2, failures=[{"target": "h0/nic0", "mode": "down"}], policy="any",
                                  latency=True)
@@ -268,7 +268,7 @@ def _measure(label, topo, doc):
 @pytest.mark.parametrize("workload", ["ring", "alltoall"])
 def test_1024_gpu_result_is_stored_small_and_read_smaller(workload):
     from designer.bridge import json_safe
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     topo, sc = dgx_h100_scenario(128, latency=True)
     if workload == "alltoall":

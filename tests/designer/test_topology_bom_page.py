@@ -22,7 +22,7 @@ def test_topology_page_shows_the_bom(client, user, small_topology):
 
 
 def test_a_document_without_switches_has_no_bom_section(client, user):
-    from designer.engine.templates import host_document
+    from designer.engine.model.templates import host_document
 
     client.force_login(user)
     host = services.topology_create(owner=user, name="one-host", document=host_document("dgx-h100"))

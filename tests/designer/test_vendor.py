@@ -78,8 +78,8 @@ def test_every_trace_type_the_figures_draw_is_registered():
     2-host result, a what-if with a NIC down, a sweep and a comparison, and check each type is there."""
     from designer import figures as F
     from designer import page_selectors
-    from designer.engine.simulate import simulate
-    from designer.engine.whatif import simulate_with_diff, sweep
+    from designer.engine.analysis.simulate import simulate
+    from designer.engine.analysis.whatif import simulate_with_diff, sweep
     from tests.scenarios import dgx_h100_scenario
 
     def jsonable(x):

@@ -105,7 +105,7 @@ def test_cancel_running_job(celery_worker, scenario, user):
 
 
 def test_chunked_sweep_end_to_end(celery_worker, scenario, user):
-    whatif = pytest.importorskip("designer.engine.whatif")
+    whatif = pytest.importorskip("designer.engine.analysis.whatif")
     from designer import bridge
 
     worker = celery_worker(concurrency=2)
@@ -132,7 +132,7 @@ def test_chunked_sweep_end_to_end(celery_worker, scenario, user):
 
 
 def test_compare_policies_end_to_end(celery_worker, scenario, user):
-    pytest.importorskip("designer.engine.whatif")
+    pytest.importorskip("designer.engine.analysis.whatif")
     celery_worker()
     job = services.job_submit_compare(scenario=scenario, user=user,
                                       policies=["affinity", "any"])

@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from designer.engine.pathclass import topo_matrix
-from designer.engine.topology import Topology
+from designer.engine.model.pathclass import topo_matrix
+from designer.engine.model.topology import Topology
 
 DATA = Path(__file__).parent / "data" / "import"
 

@@ -19,9 +19,9 @@ import sys
 
 import pytest
 
-from designer.engine.bom import fabric_bom
+from designer.engine.model.bom import fabric_bom
 from designer.engine.catalog import SWITCH_MODELS
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 
 
 def rows(bom, key="tier"):
@@ -153,7 +153,7 @@ def test_1024_gpu_rail_optimized_bom_by_hand():
 def test_compare_boms_marks_differences_and_which_side_is_better():
     """A: 4 x DGX-H100 at o = 1 (8 leaves, 2 spines: 32 uplink ports); B: the same at o = 2
     (8 leaves of 4 host + 2 uplink ports, 2 spines: 16 uplink ports)."""
-    from designer.engine.bom import compare_boms
+    from designer.engine.model.bom import compare_boms
 
     a = fabric_bom(build_cluster("dgx-h100", 4))
     b = fabric_bom(build_cluster("dgx-h100", 4, oversubscription=2.0))

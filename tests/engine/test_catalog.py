@@ -16,7 +16,7 @@ from designer.engine.catalog import (
     tech_info,
 )
 from designer.engine.errors import InvalidTopology
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 
 @pytest.mark.parametrize("name, raw, effective", [

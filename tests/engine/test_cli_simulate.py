@@ -37,7 +37,7 @@ def test_bad_scenario_is_located_without_traceback(tmp_path):
 
 
 def test_topology_by_path_and_not_json(tmp_path):
-    build = subprocess.run([sys.executable, "-c", "import json; from designer.engine.fabrics import build_cluster;"
+    build = subprocess.run([sys.executable, "-c", "import json; from designer.engine.model.fabrics import build_cluster;"
                             "print(json.dumps(build_cluster('pcie-commodity', 2)))"],
                            cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert build.returncode == 0, build.stderr

@@ -11,8 +11,8 @@ from designer.engine.cli import main
 from designer.engine.commands import solve
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands._scenario_io import OBJECT_LAYOUTS, dumps, object_heads
-from designer.engine.solver import maxmin
-from designer.engine.timeline import timeline
+from designer.engine.solve.solver import maxmin
+from designer.engine.solve.timeline import timeline
 
 # Characters that JSON escapes or that look like JSON syntax: they must come out as orjson writes them.
 NASTY = ['a', '"', ',', '\\', '\x00', '\n', '\x1f', '\t', 'é', '\u2028', '💡', '/', ' ', '","', '{', ':', ']']

@@ -12,17 +12,17 @@ import numpy as np
 import orjson
 import pytest
 
-from designer.engine import _kernel_loader as loader
-from designer.engine import _maxmin_kernels as jit
+from designer.engine.solve.kernels import loader as loader
+from designer.engine.solve.kernels import compiled as jit
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands import solve
 from designer.engine.errors import InvalidWorkload
-from designer.engine.id_index import IdIndex
+from designer.engine.solve.id_index import IdIndex
 from tests.engine.test_cli_solve_fast_path import _assert_same_parse
 
 AOT = loader.load_aot()
 needs_aot = pytest.mark.skipif(AOT is None,
-                               reason="AOT kernels not built (python -m designer.engine.build_kernels)")
+                               reason="AOT kernels not built (python -m designer.engine.solve.kernels.build)")
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = [pytest.param("jit", id="jit"), pytest.param("aot", id="aot", marks=needs_aot)]
 
@@ -127,7 +127,7 @@ def _read(text: bytes, monkeypatch, kernels, chunk_bytes: int):
     monkeypatch.setattr(solve, "array_chunks",
                         lambda data, key: sio.array_chunks(data, key, chunk_bytes=chunk_bytes))
     monkeypatch.setattr(solve, "read_bytes", lambda path: text)
-    monkeypatch.setattr("designer.engine.id_index.aot_kernels", lambda: kernels)
+    monkeypatch.setattr("designer.engine.solve.id_index.aot_kernels", lambda: kernels)
     try:
         return solve.read_problem("-")
     except InvalidWorkload as exc:

@@ -6,9 +6,9 @@ One HGX/DGX H100 host (catalog: NVLink 4 effective 20.6 GB/s per link, 18 links 
     [gpu0..gpu7] ==5/4/4/5 NVLinks== [nvswitch0..3]        (NVSwitch gen3: NVLS-capable)
     [gpuI]--[pcieI]--[nicI]==400G==[leafI]==[spine*]        (two hosts: rail-optimized)
 
-Latencies are NCCL tuning.cc's (designer/engine/collectives/protocols.py): ring Simple on one
+Latencies are NCCL tuning.cc's (designer/engine/traffic/collectives/protocols.py): ring Simple on one
 host = 8.4 + 14 × 3.4 = 56 µs; ring LL = 6.6 + 14 × 0.6 = 15 µs; NVLS = 25 µs. Across hosts the
-network step is the fabric's own (designer/engine/latency.network_step): one LL step on the rail
+network step is the fabric's own (designer/engine/analysis/latency.network_step): one LL step on the rail
 path h0/gpu0 → pcie0 → nic0 → leaf0 → h1/nic0 → pcie0 → gpu0 = proxy notice 1.5 + WQE 0.15 +
 doorbell 0.42 + WQE fetch 0.9 + payload read 0.9 + flight 0.6 + forwarding 1.29 + the NIC's
 write to host memory 0.32 + the GPU's poll of host memory 0.9 = 6.98 µs (NCCL keeps LL network
@@ -17,14 +17,14 @@ buffers in host memory), so on two hosts tree LL = 6.8 + 2 × (7 × 0.6 + 1 × 6
 import numpy as np
 import pytest
 
-from designer.engine.collectives import busbw_factor, plan_pattern
-from designer.engine.collectives.protocols import latency_us
+from designer.engine.traffic.collectives import busbw_factor, plan_pattern
+from designer.engine.traffic.collectives.protocols import latency_us
 from designer.engine.errors import InvalidWorkload
-from designer.engine.fabrics import build_cluster
-from designer.engine.simulate import simulate
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
-from designer.engine.workloads import generate, normalize_pattern
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import generate, normalize_pattern
 
 GIB8 = 8 * 2**30
 NVLINK_GBS = 18 * 20.6          # one H100's NVLink, GB/s per direction (catalog, effective)
@@ -227,7 +227,7 @@ def test_latency_model_matches_tuning_cc_formulas():
 
 def test_scenario_validation_refuses_an_explicit_algorithm_that_cannot_run():
     """Refused when the scenario is normalized (API save, CLI), before any flow is built."""
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
 
     sc = {"topology": host_document("dgx-a100"),
           "workload": [{"id": "a", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e6},

@@ -12,13 +12,13 @@ Before the mesh channels every ring was a rotation of 0→1→…→7 and rode t
 import numpy as np
 import pytest
 
-from designer.engine.collectives import group_of, ring_orders
-from designer.engine.collectives import tree
-from designer.engine.collectives.mesh import chain_paths, direct_mesh, rail_paths, ring_cycles
-from designer.engine.fabrics import build_cluster
-from designer.engine.simulate import simulate
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.traffic.collectives import group_of, ring_orders
+from designer.engine.traffic.collectives import tree
+from designer.engine.traffic.collectives.mesh import chain_paths, direct_mesh, rail_paths, ring_cycles
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 GIB8 = 8 * 2**30
 XGMI_GBS = 48.0

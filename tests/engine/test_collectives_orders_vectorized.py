@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.collectives import tree
-from designer.engine.collectives.common import group_of, host_blocks, ring_orders
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.traffic.collectives import tree
+from designer.engine.traffic.collectives.common import group_of, host_blocks, ring_orders
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,16 @@ Two DGX H100 hosts, rail-optimized (8 rails, one leaf per rail)::
     [hX/gpuI]--[hX/pcieI]--[hX/nicI]==400G==[leafI]          (X = 0, 1; I = 0..7)
 
 An 8-byte all-reduce there is latency-bound: NCCL's tree LL, 6.8 + 2 × (7 × 0.6 + 1 × 6.98) =
-29.16 µs (tuning.cc's formula, designer/engine/collectives/protocols.py, with the fabric's own
-6.98 µs LL network step, designer/engine/latency.network_step; see tests/engine/test_collectives.py).
+29.16 µs (tuning.cc's formula, designer/engine/traffic/collectives/protocols.py, with the fabric's own
+6.98 µs LL network step, designer/engine/analysis/latency.network_step; see tests/engine/test_collectives.py).
 """
 import pytest
 
-from designer.engine.fabrics import build_cluster
-from designer.engine.simulate import simulate
-from designer.engine.topology import Topology
-from designer.engine.whatif import simulate_with_diff, sweep
-from designer.engine.workloads import normalize_pattern
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.topology import Topology
+from designer.engine.analysis.whatif import simulate_with_diff, sweep
+from designer.engine.traffic.workloads import normalize_pattern
 
 AR8 = {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 8}
 
@@ -74,8 +74,8 @@ def test_ring_steps_across_hosts_pay_the_cpu_vendors_net_overhead():
     second PCIe switch level away: doorbell 0.64, flight 0.8, forwarding 1.53, host write 0.54) —
     DGX H100 (Xeon 8480C): 6.6 + 28 × 1.0 + 2 × 6.98 = 48.56 µs;
     DGX A100 (EPYC 7742):  6.6 + 28 × 2.0 + 2 × 7.86 = 78.32 µs."""
-    from designer.engine.collectives.protocols import latency_us
-    from designer.engine.collectives.select import cpu_vendor
+    from designer.engine.traffic.collectives.protocols import latency_us
+    from designer.engine.traffic.collectives.select import cpu_vendor
 
     assert cpu_vendor("AMD EPYC 7742") == "amd" and cpu_vendor("Intel Xeon Platinum 8480C") == "intel"
     assert cpu_vendor(None) is None and cpu_vendor("Grace") is None
@@ -86,7 +86,7 @@ def test_ring_steps_across_hosts_pay_the_cpu_vendors_net_overhead():
         entry = simulate({"topology": topo, "workload": [dict(ring)]})["summary"]["patterns"]["ar"]
         assert (entry["protocol"], entry["latency_s"]) == ("LL", pytest.approx(expected))
     # one host: no network step, no overhead floor (ring LL 6.6 + 14 × 0.6 = 15 µs on 8 GPUs)
-    from designer.engine.templates import host_document
+    from designer.engine.model.templates import host_document
 
     one = Topology.from_document(host_document("dgx-a100"))
     entry = simulate({"topology": one, "workload": [dict(ring)]})["summary"]["patterns"]["ar"]

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine.simulate import prepare, simulate
-from designer.engine.whatif import ranking_key, sweep, sweep_candidates
+from designer.engine.analysis.simulate import prepare, simulate
+from designer.engine.analysis.whatif import ranking_key, sweep, sweep_candidates
 
 AR = {"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e9}
 
@@ -180,7 +180,7 @@ def test_critical_bottleneck_lies_on_the_slowest_patterns_slowest_flow(p, with_s
     flow = next(f for f in r["flows"] if f["id"] == crit["flow"])
     assert flow["id"] == s["patterns"][slowest]["slowest_flow"]
     # A pattern's completion is its slowest flow's, plus its latency, at its efficiency (1 and 0
-    # for non-collectives; designer.engine.completion).
+    # for non-collectives; designer.engine.analysis.completion).
     model = s["patterns"][slowest]
     expected = model.get("latency_s", 0.0) + flow["completion_s"] / model.get("efficiency", 1.0)
     assert math.isclose(expected, times[slowest], rel_tol=1e-12)

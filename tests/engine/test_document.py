@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine import document
+from designer.engine.document import validator as document
 from designer.engine.document import FORMAT, LIMITS, dump, load, normalize, validate
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 
@@ -214,5 +214,5 @@ def test_mutations_are_valid_or_rejected_with_located_problems(doc):
     else:
         out = normalize(doc)
         assert all(math.isfinite(l["capacity_gbps"]) and l["capacity_gbps"] >= 0 for l in out["links"])
-        from designer.engine.topology import Topology
+        from designer.engine.model.topology import Topology
         Topology.compile(out)

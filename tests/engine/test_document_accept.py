@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from designer.engine import document
-from designer.engine.document_accept import accept_links, accept_nodes
-from designer.engine.fabrics import build_cluster
+from designer.engine.document import validator as document
+from designer.engine.document.accept import accept_links, accept_nodes
+from designer.engine.model.fabrics import build_cluster
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@ problem, not an OverflowError from compiling a document that passed (found in re
 import pytest
 
 from designer.engine.errors import InvalidTopology
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology
 
 
 @pytest.mark.parametrize("where, key, sign, digits", [

@@ -10,7 +10,7 @@ import copy
 
 import orjson
 
-from designer.engine import document
+from designer.engine.document import validator as document
 from designer.engine.catalog import TECHS
 
 

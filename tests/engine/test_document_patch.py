@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.engine.document import FORMAT, normalize
-from designer.engine.document_patch import InvalidPatch, apply_patch
+from designer.engine.document.patch import InvalidPatch, apply_patch
 
 
 def base():

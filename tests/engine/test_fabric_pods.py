@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from designer.engine.bom import fabric_bom
+from designer.engine.model.bom import fabric_bom
 from designer.engine.document import validate
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 
 
 def group_of(doc):

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 from designer.engine.document import validate
 from designer.engine.errors import InvalidTopology
-from designer.engine.fabrics import FABRICS, build_cluster, fabric_summary
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import FABRICS, build_cluster, fabric_summary
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 HOST = {name: host_document(name) for name in ("dgx-h100", "dgx-a100", "aws-p5", "pcie-commodity")}
 NETWORK = ("ethernet", "infiniband")
@@ -163,7 +163,7 @@ def test_single_storage_read_runs_at_the_storage_port_rate():
 
     the NIC port (400 G) and the GPU's PCIe Gen5 x16 (48 GB/s = 384 Gb/s effective) are the
     narrowest steps; the fabric used to cut it to one 25 G sliver uplink."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     doc = build_cluster("dgx-h100", 16, fabric="rail-optimized", storage=1)
     result = simulate({"topology": doc, "workload": [

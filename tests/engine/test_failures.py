@@ -1,4 +1,4 @@
-"""Failure specs → FailureSet + capacity multipliers (``designer.engine.failures``).
+"""Failure specs → FailureSet + capacity multipliers (``designer.engine.traffic.failures``).
 
 The small host used throughout, capacities per direction in Gb/s::
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from designer.engine.errors import InvalidScenario
-from designer.engine.failures import (failed_resources, failure_label, normalize_failures, resolve_failure,
+from designer.engine.traffic.failures import (failed_resources, failure_label, normalize_failures, resolve_failure,
                                       resolve_failures)
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 
 def host():

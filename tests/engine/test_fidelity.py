@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from designer.engine.benchmarks import fidelity
-from designer.engine.simulate import simulate
+from designer.engine.analysis.simulate import simulate
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "FIDELITY.md"
 START, END = "<!-- fidelity-table:start -->", "<!-- fidelity-table:end -->"
@@ -115,7 +115,7 @@ def test_a_pattern_that_does_not_complete_fails_without_a_number():
 def test_round_trip_case_uses_the_routed_path():
     """h100-gin-put-round-trip: the round trip follows the simulated flow's path and equals
     latency.round_trip on it; gpu_initiated is cheaper than cpu_proxy on the same path."""
-    from designer.engine.latency import round_trip
+    from designer.engine.analysis.latency import round_trip
 
     case = next(c for c in fidelity.load_cases()["cases"] if c["id"] == "h100-gin-put-round-trip")
     topo = fidelity.build_topology(case["topology"])
@@ -144,8 +144,8 @@ def test_render_table_marks_failures():
 
 # ------------------------------------------------------------------ host-memory copies (issue 15)
 def _offload(template, direction, nbytes=2**30):
-    from designer.engine.templates import host_document
-    from designer.engine.topology import Topology
+    from designer.engine.model.templates import host_document
+    from designer.engine.model.topology import Topology
 
     topo = Topology.from_document(host_document(template))
     pattern = {"id": "o", "kind": "host_offload", "direction": direction, "participants": {"ids": ["h0/gpu0"]},
@@ -174,7 +174,7 @@ def test_gpu_read_of_host_memory_is_capped_at_the_measured_h2d_rate():
 def test_host_read_cap_applies_to_host_to_gpu_flows_only():
     """``both``: the to-host half keeps the link rate, the from-host half gets the read cap; a
     GPU-to-GPU or NIC-into-GPU flow (posted writes by the NIC) never gets one."""
-    from designer.engine.workloads import host_read_caps_gbps
+    from designer.engine.traffic.workloads import host_read_caps_gbps
 
     topo, _ = _offload("dgx-h100", "both")
     ids = topo.node_index

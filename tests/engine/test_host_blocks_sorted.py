@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.collectives import common
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.traffic.collectives import common
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology
 
 
 def _reference(topo, nodes):

@@ -1,4 +1,4 @@
-"""``designer.engine.id_index.IdIndex``: compiled id → position lookups give the dict's
+"""``designer.engine.solve.id_index.IdIndex``: compiled id → position lookups give the dict's
 positions, or None (never a wrong position) for anything the dict would refuse or that the
 NUL-joined buffer cannot carry; the topology loader gives the same link ends with and without it."""
 from __future__ import annotations
@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine import _kernel_loader, document_accept
-from designer.engine.id_index import IdIndex
+from designer.engine.solve.kernels import loader as _kernel_loader
+
+from designer.engine.document import accept as document_accept
+from designer.engine.solve.id_index import IdIndex
 
 needs_aot = pytest.mark.skipif(_kernel_loader.aot_kernels() is None, reason="AOT kernels not built")
 
@@ -52,13 +54,13 @@ def test_empty_lists_and_duplicates():
 
 
 def test_without_aot_there_is_no_index(monkeypatch):
-    monkeypatch.setattr("designer.engine.id_index.aot_kernels", lambda: None)
+    monkeypatch.setattr("designer.engine.solve.id_index.aot_kernels", lambda: None)
     assert IdIndex.of(["a"]) is None
 
 
 @needs_aot
 def test_link_ends_are_the_same_with_and_without_the_compiled_lookup(monkeypatch):
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     doc = build_cluster("dgx-h100", 4, fabric="rail-optimized")
     nodes, links = doc["nodes"], doc["links"]
@@ -104,7 +106,7 @@ def test_ids_chosen_to_collide_are_left_to_the_dict():
     """The table is not keyed: an untrusted document could crowd one slot and make every probe
     walk all of its ids (quadratic). A table whose keys do not fit within MAX_PROBES of their
     slot is refused (the dict answers); one that fits answers exactly, present or absent."""
-    from designer.engine._maxmin_kernels import MAX_PROBES
+    from designer.engine.solve.kernels.compiled import MAX_PROBES
 
     crowded = _colliding(MAX_PROBES + 2)            # 66 ids -> a 256-slot table, one slot
     assert len(crowded) * 2 < 256 <= 1 << (2 * len(crowded)).bit_length()
@@ -122,7 +124,7 @@ def test_ids_sharing_a_slot_and_a_long_prefix_are_left_to_the_dict():
     MAX_PROBES): a lookup of the last compared ~47k bytes. A key that costs a lookup more than
     MAX_COMPARED_PER_BYTE bytes of other keys per byte of its own refuses the table; short
     colliding ids, or long ids that differ early, keep it."""
-    from designer.engine._maxmin_kernels import MAX_COMPARED_PER_BYTE, MAX_PROBES
+    from designer.engine.solve.kernels.compiled import MAX_COMPARED_PER_BYTE, MAX_PROBES
 
     long_prefix = "p" * 996
     crowded = _colliding(48, prefix=long_prefix, width=5)   # 1,001 bytes each

@@ -15,8 +15,8 @@ from designer.engine.errors import ImportFormatError
 from designer.engine.io import FORMATS, import_text, sniff_format
 from designer.engine.io.pci_ids import lookup, nvlink_generation
 from designer.engine.io.rocm_smi import parse_sections
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 from tests.engine._import_helpers import kinds, matrix_by_id, read
 
 
@@ -142,7 +142,7 @@ def test_b200_topo_m_without_the_model_keeps_the_old_guess_and_says_so():
 def test_b200_topo_m_reads_like_the_dgx_b200_template():
     """GPU⇄GPU NV18, GPU⇄own NIC PIX, socket NODE / SYS: the dgx-b200 template's own rows."""
     imported = import_text(read("b200-topo-m.txt"), gpu_model="B200").matrix["engine"]
-    from designer.engine.pathclass import topo_matrix
+    from designer.engine.model.pathclass import topo_matrix
 
     template = topo_matrix(Topology.from_document(host_document("dgx-b200")), "h0")["matrix"]
     assert [row[:16] for row in imported] == [row[:16] for row in template]
@@ -244,7 +244,7 @@ def test_new_nvidia_templates_survive_nccl_xml_export_and_import(template):
 
     doc = normalize(host_document(template))
     back = import_text(export_nccl_xml(doc, "h0"))
-    from designer.engine.pathclass import topo_matrix
+    from designer.engine.model.pathclass import topo_matrix
 
     assert back.matrix["engine"] == topo_matrix(Topology.compile(doc), "h0")["matrix"]
     gen = {l["tech"][6] for l in doc["links"] if (l.get("tech") or "").startswith("nvlink")}

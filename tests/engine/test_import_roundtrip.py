@@ -7,9 +7,9 @@ import pytest
 
 from designer.engine.document import normalize
 from designer.engine.io import export_nccl_xml, import_text
-from designer.engine.pathclass import topo_matrix
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.pathclass import topo_matrix
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 from tests.engine._import_helpers import kinds, read
 
 

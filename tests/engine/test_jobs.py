@@ -9,12 +9,12 @@ direction; ring Simple latency on one host = 8.4 + 14 × 3.4 = 56 µs, NCCL tuni
 import pytest
 
 from designer.engine.errors import InvalidWorkload
-from designer.engine.fabrics import build_cluster
-from designer.engine.jobs.dag import union_length
-from designer.engine.jobs.layout import normalize_layout
-from designer.engine.simulate import simulate
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.traffic.jobs.dag import union_length
+from designer.engine.traffic.jobs.layout import normalize_layout
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 GIB8 = 8 * 2**30
 NVLINK_GBS = 18 * 20.6
@@ -188,8 +188,8 @@ def test_template_numbers_on_a_hand_computed_small_model(two):
     layer; stage 1 adds the output layer 1000·1024 = 1,024,000 active parameters.
     fwd FLOPs stage 0 = (2·2·512·2·15,204,352 + 4·2·512²·1024·2) / 8 = 8,321,499,136 → at
     100 TFLOPS × 0.5 = 166.43 µs; TP = 2·2·2·512·1024·2 B = 8 MiB; PP = 2·512·1024·2 / 8 B."""
-    from designer.engine.jobs.layout import normalize_layout
-    from designer.engine.jobs.models import _dims, stage_numbers
+    from designer.engine.traffic.jobs.layout import normalize_layout
+    from designer.engine.traffic.jobs.models import _dims, stage_numbers
 
     dims = _dims({"hidden": 1024, "layers": 4, "heads": 8, "kv_heads": 2, "ffn": 4096, "vocab": 1000,
                   "seq_len": 512, "micro_batch": 2, "peak_tflops": 100.0, "mfu": 0.5}, "t")
@@ -235,7 +235,7 @@ def test_n_minus_1_nic_sweep_of_a_16_host_job_ranks_by_step_time():
     per host on each rail) — every rail NIC carries one DP ring, so any of them down breaks the
     step (ranked first); degraded to half, its rail is the slowest and the step slows. The 2
     other NICs of each host have no uplink in this build: not ranked (``skipped.unwired``)."""
-    from designer.engine.jobs.sweep import sweep_job
+    from designer.engine.analysis.job_sweep import sweep_job
 
     topo = Topology.from_document(build_cluster("dgx-h100", 16))
     phases = [{"id": "fwd", "compute_s": 0.001},
@@ -260,7 +260,7 @@ def test_moe_template_ep_alltoall_matches_the_hand_size_and_nvlink_time():
     Per micro-batch and direction the stage's 58 MoE layers send a dispatch + combine of
     b·s·k·h·d = 4096·8·7168·2 B each: S = 2·58·4096·8·7168·2 B per rank; alone on NVLink the
     all-to-all moves 7/8·S per GPU at 370.8 GB/s (plus NCCL's latency)."""
-    from designer.engine.jobs.models import MODELS
+    from designer.engine.traffic.jobs.models import MODELS
 
     spec = {"layout": {"tp": 1, "ep": 8, "dp": 32},
             "template": {"model": "deepseek-v3", "microbatches": 1, "seq_len": 4096}}

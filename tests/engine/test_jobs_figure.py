@@ -4,8 +4,8 @@
 """
 import pytest
 
-from designer.engine.simulate import simulate
-from designer.engine.templates import host_document
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import host_document
 from designer.figures.job import job_figure
 from designer.figures.result import figures_for_result
 
@@ -70,7 +70,7 @@ def _page(rf, result, doc):
 def test_a_what_if_on_a_job_shows_the_step_before_and_the_slowdown(rf):
     """Two DGX-H100, tp 8 × dp 2, the DP ring of rail 0 through h0/nic0 at half rate: the page
     leads with the failed step and says what it was without the failure (×slowdown)."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     doc = build_cluster("dgx-h100", 2)
     phases = [{"id": "fwd", "compute_s": 0.001},
@@ -88,7 +88,7 @@ def test_a_what_if_on_a_job_shows_the_step_before_and_the_slowdown(rf):
 
 @pytest.mark.django_db
 def test_an_inference_result_shows_the_kv_transfer_and_its_limiting_link(rf):
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     doc = build_cluster("dgx-h100", 2)
     template = {"kind": "inference", "layers": 2, "kv_heads": 2, "head_dim": 64, "prompt_tokens": 1000,

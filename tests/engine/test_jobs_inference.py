@@ -11,10 +11,10 @@ narrowest hop is the GPU's own PCIe link (read from the topology below, not assu
 import pytest
 
 from designer.engine.errors import InvalidWorkload
-from designer.engine.fabrics import build_cluster
-from designer.engine.jobs.inference import kv_cache_bytes
-from designer.engine.simulate import simulate
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.traffic.jobs.inference import kv_cache_bytes
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.topology import Topology
 
 # Tiny model: 2 layers, 2 KV heads of 64, bf16, 1,000-token prompts.
 #   per token   = 2 (K, V) · 2 layers · 2 heads · 64 · 2 B = 1,024 B
@@ -92,7 +92,7 @@ def test_two_prefill_instances_queue_and_model_prefill_time(doc):
     assert (inf["prefill_instances"], inf["decode_instances"], inf["bytes_per_flow"]) == (2, 2, 1_024_000 / 4)
     starts = [d["prefill_start_s"] for d in inf["requests_detail"]]
     assert starts == pytest.approx([0.0, 1e-6, 1e-3, 1e-3 + 1e-6], rel=1e-9)
-    from designer.engine.jobs.models import _dims, stage_numbers
+    from designer.engine.traffic.jobs.models import _dims, stage_numbers
 
     sides = {k: TINY[k] for k in ("kind", "prefill", "decode")}
     m = simulate({"topology": doc, "workload": {"job": {"template": {

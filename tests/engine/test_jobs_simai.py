@@ -17,7 +17,7 @@ import pytest
 
 from designer.engine.errors import ImportFormatError
 from designer.engine.io.simai import parse_simai, simai_job
-from designer.engine.simulate import simulate
+from designer.engine.analysis.simulate import simulate
 
 DATA = pathlib.Path(__file__).parent / "data" / "simai"
 HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 ga: 1 all_gpus: 8"

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from designer.engine import _kernel_loader as loader
-from designer.engine import _maxmin_kernels as jit
-from designer.engine import timeline as timeline_module
+from designer.engine.solve.kernels import loader as loader
+from designer.engine.solve.kernels import compiled as jit
+from designer.engine.solve import timeline as timeline_module
 
 AOT = loader.load_aot()
 needs_aot = pytest.mark.skipif(AOT is None,
-                               reason="AOT kernels not built (python -m designer.engine.build_kernels)")
+                               reason="AOT kernels not built (python -m designer.engine.solve.kernels.build)")
 ROOT = Path(__file__).resolve().parents[2]
 
 

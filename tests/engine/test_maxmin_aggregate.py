@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine import maxmin as maxmin_module
-from designer.engine.solver import assert_valid_allocation, maxmin
+from designer.engine.solve import maxmin as maxmin_module
+from designer.engine.solve.solver import assert_valid_allocation, maxmin
 
 
 def csr(paths):

@@ -13,13 +13,13 @@ import re
 
 import pytest
 
-from designer.engine.collectives import ring_orders
+from designer.engine.traffic.collectives import ring_orders
 from designer.engine.document import normalize
 from designer.engine.io import export_nccl_xml, import_text
 from designer.engine.io.safe_xml import parse_xml
-from designer.engine.pathclass import topo_matrix
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.pathclass import topo_matrix
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 
 def _gpu_links(doc):

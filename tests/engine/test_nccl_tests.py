@@ -33,7 +33,7 @@ from designer.engine.errors import (
     InvalidScenario,
     InvalidWorkload,
 )
-from designer.engine.nccl_tests import (
+from designer.engine.analysis.nccl_tests import (
     busbw_factor,
     compare,
     compile_topology,
@@ -42,7 +42,7 @@ from designer.engine.nccl_tests import (
     side_by_side,
     sweep_sizes,
 )
-from designer.engine.nccl_tests_log import parse_log
+from designer.engine.io.nccl_tests_log import parse_log
 
 DATA = Path(__file__).parent / "data" / "nccl_tests"
 ROOT = Path(__file__).resolve().parents[2]

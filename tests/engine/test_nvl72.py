@@ -20,13 +20,13 @@ from designer.engine.catalog import TECHS
 from designer.engine.cli import main
 from designer.engine.document import normalize, validate
 from designer.engine.errors import InvalidTopology
-from designer.engine.failures import resolve_failures
-from designer.engine.fabrics import build_cluster, fabric_summary
-from designer.engine.pathclass import classify, node_domains, topo_matrix
-from designer.engine.simulate import simulate
-from designer.engine.templates import TEMPLATES, host_document
-from designer.engine.topology import Topology
-from designer.engine.whatif import ranking_key, sweep
+from designer.engine.traffic.failures import resolve_failures
+from designer.engine.model.fabrics import build_cluster, fabric_summary
+from designer.engine.model.pathclass import classify, node_domains, topo_matrix
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import TEMPLATES, host_document
+from designer.engine.model.topology import Topology
+from designer.engine.analysis.whatif import ranking_key, sweep
 
 NVLINK5 = TECHS["nvlink5x1"]
 

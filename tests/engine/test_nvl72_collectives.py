@@ -14,11 +14,11 @@ from __future__ import annotations
 import pytest
 
 from designer.engine.catalog import TECHS, nvls_efficiency
-from designer.engine.collectives.common import block_key, group_of, host_blocks, nvswitch_plane
-from designer.engine.fabrics import build_cluster
-from designer.engine.simulate import simulate
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.traffic.collectives.common import block_key, group_of, host_blocks, nvswitch_plane
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 SIZE = 1e9
 

@@ -16,9 +16,9 @@ import pytest
 
 from designer.engine.catalog import TECHS
 from designer.engine.routing import route, routing_context
-from designer.engine.simulate import simulate
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 NVL = TECHS["nvlink5x1"].effective_gbps
 
@@ -94,7 +94,7 @@ def test_derived_contexts_do_not_reuse_the_base_domain_paths():
 def test_identical_racks_reuse_the_first_racks_paths_exactly():
     """Racks built from one template are index translates: their NVLink paths are the first
     rack's shifted, and equal to a fresh search; a failure in one rack makes it searched anew."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
     from designer.engine.routing.domain import DomainRoutes
 
     pod = build_cluster("gb200-nvl72", 3, fabric="rail-optimized", params={"trays": 2, "switch_trays": 2})

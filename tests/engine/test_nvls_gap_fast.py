@@ -10,10 +10,10 @@ import copy
 
 import pytest
 
-from designer.engine.collectives import common
-from designer.engine.collectives.common import group_of
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.traffic.collectives import common
+from designer.engine.traffic.collectives.common import group_of
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology
 
 
 def _unlinked_gpu(doc):

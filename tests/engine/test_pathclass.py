@@ -12,10 +12,10 @@ import pytest
 
 from designer.engine.document import FORMAT
 from designer.engine.errors import InvalidTopology
-from designer.engine.fabrics import build_cluster
-from designer.engine.pathclass import classify, classify_path, nvlink_count, topo_matrix
-from designer.engine.templates import host_document
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.pathclass import classify, classify_path, nvlink_count, topo_matrix
+from designer.engine.model.templates import host_document
+from designer.engine.model.topology import Topology
 
 
 def host():

@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine import solver
-from designer.engine.collectives import select
-from designer.engine.collectives.common import group_of
-from designer.engine.fabrics import build_cluster
+from designer.engine.solve import solver
+from designer.engine.traffic.collectives import select
+from designer.engine.traffic.collectives.common import group_of
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, forget_routes, route, route_grouped, router
 from designer.engine.routing.context import cached_context
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 
 @pytest.fixture

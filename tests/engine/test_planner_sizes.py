@@ -13,13 +13,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from designer.engine import solver
-from designer.engine.collectives import select
-from designer.engine.collectives.common import group_of
-from designer.engine.fabrics import build_cluster
+from designer.engine.solve import solver
+from designer.engine.traffic.collectives import select
+from designer.engine.traffic.collectives.common import group_of
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import route
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 _SHARES = [5 / 18, 4 / 18, 1 / 3, 0.1, 0.7, 1.0]
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.collectives import nvlstree, select
-from designer.engine.collectives.common import group_of
-from designer.engine.collectives.nvls import plane_flows
-from designer.engine.fabrics import build_cluster
+from designer.engine.traffic.collectives import nvlstree, select
+from designer.engine.traffic.collectives.common import group_of
+from designer.engine.traffic.collectives.nvls import plane_flows
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, route, route_grouped, router
 from designer.engine.routing.context import cached_context
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 _FIELDS = ("flow_ptr", "flow_res", "owner", "share", "first", "count", "status", "weight", "class_code")
 

@@ -12,9 +12,9 @@ full re-solve on collectives where relief gains nothing (symmetric rings) and wh
 import numpy as np
 import pytest
 
-from designer.engine import bottlenecks
-from designer.engine import simulate as sim
-from designer.engine.maxmin import aggregate_identical, maxmin, maxmin_levels_until
+from designer.engine.analysis import bottlenecks
+from designer.engine.analysis import simulate as sim
+from designer.engine.solve.maxmin import aggregate_identical, maxmin, maxmin_levels_until
 
 AR = {"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e9}
 LOAD = {"id": "load", "kind": "storage_read", "source": {"kind": "storage"}, "participants": {"kind": "gpu"},
@@ -131,9 +131,9 @@ def test_a_candidate_solve_stopped_at_its_slowest_flow_predicts_the_full_solves_
                                                                                     monkeypatch):
     """The planner's prediction stops at the first flow carrying the most bytes: the same
     slowest time as the full solve, to the bit."""
-    from designer.engine import solver
-    from designer.engine.collectives import select
-    from designer.engine.collectives.common import group_of
+    from designer.engine.solve import solver
+    from designer.engine.traffic.collectives import select
+    from designer.engine.traffic.collectives.common import group_of
 
     prep = sim.prepare(_scenario(hosts, [{**AR, "algorithm": algorithm}], failures=failures))
     group = group_of(prep.topology, prep.scenario.patterns[0], prep.failed)
@@ -153,7 +153,7 @@ def test_the_slowest_time_from_a_stopped_fill_is_the_full_solves(seed, sizes):
     fill stopped at the first largest flow otherwise — equals the full solve's, to the bit."""
     from types import SimpleNamespace
 
-    from designer.engine.collectives import select
+    from designer.engine.traffic.collectives import select
 
     cap, ptr, res, _, _ = _instance(seed)
     rng = np.random.default_rng(seed + 7)
@@ -181,7 +181,7 @@ def test_stopped_fills_reused_under_many_capacities_equal_one_call_each(seed):
     """``StoppedFills`` checks the paths once and answers every capacity as its own call does,
     aggregated or not; a bad capacity is refused with its position."""
     from designer.engine.errors import InvalidWorkload
-    from designer.engine.maxmin import StoppedFills
+    from designer.engine.solve.maxmin import StoppedFills
 
     cap, ptr, res, dem, w = _instance(seed)
     rng = np.random.default_rng(seed)

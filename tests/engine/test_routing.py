@@ -7,9 +7,9 @@ import pytest
 
 from designer.engine.errors import InvalidScenario
 from designer.engine.routing import FailureSet, route
-from designer.engine.solver import assert_valid_allocation, maxmin
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.solve.solver import assert_valid_allocation, maxmin
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 
 # ------------------------------------------------------------------------------ builders
@@ -375,7 +375,7 @@ def test_derived_context_routes_like_a_fresh_one():
 
 # ------------------------------------------------------------------------------ weighted sub-flows
 def _dgx_h100_pair():
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     return Topology.from_document(build_cluster("dgx-h100", 2, fabric="rail-optimized"))
 
@@ -497,7 +497,7 @@ def test_pxn_flow_and_affinity_flow_share_a_nic_equally():
     on 824 Gb/s links, the port 384 < 400): P and A get 192 Gb/s each, half of the NIC.
     Weighting sub-flows by stripes (5+4+4+5 = 18 against 1, the bug fixed here) would give P
     18/19·384 ≈ 363.8 and A 384/19 ≈ 20.2."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     topo = Topology.from_document(build_cluster("dgx-h100", 3, fabric="rail-optimized"))
     f = flows_of(topo, [("h0/gpu0", "h1/gpu3"), ("h0/gpu3", "h2/gpu3")])

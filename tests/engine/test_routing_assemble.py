@@ -16,15 +16,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.fabrics import build_cluster
-from designer.engine.maxmin import maxmin
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.solve.maxmin import maxmin
 from designer.engine.routing import FailureSet, router
 from designer.engine.routing.context import cached_context
 from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
 from designer.engine.routing.nic_policies import resolve
 from designer.engine.routing.routes import OK
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 FIELDS = ("flow_ptr", "flow_res", "owner", "share", "src", "first", "count", "status", "_subject", "_nic",
           "weight", "stripes")
@@ -147,7 +147,7 @@ def test_blocks_route_as_one_call(monkeypatch, policy, multipath):
 def test_simulated_rates_in_blocks_equal_one_call(monkeypatch):
     """The whole simulation of a 64-GPU all-to-all (8 DGX H100, 4,032 flows) with routing in
     blocks of 500 flows: every flow's rate and completion exactly as with one Router call."""
-    from designer.engine.simulate import prepare, solve_prepared
+    from designer.engine.analysis.simulate import prepare, solve_prepared
 
     topo = _topology("dgx-h100", hosts=8)
     work = [{"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "bytes": 1e9}]

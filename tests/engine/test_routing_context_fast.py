@@ -17,13 +17,13 @@ The small fabric is ``mini()`` of test_routing::
 import numpy as np
 import pytest
 
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet
 from designer.engine.routing.context import RoutingContext
 from designer.engine.routing import fabric as fabric_module
 from designer.engine.routing.csr import SegTable
 from designer.engine.routing.fabric import FabricPaths, build_uplinks
-from designer.engine.topology import ENDPOINT_KINDS, Topology
+from designer.engine.model.topology import ENDPOINT_KINDS, Topology
 from tests.engine.test_routing import mini
 from tests.engine.test_routing_switch_paths import plain_paths
 
@@ -238,7 +238,7 @@ def test_seg_table_joins_lists_and_blocks_in_order():
 
 
 def test_first_appearance_codes_tell_values_as_a_dict_does():
-    from designer.engine.topology import first_appearance_codes
+    from designer.engine.model.topology import first_appearance_codes
 
     nan = float("nan")
     values = ["b", None, "a", "b", 1, 1.0, True, nan, nan, float("nan"), None, "a", 2]
@@ -268,7 +268,7 @@ def test_loaded_topology_knows_its_attr_keys_and_a_rare_key_splits(key):
     other host; from the compiled document (keys unknown) the same shapes."""
     def change(doc):
         with_attr(doc["nodes"], "h1/gpu1", **{key: 7})
-    from designer.engine.topology import node_attr_keys
+    from designer.engine.model.topology import node_attr_keys
 
     loaded = load_with(change)
     assert key in node_attr_keys(loaded)
@@ -279,7 +279,7 @@ def test_loaded_topology_knows_its_attr_keys_and_a_rare_key_splits(key):
 
 def test_loaded_topology_without_a_routing_key_groups_as_the_walk():
     topo = load_with(lambda doc: None)
-    from designer.engine.topology import node_attr_keys
+    from designer.engine.model.topology import node_attr_keys
 
     assert "nic" not in node_attr_keys(topo)
     assert assert_same_shapes(topo).host_shape.tolist() == [0, 0, 0]

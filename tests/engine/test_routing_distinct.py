@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, router
 from designer.engine.routing.context import cached_context
 from designer.engine.routing.nic_policies import resolve
-from designer.engine.topology import Topology
-from designer.engine.workloads import Flows
+from designer.engine.model.topology import Topology
+from designer.engine.traffic.workloads import Flows
 
 FIELDS = ("flow_ptr", "flow_res", "owner", "share", "src", "first", "count", "status", "class_code",
           "_subject", "_nic", "weight", "stripes")

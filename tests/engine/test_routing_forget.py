@@ -12,8 +12,8 @@ import pytest
 
 from designer.engine.routing import FailureSet, forget_routes, route
 from designer.engine.routing.context import cached_context
-from designer.engine.simulate import prepare
-from designer.engine.workloads import Flows
+from designer.engine.analysis.simulate import prepare
+from designer.engine.traffic.workloads import Flows
 from tests.engine.test_routing import mini
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import fabric
 from designer.engine.routing.context import FailureSet, RoutingContext
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 
 @pytest.fixture(scope="module")

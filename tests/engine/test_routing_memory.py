@@ -11,9 +11,9 @@ leaves → pod spines → cores: three switch degrees) and of a two-tier one wit
 import numpy as np
 import pytest
 
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import fabric
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 from tests.engine.test_routing import mini
 from tests.engine.test_routing_switch_paths import assert_same_paths
 

@@ -9,10 +9,10 @@ Two-tier fabrics are ``mini()`` of test_routing (every leaf to every spine)::
 
 Three tiers: 16 DGX-H100 under ``build_cluster(tiers=3)`` (leaves → pod spines → cores).
 """
-from designer.engine.fabrics import build_cluster
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, routing_context
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 from tests.engine.test_routing import mini
 
 

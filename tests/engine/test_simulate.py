@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from designer.engine.errors import InvalidScenario, InvalidWorkload, LimitExceeded
-from designer.engine.simulate import prepare, resource_tier, simulate, solve_prepared
-from designer.engine.topology import Topology
+from designer.engine.analysis.simulate import prepare, resource_tier, simulate, solve_prepared
+from designer.engine.model.topology import Topology
 from tests.engine.test_routing import build, mini
 
 
@@ -18,7 +18,7 @@ def test_dgx_a100_pair_ring_allreduce_is_nic_bound():
     NIC port (catalog figures, read from the topology). NVLink hops are far faster, so the pattern
     finishes when the NIC hops do: bytes per hop = 2 (n-1)/n x size / channels.
     """
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     topo = Topology.from_document(build_cluster("dgx-a100", 2, fabric="rail-optimized"))
     cap = lambda lid: float(topo.link_capacity_gbps[topo.link_index[lid]])  # noqa: E731
@@ -28,7 +28,7 @@ def test_dgx_a100_pair_ring_allreduce_is_nic_bound():
     ar = result["summary"]["patterns"]["ar"]
     assert ar["flows"] == 16 * 8 and ar["unroutable"] == 0 and ar["algorithm"] == "ring"
     per_hop = 2 * 15 / 16 * 1e9 / 8
-    # completion = latency + data time / protocol efficiency (designer.engine.completion)
+    # completion = latency + data time / protocol efficiency (designer.engine.analysis.completion)
     assert ar["completion_s"] == pytest.approx(ar["latency_s"] + per_hop * 8 / (expected * 1e9) / ar["efficiency"])
     net = [f for f in result["flows"] if f["class"] == "NET"]
     assert len(net) == 16 and all(f["rate_gbps"] == pytest.approx(expected) for f in net)
@@ -159,7 +159,7 @@ def test_bad_scenarios_are_located(scenario, error, path):
 
 
 def test_flow_limit(monkeypatch):
-    import designer.engine.scenario as scenario_module
+    import designer.engine.traffic.scenario as scenario_module
 
     monkeypatch.setattr(scenario_module, "MAX_FLOWS", 5)
     with pytest.raises(LimitExceeded):
@@ -226,7 +226,7 @@ def test_weighted_paths_equal_repeated_sub_flows_on_a_dgx_h100_pair(mode, routin
     all-reduce, all-to-all and a demand-capped transfer give the same per-flow rates,
     bottlenecks, completions and loads whether solved as weighted paths (shares 5/18, 4/18, …)
     or as the 18 repeated sub-flows per GPU pair (1/18 each)."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     topo = Topology.from_document(build_cluster("dgx-h100", 2, fabric="rail-optimized"))
     workload = [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9},

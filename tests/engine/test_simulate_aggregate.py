@@ -7,9 +7,9 @@ lowered to 0 so the grouping runs on this small cluster.
 import numpy as np
 import pytest
 
-from designer.engine import simulate as sim
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology
+from designer.engine.analysis import simulate as sim
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology
 
 
 @pytest.fixture(scope="module")

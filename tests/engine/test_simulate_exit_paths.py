@@ -11,7 +11,7 @@ import subprocess
 import sys
 import weakref
 
-from designer.engine import simulate as sim
+from designer.engine.analysis import simulate as sim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -14,10 +14,10 @@ import gc
 import numpy as np
 import pytest
 
-from designer.engine import simulate as sim
-from designer.engine.fabrics import build_cluster
+from designer.engine.analysis import simulate as sim
+from designer.engine.model.fabrics import build_cluster
 from designer.engine.numbers import json_float
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 ALLTOALL = [{"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "bytes": 1e8}]
 
@@ -34,8 +34,8 @@ def _strip(result):
 def test_a_prediction_stopped_at_its_first_level_gives_the_full_fills_document(topo, monkeypatch):
     """All-to-all on 64 GPUs (4,032 flows of equal bytes): the planner's prediction stops at the
     first flow it freezes; the document equals the one whose prediction ran the whole fill."""
-    from designer.engine import solver
-    from designer.engine.collectives import select
+    from designer.engine.solve import solver
+    from designer.engine.traffic.collectives import select
 
     first = []
     real_first = select._first_level

@@ -12,12 +12,12 @@ Cluster: 8 DGX-H100, rail-optimized, 2 leaves per rail (64 GPUs).
 import numpy as np
 import pytest
 
-from designer.engine import simulate as sim
-from designer.engine import solver
-from designer.engine.collectives import select
-from designer.engine.fabrics import build_cluster
-from designer.engine.listed_flows import path_node_ids
-from designer.engine.topology import Topology
+from designer.engine.analysis import simulate as sim
+from designer.engine.solve import solver
+from designer.engine.traffic.collectives import select
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.listed_flows import path_node_ids
+from designer.engine.model.topology import Topology
 
 RING = [{"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e8}]
 
@@ -119,7 +119,7 @@ def _one_flow_record(topo, flows, routes, solved, i):
 
 
 def test_link_tiers_memo_equals_link_by_link(topo):
-    from designer.engine import tiers
+    from designer.engine.model import tiers
 
     expected = [tiers._link_tier(topo, link) for link in range(topo.num_links)]
     assert tiers._link_tiers(topo) == expected

@@ -4,16 +4,16 @@ with the kernel (numba's JIT of the source, and the AOT module when built) and w
 import numpy as np
 import pytest
 
-from designer.engine import _kernel_loader as loader
-from designer.engine import _maxmin_kernels as jit
+from designer.engine.solve.kernels import loader as loader
+from designer.engine.solve.kernels import compiled as jit
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands import solve
-from designer.engine.solver import maxmin
+from designer.engine.solve.solver import maxmin
 from tests.engine.test_cli_solve_fast_path import _random_answer
 
 AOT = loader.load_aot()
 needs_aot = pytest.mark.skipif(AOT is None,
-                               reason="AOT kernels not built (python -m designer.engine.build_kernels)")
+                               reason="AOT kernels not built (python -m designer.engine.solve.kernels.build)")
 KERNELS = [pytest.param("jit", id="jit"), pytest.param("aot", id="aot", marks=needs_aot)]
 
 

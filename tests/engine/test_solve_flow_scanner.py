@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from designer.engine import _kernel_loader as loader
-from designer.engine import _maxmin_kernels as jit
-from designer.engine import id_index
+from designer.engine.solve.kernels import loader as loader
+from designer.engine.solve.kernels import compiled as jit
+from designer.engine.solve import id_index
 from designer.engine.commands import solve
 
 AOT = loader.load_aot()
 needs_aot = pytest.mark.skipif(AOT is None,
-                               reason="AOT kernels not built (python -m designer.engine.build_kernels)")
+                               reason="AOT kernels not built (python -m designer.engine.solve.kernels.build)")
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = [pytest.param("jit", id="jit"), pytest.param("aot", id="aot", marks=needs_aot)]
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.engine.errors import InvalidWorkload
-from designer.engine.solver import Allocation, assert_valid_allocation, maxmin, maxmin_reference
+from designer.engine.solve.solver import Allocation, assert_valid_allocation, maxmin, maxmin_reference
 
 METHODS = ["auto", "reference"]
 

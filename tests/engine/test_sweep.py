@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.engine.errors import InvalidScenario
-from designer.engine.whatif import merge_sweeps, ranking_key, simulate_with_diff, sweep, sweep_candidates
+from designer.engine.analysis.whatif import merge_sweeps, ranking_key, simulate_with_diff, sweep, sweep_candidates
 
 PAIR = {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}}
 AR = {"id": "ar", "kind": "allreduce", "algorithm": "ring", "participants": {"kind": "gpu"}, "bytes": 1e9}

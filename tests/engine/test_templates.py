@@ -13,10 +13,10 @@ import pytest
 
 from designer.engine.document import normalize, validate
 from designer.engine.errors import InvalidTopology
-from designer.engine.pathclass import topo_matrix
-from designer.engine.templates import (TEMPLATES, build_host, host_document, template_from_host,
+from designer.engine.model.pathclass import topo_matrix
+from designer.engine.model.templates import (TEMPLATES, build_host, host_document, template_from_host,
                                        template_spec)
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 
 def topo(name, **params):

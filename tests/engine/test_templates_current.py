@@ -17,10 +17,10 @@ import pytest
 
 from designer.engine.catalog import TECHS
 from designer.engine.document import validate
-from designer.engine.fabrics import build_cluster
-from designer.engine.pathclass import classify, topo_matrix
-from designer.engine.templates import TEMPLATES, host_document
-from designer.engine.topology import Topology
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.pathclass import classify, topo_matrix
+from designer.engine.model.templates import TEMPLATES, host_document
+from designer.engine.model.topology import Topology
 
 NEW = ["dgx-b200", "hgx-b300", "dgx-h200", "hgx-h200", "aws-p5e", "aws-p5en", "amd-mi300x", "amd-mi325x"]
 

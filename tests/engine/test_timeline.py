@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.engine.errors import InvalidWorkload
-from designer.engine.solver import timeline as timeline_from_solver
-from designer.engine.timeline import timeline, timeline_reference
+from designer.engine.solve.solver import timeline as timeline_from_solver
+from designer.engine.solve.timeline import timeline, timeline_reference
 
 GB = 1e9 / 8  # bytes sent in one second at 1 Gb/s
 

@@ -12,9 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from designer.engine import document, document_accept
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology, _attrs_or_empty, _floats, _latencies, first_appearance_codes
+from designer.engine.document import validator as document
+
+from designer.engine.document import accept as document_accept
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology, _attrs_or_empty, _floats, _latencies, first_appearance_codes
 
 
 # ---------------------------------------------------------------------------- _read

@@ -18,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine import document, tiers
+from designer.engine.document import validator as document
+
+from designer.engine.model import tiers
 from designer.engine.errors import InvalidTopology
-from designer.engine.fabrics import build_cluster
-from designer.engine.topology import Topology, first_appearance_codes, node_attr_keys
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.model.topology import Topology, first_appearance_codes, node_attr_keys
 
 
 def _slow(monkeypatch, doc):
@@ -355,7 +357,7 @@ def test_owned_small_document_same(monkeypatch):
 def test_inline_document_never_mutated(cluster):
     """A scenario's inline topology, and any document from_document is given without ``owned``,
     stays exactly as it was (the path given by reference is the only one loaded in place)."""
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
 
     doc = copy.deepcopy(cluster)
     before = json.dumps(doc)
@@ -366,7 +368,7 @@ def test_inline_document_never_mutated(cluster):
 
 def test_loaded_topology_normalized_in_place(cluster):
     """The loader's document (fresh per call) is the one completed in place."""
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
 
     loaded = []
 

@@ -9,7 +9,7 @@ ConnectX-7 port = 400 Gb/s, NVLink far above)::
 """
 import pytest
 
-from designer.engine.whatif import compare_policies, diff_results, simulate_with_diff
+from designer.engine.analysis.whatif import compare_policies, diff_results, simulate_with_diff
 
 PAIR = {"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}}
 PCIE = 384.0
@@ -141,7 +141,7 @@ def test_host_failure_disconnects_its_flows_and_the_collective_is_incomplete():
     ar = d["summary"]["patterns"]["ar"]
     assert ar["complete"] is False and ar["disconnected"] == len(touching)
     alive = [f["completion_s"] for f in r["flows"] if f["status"] == "ok"]
-    # Completion = latency + data time / efficiency (designer.engine.completion).
+    # Completion = latency + data time / efficiency (designer.engine.analysis.completion).
     model = r["summary"]["patterns"]["ar"]
     assert ar["completion_s"]["after"] is None and ar["surviving_completion_s"] == pytest.approx(
         model["latency_s"] + max(alive) / model["efficiency"])

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from designer.engine.fabrics import build_cluster
-from designer.engine.simulate import simulate
-from designer.engine.topology import Topology
-from designer.engine.whatif import compare_policies, merge_sweeps, ranking_key, sweep
+from designer.engine.model.fabrics import build_cluster
+from designer.engine.analysis.simulate import simulate
+from designer.engine.model.topology import Topology
+from designer.engine.analysis.whatif import compare_policies, merge_sweeps, ranking_key, sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 C_S, BWD_S = 1e-3, 0.1

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from designer.engine.errors import InvalidWorkload
-from designer.engine.workloads import generate, normalize_pattern, resolve_selector, ring_orders
+from designer.engine.traffic.workloads import generate, normalize_pattern, resolve_selector, ring_orders
 from tests.engine.test_routing import mini
 
 

@@ -89,7 +89,7 @@ def _assert_sweep_once(job: SimulationJob) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_killed_at_every_point_finishes_once(point, celery_worker, scenario, user, redis_url,
                                              tmp_path):
-    pytest.importorskip("designer.engine.whatif")
+    pytest.importorskip("designer.engine.analysis.whatif")
     marker = tmp_path / "crashed"
     crash = {} if point == "web_publish" else {"FABRICSCOPE_TEST_CRASH_AT": point,
                                                "FABRICSCOPE_TEST_CRASH_MARKER": marker}

@@ -74,7 +74,7 @@ def test_redis_outage_mid_operation_loses_no_accepted_job(celery_worker, own_red
 
 
 def test_worker_killed_during_sweep_chunk_completes_once(celery_worker, scenario, user):
-    pytest.importorskip("designer.engine.whatif")
+    pytest.importorskip("designer.engine.analysis.whatif")
     doomed = celery_worker(concurrency=2, FABRICSCOPE_TEST_JOB_DELAY=4)
     job = services.job_submit_sweep(scenario=scenario, user=user, over=["nic"], chunks=4)
     wait_for(lambda: SweepChunk.objects.filter(job=job, state=JobState.RUNNING).exists(), 90,

@@ -22,7 +22,7 @@ ALLTOALL = [{"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "
 
 def test_flow_count_is_computed_without_building_flows(small_topology):
     from designer import bridge
-    from designer.engine.scenario import normalize_scenario
+    from designer.engine.traffic.scenario import normalize_scenario
     from designer.ops.limits import scenario_flow_count
 
     def count(workload):
@@ -124,7 +124,7 @@ def test_memory_limit_turns_a_huge_allocation_into_memory_error():
 
 def test_limits_summary_surfaces_engine_limits(settings):
     from designer.engine.document import LIMITS
-    from designer.engine.workloads import MAX_FLOWS
+    from designer.engine.traffic.workloads import MAX_FLOWS
     from designer.ops.limits import summary
 
     figures = summary()

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from designer.engine import document, fabrics, templates
+from designer.engine.document import validator as document
+
+from designer.engine.model import fabrics
+
+from designer.engine.model import templates
 from designer.engine.errors import EngineError
 
 pytestmark = pytest.mark.django_db

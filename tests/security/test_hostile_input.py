@@ -19,7 +19,7 @@ import json
 
 import pytest
 
-from designer.engine import document
+from designer.engine.document import validator as document
 from designer.engine.errors import EngineError
 
 pytestmark = pytest.mark.django_db

@@ -44,14 +44,14 @@ def simai(ga=1, gpus=16, layers=1, tp=8, body=None) -> str:
 @pytest.fixture(scope="module")
 def topo():
     """2 DGX-H100 hosts, rail-optimized: the pod-2 of the world, for engine-level checks."""
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.topology import Topology
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.model.topology import Topology
 
     return Topology.from_document(build_cluster("dgx-h100", 2))
 
 
 def normalize(topo, job: dict):
-    from designer.engine.jobs.spec import normalize_job
+    from designer.engine.traffic.jobs.spec import normalize_job
 
     return normalize_job(topo, job)
 
@@ -88,7 +88,7 @@ def test_a_long_cycle_is_located_and_named_briefly(topo):
 
 
 def test_too_many_phases_are_refused_before_any_is_checked(topo):
-    from designer.engine.jobs.spec import MAX_PHASES
+    from designer.engine.traffic.jobs.spec import MAX_PHASES
 
     with pytest.raises(LimitExceeded) as err:
         normalize(topo, {"phases": [{"id": f"p{i}"} for i in range(MAX_PHASES + 1)]})
@@ -136,7 +136,7 @@ def test_bad_inference_values_are_located(topo, key, value):
 
 def test_the_default_request_count_is_capped(topo, monkeypatch):
     """One-GPU instances: 8 prefill, 8 decode → the default 2 × 8 = 16 requests, capped at 5."""
-    from designer.engine.jobs import inference
+    from designer.engine.traffic.jobs import inference
 
     monkeypatch.setattr(inference, "MAX_REQUESTS", 5)
     _, spec = normalize(topo, {"template": {**INFERENCE, "prefill_tp": 1, "decode_tp": 1}})
@@ -390,7 +390,7 @@ def test_api_import_of_hostile_text_is_a_400(world, api_as):
 # ------------------------------------------------------------------ 4. builds and the BOM
 def test_rack_and_three_tier_estimates_bound_the_build():
     """The build limit counts hosts × one host's elements; fabric switches add up to ~10 %."""
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
     from designer.ops.limits import build_elements
 
     for template, hosts, kw in (("gb200-nvl72", 4, {}), ("dgx-h100", 64, {"fabric": "fat-tree"}),
@@ -456,7 +456,7 @@ def test_another_users_result_is_404(world, api_as):
 
 
 def test_a_damaged_body_is_a_clear_error_and_the_summary_still_reads(world, api_as):
-    from designer.engine import result_columns
+    from designer.engine.analysis import result_columns
     from designer.models import SimulationResult
 
     SimulationResult.objects.filter(job=world.job).update(
@@ -476,7 +476,7 @@ def test_a_damaged_body_is_a_clear_error_and_the_summary_still_reads(world, api_
                                                               b'"parts": {"flows": {"table": {}}}}'),
                                   __import__("zlib").compress(b"\xff" * 10)])
 def test_unpack_of_any_damaged_body_is_one_error_class(body):
-    from designer.engine import result_columns
+    from designer.engine.analysis import result_columns
 
     with pytest.raises(result_columns.DamagedResult):
         result_columns.unpack({"format": "fabricscope.result/1"}, body)

@@ -1,7 +1,7 @@
 """Fidelity benchmark: published measurements against the engine's predictions (docs/FIDELITY.md).
 
 ``python -m designer.engine bench --only fidelity`` runs every case of ``fidelity_cases.json``
-through :func:`designer.engine.simulate.simulate` with the project's own templates and catalog —
+through :func:`designer.engine.analysis.simulate.simulate` with the project's own templates and catalog —
 no per-case override — and prints ``published | predicted | error | source`` (on stderr; the
 figures JSON goes to stdout like every benchmark). A bandwidth case passes within ±10 %, a latency
 case within ±25 % (the file's ``tolerances``). It is a benchmark, not a test: nothing asserts.
@@ -14,7 +14,7 @@ Metrics (``case["metric"]``), read from the simulated pattern's summary:
 - ``algbw_gbs``: ``bytes / completion_s`` in GB/s (copies, point to point);
 - ``time_us``: ``completion_s`` in µs (nccl-tests' time column);
 - ``round_trip_us``: a ping-pong along the simulated flow's routed path
-  (:func:`designer.engine.latency.round_trip`, the case's ``initiator``).
+  (:func:`designer.engine.analysis.latency.round_trip`, the case's ``initiator``).
 """
 from __future__ import annotations
 
@@ -58,9 +58,9 @@ def load_cases(path: Path | str = CASES_PATH) -> dict:
 def build_topology(spec: dict):
     """Compiled topology of a case: ``hosts`` copies of ``template`` with its ``params`` (one host:
     no fabric; several: ``fabric``, default rail-optimized)."""
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.templates import host_document
-    from designer.engine.topology import Topology
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.model.templates import host_document
+    from designer.engine.model.topology import Topology
 
     hosts, params = int(spec.get("hosts", 1)), dict(spec.get("params") or {})
     if hosts == 1:
@@ -79,7 +79,7 @@ def predict(case: dict, *, topo=None, simulate_fn=None) -> dict:
     topo : Topology, optional
         Prebuilt topology (default: :func:`build_topology` of ``case["topology"]``).
     simulate_fn : callable, optional
-        Stand-in for :func:`designer.engine.simulate.simulate` (tests count the calls).
+        Stand-in for :func:`designer.engine.analysis.simulate.simulate` (tests count the calls).
 
     Returns
     -------
@@ -87,7 +87,7 @@ def predict(case: dict, *, topo=None, simulate_fn=None) -> dict:
         ``predicted`` (float or None when the pattern does not complete), ``algorithm``,
         ``protocol``, ``completion_s``, ``reason``.
     """
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo = topo if topo is not None else build_topology(case["topology"])
     pattern = {"id": "case", **case["pattern"]}
@@ -118,13 +118,13 @@ def _metric(case: dict, topo, pattern: dict, entry: dict, result: dict) -> float
 
 
 def _participants(topo, pattern: dict) -> int:
-    from designer.engine.workloads import resolve_selector
+    from designer.engine.traffic.workloads import resolve_selector
 
     return len(resolve_selector(topo, pattern.get("participants", {"kind": "gpu"}), "participants"))
 
 
 def _round_trip_us(case: dict, topo, result: dict) -> float:
-    from designer.engine.latency import round_trip
+    from designer.engine.analysis.latency import round_trip
 
     flow = next(f for f in result["flows"] if f["pattern"] == "case" and f.get("status") == "ok")
     nodes = [topo.node_index[n] for n in flow["path"]]

@@ -20,10 +20,10 @@ RACKS = 8
 def pod_alltoall_route() -> dict:
     import numpy as np
 
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
     from designer.engine.routing import route
-    from designer.engine.topology import Topology
-    from designer.engine.workloads import Flows
+    from designer.engine.model.topology import Topology
+    from designer.engine.traffic.workloads import Flows
 
     topo = Topology.from_document(build_cluster("gb200-nvl72", RACKS, fabric="rail-optimized"))
     gpus = np.array(topo.nodes_of_kind("gpu"), dtype=np.int64)
@@ -38,8 +38,8 @@ def pod_alltoall_route() -> dict:
 
 
 def switch_tray_sweep() -> dict:
-    from designer.engine.templates import host_document
-    from designer.engine.whatif import sweep
+    from designer.engine.model.templates import host_document
+    from designer.engine.analysis.whatif import sweep
 
     scenario = {"topology": host_document("gb200-nvl72"), "workload": [
         {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu", "group": "h0"}, "bytes": 1e9}]}

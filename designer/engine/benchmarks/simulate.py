@@ -16,15 +16,15 @@ HOSTS = 128  # 128 DGX H100 = 1,024 GPUs
 
 
 def _cluster(storage: int = 0):
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.topology import Topology
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.model.topology import Topology
 
     return Topology.from_document(build_cluster("dgx-h100", HOSTS, fabric="rail-optimized",
                                                 leaves_per_rail=4, storage=storage))
 
 
 def _run(workload: list[dict], mode: str = "steady", storage: int = 0) -> dict:
-    from designer.engine.simulate import build_result, prepare, solve_prepared
+    from designer.engine.analysis.simulate import build_result, prepare, solve_prepared
 
     t0 = time.perf_counter()
     topo = _cluster(storage)
@@ -66,7 +66,7 @@ def bench_timeline_allreduce_storage() -> dict:
 def bench_llama3_70b_step() -> dict:
     """One training step of the llama3-70b template (GPipe, 8 micro-batches of 1 × 8,192 tokens)
     on TP 8 × PP 4 × DP 32: flows, routing, the phase event loop and the result."""
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     topo = _cluster()
     job = {"layout": {"tp": 8, "pp": 4, "dp": 32},
@@ -91,7 +91,7 @@ def cli_simulate(hosts: int, pattern: dict, **fabric) -> dict:
     """The whole ``python -m designer.engine simulate scenario.json -o result.json`` process
     (interpreter, imports, topology read + validate + compile, flows, routing, solve, result
     document, JSON write) on ``hosts`` DGX-H100, rail-optimized (``fabric``: options of
-    :func:`~designer.engine.fabrics.build_cluster`), in a fresh process of its own (issue #20).
+    :func:`~designer.engine.model.fabrics.build_cluster`), in a fresh process of its own (issue #20).
 
     Figures: the child's CPU (user + sys), wall and max RSS (``cli_rusage``), the result's size
     and its ``timings_s``. numba's on-disk cache is warmed by a tiny ``solve`` first.
@@ -102,7 +102,7 @@ def cli_simulate(hosts: int, pattern: dict, **fabric) -> dict:
     import orjson
 
     from designer.engine.benchmarks.solver import cli_rusage, solve_document
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     with tempfile.TemporaryDirectory() as tmp:
         topo, scenario, out = Path(tmp, "topology.json"), Path(tmp, "scenario.json"), Path(tmp, "result.json")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from designer.engine.solver import maxmin
-from designer.engine.timeline import timeline
+from designer.engine.solve.solver import maxmin
+from designer.engine.solve.timeline import timeline
 
 __all__ = ["BENCHMARKS", "random_instance", "alltoall_instance", "solve_document", "cli_rusage"]
 

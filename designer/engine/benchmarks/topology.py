@@ -13,8 +13,8 @@ __all__ = ["BENCHMARKS", "cluster_pipeline", "fabric_32k"]
 def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
     """Time each phase for ``hosts`` DGX-H100 hosts (8 GPUs each), rail-optimized fabric."""
     from designer.engine.document import normalize, validate
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.topology import Topology
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.model.topology import Topology
 
     t0 = time.perf_counter()
     doc = build_cluster("dgx-h100", hosts, fabric="rail-optimized",
@@ -38,7 +38,7 @@ def fabric_32k(hosts: int = 4096) -> dict:
     64 hosts per leaf at o = 1 → 64 leaves per rail, 512 leaves > 128 → three tiers (issue 16;
     target ≤ 10 s)."""
     from designer.engine.document import validate
-    from designer.engine.fabrics import build_cluster
+    from designer.engine.model.fabrics import build_cluster
 
     t0 = time.perf_counter()
     doc = build_cluster("dgx-h100", hosts, fabric="rail-optimized", switch="eth-51t2")

@@ -15,9 +15,9 @@ _OVER = "nic,pcie_switch,leaf-spine"
 
 
 def _scenario(policy: str = "affinity") -> dict:
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.scenario import normalize_scenario
-    from designer.engine.topology import Topology
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.traffic.scenario import normalize_scenario
+    from designer.engine.model.topology import Topology
 
     topo = Topology.from_document(build_cluster("dgx-h100", HOSTS, fabric="rail-optimized", leaves_per_rail=4))
     return normalize_scenario({"topology": topo, "routing": {"nic_policy": policy},
@@ -28,8 +28,8 @@ def _scenario(policy: str = "affinity") -> dict:
 def _from_scratch(sc, failure: dict, repeat: int = 3) -> float:
     """Seconds of one failure simulated from scratch: route everything with the failure, solve,
     summarize (what a sweep would cost without reuse). Best of ``repeat``, fresh routing caches."""
-    from designer.engine.failures import normalize_failures
-    from designer.engine.simulate import build_result, prepare, solve_prepared
+    from designer.engine.traffic.failures import normalize_failures
+    from designer.engine.analysis.simulate import build_result, prepare, solve_prepared
 
     best = float("inf")
     for _ in range(repeat):
@@ -42,7 +42,7 @@ def _from_scratch(sc, failure: dict, repeat: int = 3) -> float:
 
 
 def _sweep(policy: str) -> dict:
-    from designer.engine.whatif import sweep
+    from designer.engine.analysis.whatif import sweep
 
     sc = _scenario(policy)
     sweep(sc, failures=[{"target": "h0/nic0", "mode": "down"}])  # warm the solver's JIT cache
@@ -69,7 +69,7 @@ def bench_sweep_any() -> dict:
 
 
 def bench_simulate_with_diff() -> dict:
-    from designer.engine.whatif import simulate_with_diff
+    from designer.engine.analysis.whatif import simulate_with_diff
 
     sc = _scenario()
     t0 = time.perf_counter()

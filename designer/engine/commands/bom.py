@@ -39,7 +39,7 @@ def _table(bom: dict) -> str:
 
 
 def run(args) -> int:
-    from designer.engine.bom import fabric_bom
+    from designer.engine.model.bom import fabric_bom
 
     bom = fabric_bom(args.topology)
     sys.stdout.write(json.dumps(bom, indent=2) + "\n" if args.json else _table(bom))

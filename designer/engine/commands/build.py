@@ -20,8 +20,8 @@ from designer.engine.errors import InvalidTopology, Problem
 
 
 def add_arguments(parser) -> None:
-    from designer.engine.fabrics import FABRICS
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.fabrics import FABRICS
+    from designer.engine.model.templates import TEMPLATES
 
     parser.add_argument("--template", required=True,
                         help=f"built-in template ({', '.join(TEMPLATES)}) or a user template JSON file")
@@ -60,7 +60,7 @@ def _params(pairs: list[str]) -> dict:
 
 
 def _template(name: str):
-    from designer.engine.templates import TEMPLATES
+    from designer.engine.model.templates import TEMPLATES
 
     if name not in TEMPLATES and (name.endswith(".json") or os.path.exists(name)):
         with open(name, encoding="utf-8") as fh:
@@ -73,8 +73,8 @@ def _template(name: str):
 
 def run(args) -> int:
     from designer.engine.document import dump, normalize
-    from designer.engine.fabrics import build_cluster
-    from designer.engine.templates import host_document
+    from designer.engine.model.fabrics import build_cluster
+    from designer.engine.model.templates import host_document
 
     template, params = _template(args.template), _params(args.param)
     if args.hosts is None:

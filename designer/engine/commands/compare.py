@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from designer.engine.whatif import compare_policies
+    from designer.engine.analysis.whatif import compare_policies
 
     scenario, loader = load_scenario(args.scenario)
     doc = compare_policies(scenario, policies=args.policies, progress=progress_printer(args.quiet),

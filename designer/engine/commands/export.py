@@ -22,7 +22,7 @@ def add_arguments(parser) -> None:
 
 def extract_host(doc: dict, host: str) -> dict:
     """The part of ``doc`` inside host group ``host``: its group, nodes and internal links."""
-    from designer.engine.topology import Topology
+    from designer.engine.model.topology import Topology
 
     topo = Topology.from_document(doc)
     if topo.groups.get(host, {}).get("kind") != "host":
@@ -38,7 +38,7 @@ def graphml_text(doc: dict) -> str:
     """GraphML of a document (node kind/host, link tech/capacity_gbps/latency_ns)."""
     import networkx as nx
 
-    from designer.engine.topology import Topology
+    from designer.engine.model.topology import Topology
 
     graph = Topology.from_document(doc).to_networkx()
     buffer = io.BytesIO()

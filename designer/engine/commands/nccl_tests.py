@@ -21,7 +21,7 @@ __all__ = ["add_arguments", "format_comparison", "format_table", "run"]
 
 
 def add_arguments(parser) -> None:
-    from designer.engine.nccl_tests import OPS, TYPE_BYTES
+    from designer.engine.analysis.nccl_tests import OPS, TYPE_BYTES
 
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--template", help="built-in host template (with --hosts)")
@@ -50,8 +50,8 @@ def _topology(args):
 
 
 def run(args) -> int:
-    from designer.engine.nccl_tests import compile_topology, side_by_side
-    from designer.engine.nccl_tests_log import parse_log
+    from designer.engine.analysis.nccl_tests import compile_topology, side_by_side
+    from designer.engine.io.nccl_tests_log import parse_log
 
     measured = None
     if args.compare:

@@ -21,7 +21,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from designer.engine.simulate import simulate
+    from designer.engine.analysis.simulate import simulate
 
     scenario, loader = load_scenario(args.scenario)
     if args.max_flows_listed is not None:

@@ -26,12 +26,12 @@ from itertools import chain, repeat
 import numpy as np
 import orjson
 
-from designer.engine._kernel_loader import aot_kernels
+from designer.engine.solve.kernels.loader import aot_kernels
 from designer.engine.commands._scenario_io import (OBJECT_LAYOUTS, ObjectWriter, array_chunks, array_region,
                                                    dumps, gc_paused, loads, numbers_json, object_heads,
                                                    object_json, read_bytes, split_strings, write_data)
 from designer.engine.errors import InvalidWorkload, Problem
-from designer.engine.id_index import IdIndex
+from designer.engine.solve.id_index import IdIndex
 
 __all__ = ["add_arguments", "run", "parse_problem", "read_problem", "answer", "answer_json"]
 
@@ -175,7 +175,7 @@ def _sizes_if_any(values: list) -> np.ndarray:
 def _paths_flat(paths: list, index: dict, scan=None):
     """(path lengths, link indices of all paths end to end), or None if a path is not a list of
     known link ids. ``scan(lens)``: the indices read from the chunk's raw bytes
-    (:meth:`~designer.engine.id_index.IdIndex.path_positions`), or None; then (or without
+    (:meth:`~designer.engine.solve.id_index.IdIndex.path_positions`), or None; then (or without
     ``scan``) the dict maps them."""
     try:  # list.__len__ also checks that every path is a list (TypeError otherwise)
         lens = np.fromiter(map(list.__len__, paths), dtype=np.int64, count=len(paths))
@@ -230,7 +230,7 @@ def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
     """:func:`_parse_bulk` of ``links`` and of the flows given as consecutive lists (the whole
     list, or :func:`array_chunks`' chunks, each freed once its columns are taken); ``pieces``:
     the chunks' raw bytes (``Chunks.pieces``), scanned by the link ids' :class:`IdIndex`
-    (:meth:`~designer.engine.id_index.IdIndex.path_positions`) instead of a dict lookup per hop."""
+    (:meth:`~designer.engine.solve.id_index.IdIndex.path_positions`) instead of a dict lookup per hop."""
     columns = _link_columns(links)
     if columns is None:
         return None
@@ -292,7 +292,7 @@ def read_problem(path: str, *, timeline: bool = False):
 
 def _scanned_problem(data: bytes, timeline: bool):
     """:func:`parse_problem`'s arrays for the valid document ``data``, its flows read by the link
-    ids' :meth:`~designer.engine.id_index.IdIndex.scan_flows` (a strict subset of JSON, compiled,
+    ids' :meth:`~designer.engine.solve.id_index.IdIndex.scan_flows` (a strict subset of JSON, compiled,
     only with the AOT kernels), or None when the scan or a check here declines: then the caller
     reads the document as before.
 
@@ -330,7 +330,7 @@ def _flows_region(data: bytes):
 
 
 def _scanned_columns(scan, timeline: bool):
-    """(flow ids, demands, sizes) of a :class:`~designer.engine.id_index.FlowScan` as
+    """(flow ids, demands, sizes) of a :class:`~designer.engine.solve.id_index.FlowScan` as
     :func:`_flow_columns` gives them, or None where it would not give them (then neither would
     this: the document is read as before)."""
     try:
@@ -426,9 +426,9 @@ def answer(link_ids, flow_ids, alloc, result=None) -> dict:
     ----------
     link_ids, flow_ids : list of str
     alloc : Allocation
-        From :func:`designer.engine.solver.maxmin` (rates in Gb/s, bottleneck link index or -1).
+        From :func:`designer.engine.solve.solver.maxmin` (rates in Gb/s, bottleneck link index or -1).
     result : TimelineResult, optional
-        From :func:`designer.engine.timeline.timeline`: adds ``completion_s`` (seconds, null when
+        From :func:`designer.engine.solve.timeline.timeline`: adds ``completion_s`` (seconds, null when
         the flow never finishes) and ``events_s``.
     """
     names = np.array([*link_ids, None], dtype=object)  # bottleneck -1 (demand-limited) -> None
@@ -517,13 +517,13 @@ def run(args) -> int:
 
 
 def _solve_and_write(args) -> int:
-    from designer.engine.solver import maxmin
+    from designer.engine.solve.solver import maxmin
 
     link_ids, flow_ids, cap, ptr, res, dem, size = read_problem(args.file, timeline=args.timeline)
     alloc = maxmin(cap, ptr, res, dem)
     result = None
     if args.timeline:
-        from designer.engine.timeline import timeline
+        from designer.engine.solve.timeline import timeline
         result = timeline(cap, ptr, res, size, dem)
     write_data(answer_json(link_ids, flow_ids, alloc, result, indent=args.indent), args.output, end=b"\n")
     return 0

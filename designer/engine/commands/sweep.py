@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from designer.engine.whatif import merge_sweeps, sweep
+    from designer.engine.analysis.whatif import merge_sweeps, sweep
 
     if args.merge:
         doc = merge_sweeps([read_json(p, p) for p in args.merge])

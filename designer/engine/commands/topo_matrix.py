@@ -30,8 +30,8 @@ def format_matrix(m: dict) -> str:
 
 def run(args) -> int:
     from designer.engine.document import load
-    from designer.engine.pathclass import topo_matrix
-    from designer.engine.topology import Topology
+    from designer.engine.model.pathclass import topo_matrix
+    from designer.engine.model.topology import Topology
 
     m = topo_matrix(Topology.from_document(load(args.file)), args.host)
     print(json.dumps(m, indent=1) if args.json else format_matrix(m), end="" if not args.json else "\n")

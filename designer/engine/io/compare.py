@@ -1,7 +1,7 @@
 """The imported host's path matrix next to what the file says, for the user to compare.
 
 After an import the engine classifies every GPU × (GPU, NIC) pair of the new host the way
-``nvidia-smi topo -m`` does (:func:`designer.engine.pathclass.topo_matrix`). An
+``nvidia-smi topo -m`` does (:func:`designer.engine.model.pathclass.topo_matrix`). An
 ``nvidia-smi topo -m`` file *is* such a matrix, so both are returned cell by cell, in the
 engine's row/column order, with the cells that differ counted. NCCL and hwloc XML files hold no
 matrix: only the engine's is returned (``input`` is None), to check against the server's own
@@ -35,8 +35,8 @@ def import_matrix(doc: dict, host_id: str, ids: dict, *, parsed: dict | None = N
         (the file's codes in the same order, ``None`` where it has no such cell, or ``input``
         None for XML files) and ``differ`` (list of ``[row, label, input, engine]``).
     """
-    from designer.engine.pathclass import topo_matrix
-    from designer.engine.topology import Topology
+    from designer.engine.model.pathclass import topo_matrix
+    from designer.engine.model.topology import Topology
 
     engine = topo_matrix(Topology.compile(doc), host_id)
     source_of = {node: name for name, node in ids.items()}

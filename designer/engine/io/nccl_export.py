@@ -271,7 +271,7 @@ def export_nccl_xml(doc: dict, host_id: str) -> str:
     InvalidTopology
         Invalid document, no such host, or a host without a CPU node.
     """
-    from designer.engine.topology import Topology
+    from designer.engine.model.topology import Topology
 
     topo = doc if isinstance(doc, Topology) else Topology.from_document(doc)
     if topo.groups.get(host_id, {}).get("kind") != "host":

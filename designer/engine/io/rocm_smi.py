@@ -127,7 +127,7 @@ def looks_like_rocm_smi(head: str) -> bool:
 
 def xgmi_tech(model: str | None) -> str:
     """Catalog xGMI tech of an AMD GPU model (MI300X figures for an unknown one)."""
-    from designer.engine.templates import XGMI_TECH_BY_MODEL
+    from designer.engine.model.templates import XGMI_TECH_BY_MODEL
 
     return XGMI_TECH_BY_MODEL.get(family_of(model), "xgmi-mi300")
 

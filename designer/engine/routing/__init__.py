@@ -6,7 +6,7 @@ resources in the topology's numbering (see ``topology.py``), ready for the solve
 Modules
 -------
 - :mod:`.router`: :func:`route` and the per-call :class:`~.router.Router` (segment lookups,
-  path classes via :func:`designer.engine.pathclass.classify_grouped`, blocks of 1M flows above
+  path classes via :func:`designer.engine.model.pathclass.classify_grouped`, blocks of 1M flows above
   5M); :mod:`.assemble`: the paths of the pieces a Router found, in one row gather;
 - :mod:`.routes`: :class:`Routes`, unroutable reasons, re-routing a subset, folding virtual flows,
   joining blocks;
@@ -53,7 +53,7 @@ alternatives it combines; 1 for every alternative of an even ``split``), a ``sha
 stripes over its flow's total: the fraction of the flow's bytes and demand it carries, summing
 to 1 per flow) and a solver ``weight`` equal to its share. All per-path arrays are built with
 numpy (CSR concatenation), so a 1M-flow all-to-all routes in a few seconds. Path classes
-(NVL/PIX/…/NET) come from :mod:`designer.engine.pathclass`, called once per structural key
+(NVL/PIX/…/NET) come from :mod:`designer.engine.model.pathclass`, called once per structural key
 (shape, local endpoints, NIC choice), not once per flow.
 
 Fairness: weights are shares, so a flow is one flow however it is striped
@@ -76,7 +76,7 @@ is the standard "weighted fair share per path" approximation of a striped flow: 
 proportional (NVLink sprays over its links, ECMP ``split`` and NCCL channels divide the bytes
 in fixed proportions) and never adaptive — a sub-flow does not move bytes to a faster sibling
 — so each stripe carries exactly its share of the bytes, at its own fair rate, and the flow
-completes when its slowest stripe does (see :mod:`designer.engine.simulate`). The
+completes when its slowest stripe does (see :mod:`designer.engine.analysis.simulate`). The
 approximation lets a fast stripe keep its fair rate (and its load on its path) where a lockstep
 sender would hold every stripe to the slowest one's pace; either way a flow never weighs more
 than 1 on any resource (less where only some of its stripes cross it).

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.engine._kernel_loader import aot_kernels
+from designer.engine.solve.kernels.loader import aot_kernels
 from designer.engine.routing.csr import gather_rows
 
 __all__ = ["assemble_paths"]

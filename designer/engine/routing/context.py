@@ -18,7 +18,7 @@ import numpy as np
 from designer.engine.routing.csr import dense_ids
 from designer.engine.routing.fabric import FabricPaths, Uplinks, build_uplinks, node_classes
 from designer.engine.routing.intra import HostShape, is_nvlink, local_id
-from designer.engine.topology import Topology, first_appearance_codes, node_attr_keys, value_codes
+from designer.engine.model.topology import Topology, first_appearance_codes, node_attr_keys, value_codes
 
 __all__ = ["FailureSet", "RoutingContext", "routing_context", "cached_context"]
 
@@ -162,7 +162,7 @@ def _ptr(sorted_owner: np.ndarray, n: int) -> np.ndarray:
 
 
 def _kind_codes(topo: Topology) -> np.ndarray:
-    """Per node: a code of its kind (:func:`~designer.engine.topology.value_codes`, shared with
+    """Per node: a code of its kind (:func:`~designer.engine.model.topology.value_codes`, shared with
     the tiers)."""
     return value_codes(topo, "node_kind")[1]
 

@@ -1,6 +1,6 @@
 """Multi-host NVLink domains: GPU⇄GPU traffic inside one domain rides NVLink, across hosts too.
 
-A group of kind ``nvlink_domain`` (a GB200 NVL72 rack, :mod:`designer.engine.racks`) holds
+A group of kind ``nvlink_domain`` (a GB200 NVL72 rack, :mod:`designer.engine.model.racks`) holds
 several hosts (compute trays) and the NVSwitch chips they all reach; those chips sit in the
 domain, outside every host. Host-by-host routing would send a flow between two trays out of
 the source tray's NIC and through the network; in the real system it goes GPU → NVSwitch → GPU
@@ -29,10 +29,10 @@ from collections import deque
 
 import numpy as np
 
-from designer.engine.pathclass import DOMAIN_KIND, node_domains
+from designer.engine.model.pathclass import DOMAIN_KIND, node_domains
 from designer.engine.routing.intra import HostShape, is_nvlink
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 __all__ = ["DOMAIN_KIND", "DomainRoutes", "domain_routes", "node_domains", "domain_segments"]
 

@@ -17,7 +17,7 @@ import numpy as np
 from designer.engine.routing.csr import SegTable, range_positions
 from designer.engine.routing.hashing import UPLINK_SALT, flow_hash
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
-from designer.engine.topology import ENDPOINT_KINDS, Topology, value_codes
+from designer.engine.model.topology import ENDPOINT_KINDS, Topology, value_codes
 
 __all__ = ["Uplinks", "build_uplinks", "node_classes", "FabricPaths", "fabric_segments"]
 

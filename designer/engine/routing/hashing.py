@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.engine._kernel_loader import aot_kernels
-from designer.engine.splitmix import mix
+from designer.engine.solve.kernels.loader import aot_kernels
+from designer.engine.solve.splitmix import mix
 
 __all__ = ["mix", "flow_hash", "hashed_rows", "UPLINK_SALT", "FABRIC_SALT", "NIC_SALT"]
 
@@ -22,7 +22,7 @@ UPLINK_SALT, FABRIC_SALT, NIC_SALT = 0x0F1, 0xEC3, 0x51AB
 
 
 def flow_hash(flows, seed: int, salt: int) -> np.ndarray:
-    """Per-flow uint64 hash of ``flows`` (a :class:`~designer.engine.workloads.Flows`) under
+    """Per-flow uint64 hash of ``flows`` (a :class:`~designer.engine.traffic.workloads.Flows`) under
     ``seed``, for the decision named by ``salt``.
 
     ``mix(mix(mix(mix(src·φ ^ seed) ^ dst) ^ (pattern << 40) ^ index) ^ salt)`` with splitmix64's
@@ -52,7 +52,7 @@ def _bits(column: np.ndarray) -> np.ndarray:
 
 
 def _mix_in_place(x: np.ndarray, tmp: np.ndarray) -> None:
-    """:func:`~designer.engine.splitmix.mix` of uint64 ``x`` into ``x`` (``tmp``: scratch)."""
+    """:func:`~designer.engine.solve.splitmix.mix` of uint64 ``x`` into ``x`` (``tmp``: scratch)."""
     np.right_shift(x, np.uint64(30), out=tmp)
     x ^= tmp
     x *= np.uint64(0xBF58476D1CE4E5B9)

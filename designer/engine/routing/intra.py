@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS
-from designer.engine.topology import ENDPOINT_KINDS, Topology
+from designer.engine.model.topology import ENDPOINT_KINDS, Topology
 
 __all__ = ["HostShape", "is_nvlink", "local_id"]
 

@@ -28,7 +28,7 @@ import numpy as np
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.routing import nic_tables
 from designer.engine.routing.hashing import NIC_SALT, flow_hash
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 __all__ = ["NIC_POLICIES", "Ends", "resolve", "affinity", "pxn", "any_nic", "static", "storage_mask"]
 

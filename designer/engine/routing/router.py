@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from designer.engine.errors import InvalidScenario, LimitExceeded, Problem
-from designer.engine.pathclass import classify_grouped
+from designer.engine.model.pathclass import classify_grouped
 from designer.engine.routing.assemble import assemble_paths
 from designer.engine.routing.context import FailureSet, RoutingContext, cached_context
 from designer.engine.routing.csr import SegTable, dense_ids, group_keys, lookup
@@ -29,7 +29,7 @@ from designer.engine.routing.routes import (
     DST_DOWN, NIC_DOWN, NO_FABRIC, NO_INTRA, NO_INTRA_DST, NO_INTRA_SRC, NO_NIC, OK, SAME_NODE, SRC_DOWN,
     UPLINK_DOWN, Routes, RoutesJoiner, fold_virtual, take_flows,
 )
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 __all__ = ["MULTIPATH_MODES", "Grouped", "forget_routes", "lay_out", "route", "route_grouped", "Router"]
 

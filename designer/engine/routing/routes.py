@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.engine.routing.csr import gather_rows, range_positions
-from designer.engine.topology import Topology
+from designer.engine.model.topology import Topology
 
 __all__ = [
     "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual", "take_flows",

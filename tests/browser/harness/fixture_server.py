@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from designer.engine.document_patch import apply_patch
+from designer.engine.document.patch import apply_patch
 
 __all__ = ["MockState", "serve", "dgx_h100_host", "cluster_document", "catalog"]
 

@@ -1,0 +1,382 @@
+"""nccl-tests side by side: predicted sweeps in nccl-tests' terms, and comparison with a real run.
+
+`nccl-tests <https://github.com/NVIDIA/nccl-tests>`_ (``all_reduce_perf -b 8 -e 8G -f 2``) prints
+one row per message size: ``size count type redop root``, then ``time algbw busbw #wrong`` out of
+place and again in place. :func:`predict_sweep` produces the same rows from the engine: one
+one-pattern scenario per size through :func:`designer.engine.analysis.simulate.simulate` (so whatever
+algorithm selection and latency model the engine has, the sweep uses), the topology compiled once
+and reused. :func:`designer.engine.io.nccl_tests_log.parse_log` reads a real run's stdout and
+:func:`compare` lines the two up per size.
+
+Definitions (nccl-tests ``doc/PERFORMANCE.md``,
+https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
+
+- ``S`` is nccl-tests' ``size`` column: the per-rank buffer for all-reduce and send/recv, the
+  *total* array (``count_per_rank × n × sizeof(type)``) for all-gather, reduce-scatter and
+  all-to-all — the same number the engine's pattern ``bytes`` means (``workloads.py``);
+- ``algbw = S / t`` (GB/s = 10⁹ B/s, ``t`` the collective's time);
+- ``busbw = algbw × factor``: all-reduce ``2(n−1)/n``; all-gather, reduce-scatter, all-to-all
+  ``(n−1)/n``; send/recv ``1``.
+
+Sizes follow nccl-tests' loop: ``size = min; size <= max; size *= factor``, each rounded down to
+a whole number of elements (and, for the gathered/scattered ops, of elements per rank), as the
+``count`` column shows (nccl-tests ``src/*.cu`` ``GetCollByteCount``).
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from designer.engine.errors import (
+    EngineError,
+    InvalidScenario,
+    InvalidWorkload,
+    Problem,
+)
+from designer.engine.model.topology import Topology
+
+__all__ = [
+    "MAX_SIZES",
+    "OPS",
+    "TYPE_BYTES",
+    "busbw_factor",
+    "compare",
+    "compile_topology",
+    "parse_size",
+    "predict_sweep",
+    "side_by_side",
+    "sweep_sizes",
+]
+
+#: nccl-tests op (binary ``<op>_perf``) → engine pattern kind.
+OPS = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",
+       "alltoall": "alltoall", "sendrecv": "p2p"}
+#: Bytes per element of nccl-tests' ``-d`` types.
+TYPE_BYTES = {"int8": 1, "uint8": 1, "char": 1, "half": 2, "bfloat16": 2, "float": 4, "int32": 4,
+              "uint32": 4, "int": 4, "double": 8, "int64": 8, "uint64": 8}
+#: A sweep of more sizes than this is refused (8 B…8 GiB doubling is 31).
+MAX_SIZES = 64
+# Ops whose ``count`` column is per rank and whose size is a whole number of per-rank blocks.
+_PER_RANK = {"all_gather", "reduce_scatter", "alltoall"}
+_REDUCING = {"all_reduce", "reduce_scatter"}
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+_PATTERN_ID = "nccl"
+
+
+def busbw_factor(op: str, n: int) -> float:
+    """nccl-tests' bus-bandwidth correction factor for ``op`` on ``n`` ranks (dimensionless)."""
+    if op == "all_reduce":
+        return 2.0 * (n - 1) / n
+    if op in _PER_RANK:
+        return (n - 1) / n
+    if op == "sendrecv":
+        return 1.0
+    raise InvalidWorkload(f"unknown op {op!r}", [Problem("op", f"unknown op {op!r} (choose from {', '.join(OPS)})")])
+
+
+def parse_size(text, where: str = "size") -> int:
+    """A byte count as nccl-tests' ``-b``/``-e`` take it: ``8``, ``64K``, ``8M``, ``8G`` (K/M/G/T
+    are powers of 1024, as in nccl-tests ``parsesize``).
+
+    Raises
+    ------
+    InvalidScenario
+        Not a non-negative size.
+    """
+    if isinstance(text, bool):
+        text = "?"
+    if isinstance(text, (int, float)):
+        if text >= 0 and math.isfinite(text):
+            return int(text)
+        text = str(text)
+    match = _SIZE.match(str(text))
+    if not match:
+        raise InvalidScenario(f"bad size {text!r}", [Problem(where, f"bad size {text!r} (like 8, 64K, 8M, 8G)")])
+    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+
+
+def sweep_sizes(min_bytes: int, max_bytes: int, factor: int = 2) -> list[int]:
+    """The requested sizes of nccl-tests' loop (before rounding to whole elements), bytes.
+
+    Raises
+    ------
+    InvalidScenario
+        ``min_bytes`` < 1 or > ``max_bytes``, ``factor`` < 2, or more than :data:`MAX_SIZES` sizes.
+    """
+    problems = []
+    if not isinstance(factor, int) or isinstance(factor, bool) or factor < 2:
+        problems.append(Problem("factor", "must be an integer >= 2"))
+    if min_bytes < 1:
+        problems.append(Problem("min_bytes", "must be at least 1 byte"))
+    if max_bytes < min_bytes:
+        problems.append(Problem("max_bytes", f"must be >= min_bytes ({min_bytes})"))
+    if problems:
+        raise InvalidScenario("bad sweep", problems)
+    sizes, size = [], min_bytes
+    while size <= max_bytes:
+        sizes.append(size)
+        size *= factor
+        if len(sizes) > MAX_SIZES:
+            raise InvalidScenario("too many sizes", [Problem("factor", f"the sweep has more than {MAX_SIZES} "
+                                                                       "sizes; raise factor or narrow the range")])
+    return sizes
+
+
+def _elements(op: str, size: int, n: int, type_bytes: int) -> tuple[int, int]:
+    """(size column in bytes, count column in elements) for a requested size."""
+    count = size // type_bytes
+    if op in _PER_RANK:
+        per_rank = count // n
+        return per_rank * n * type_bytes, per_rank
+    return count * type_bytes, count
+
+
+def compile_topology(topology_or_build) -> Topology:
+    """A compiled :class:`Topology` from a Topology, a topology document, or ``{"build": {"template":
+    ..., "hosts": N, ...}}`` (the arguments of :func:`designer.engine.model.fabrics.build_cluster`).
+
+    Raises
+    ------
+    InvalidTopology, InvalidScenario
+    """
+    if isinstance(topology_or_build, Topology):
+        return topology_or_build
+    if isinstance(topology_or_build, dict) and "build" in topology_or_build:
+        from designer.engine.traffic.scenario import normalize_scenario
+
+        # normalize_scenario owns the {"build": ...} shorthand and its located errors.
+        return normalize_scenario({"topology": topology_or_build}).topology
+    if not isinstance(topology_or_build, dict):
+        raise InvalidScenario("bad topology", [Problem("topology", "must be a topology document")])
+    return Topology.from_document(topology_or_build)
+
+
+def _participants(topo: Topology, participants) -> list[str]:
+    from designer.engine.traffic.workloads import resolve_selector
+
+    chosen = resolve_selector(topo, participants or {"kind": "gpu"}, "participants")
+    return [topo.node_ids[int(i)] for i in chosen]
+
+
+def _patterns(op: str, size: int, ranks: list[str], algorithm: str) -> list[dict]:
+    """The workload for one size: one collective pattern, or one p2p per ring neighbour for
+    send/recv (nccl-tests' sendrecv: every rank sends S to the next and receives S from the
+    previous, all at once)."""
+    kind = OPS[op]
+    if kind == "p2p":
+        return [{"id": f"{_PATTERN_ID}{k}", "kind": "p2p", "src": src, "dst": ranks[(k + 1) % len(ranks)],
+                 "bytes": size} for k, src in enumerate(ranks)]
+    pattern = {"id": _PATTERN_ID, "kind": kind, "participants": {"ids": ranks}, "bytes": size}
+    # "auto" is the contract's default (DESIGN.md §2.3b): leaving the field out asks for it and
+    # keeps working on an engine whose validator predates the value.
+    if algorithm != "auto":
+        pattern["algorithm"] = algorithm
+    return [pattern]
+
+
+def _measure(result: dict) -> dict:
+    """Time (s), algorithm, protocol and the engine's own algbw/busbw of the swept pattern(s)."""
+    entries = list(result["summary"]["patterns"].values())
+    broken = [e for e in entries if not e.get("complete", True) or e.get("completion_s") is None]
+    if broken:
+        reason = broken[0].get("reason") or "the collective does not complete"
+        raise InvalidWorkload("collective does not complete", [Problem("topology", reason)])
+    slowest = max(entries, key=lambda e: e["completion_s"])
+    return {"time_s": float(slowest["completion_s"]), "algorithm": slowest.get("algorithm"),
+            "protocol": slowest.get("protocol"), "algbw_gbs": slowest.get("algbw_gbs") if len(entries) == 1 else None,
+            "busbw_gbs": slowest.get("busbw_gbs") if len(entries) == 1 else None}
+
+
+def _row(op: str, size: int, count: int, dtype: str, n: int, got: dict, algorithm: str) -> dict:
+    t = got["time_s"]
+    algbw = got["algbw_gbs"]
+    if algbw is None:
+        algbw = size / t / 1e9 if size and t > 0 else 0.0
+    busbw = got["busbw_gbs"]
+    if busbw is None:
+        busbw = algbw * busbw_factor(op, n)
+    return {"size_bytes": size, "count": count, "type": dtype, "redop": "sum" if op in _REDUCING else "none",
+            "root": -1, "time_us": t * 1e6, "algbw_gbs": float(algbw), "busbw_gbs": float(busbw),
+            "algorithm": got["algorithm"] or (algorithm if algorithm != "auto" else None),
+            "protocol": got["protocol"]}
+
+
+def _check_op(op: str, dtype: str) -> None:
+    problems = []
+    if op not in OPS:
+        problems.append(Problem("op", f"unknown op {op!r} (choose from {', '.join(OPS)})"))
+    if dtype not in TYPE_BYTES:
+        problems.append(Problem("dtype", f"unknown type {dtype!r} (choose from {', '.join(TYPE_BYTES)})"))
+    if problems:
+        raise InvalidScenario("bad nccl-tests sweep", problems)
+
+
+def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None, factor: int = 2,
+                  participants=None, algorithm: str = "auto", dtype: str = "float", routing: dict | None = None,
+                  sizes: list[int] | None = None) -> list[dict]:
+    """Predicted nccl-tests rows for ``op`` from ``min_bytes`` to ``max_bytes``.
+
+    Parameters
+    ----------
+    topology_or_build : Topology or dict
+        See :func:`compile_topology`; compiled once and reused for every size.
+    op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"}
+    min_bytes, max_bytes : int or str
+        Sizes in bytes (``"8G"`` accepted, as nccl-tests' ``-b``/``-e``).
+    factor : int
+        Multiplication factor between sizes (``-f``).
+    participants : dict, optional
+        Selector of the ranks (default every GPU, ``{"kind": "gpu"}``).
+    algorithm : str
+        ``auto`` (the engine's choice) or an algorithm name the engine accepts for the op.
+    dtype : str
+        Element type (``-d``); sets the ``count`` column and the rounding of sizes.
+    routing : dict, optional
+        The scenario's ``routing`` (NIC policy, multipath, seed).
+    sizes : list of int, optional
+        Explicit sizes in bytes instead of ``min_bytes``…``max_bytes`` (e.g. a real run's
+        ``size`` column, to compare at exactly its sizes).
+
+    Returns
+    -------
+    list of dict
+        One row per size: ``size_bytes``, ``count``, ``type``, ``redop``, ``root``, ``time_us``
+        (µs), ``algbw_gbs``, ``busbw_gbs`` (GB/s, 10⁹ B/s), ``algorithm``, ``protocol`` (None when
+        the engine does not report one), ``requested_bytes`` (the size asked for, before
+        rounding to whole elements per rank).
+
+    Raises
+    ------
+    InvalidScenario, InvalidWorkload, InvalidTopology
+        Bad arguments (located: ``min_bytes``, ``op``, ``algorithm`` …) or a collective that
+        cannot complete on this topology.
+    """
+    from designer.engine.analysis.simulate import simulate
+
+    _check_op(op, dtype)
+    sizes = _requested(min_bytes, max_bytes, factor, sizes)
+    topo = compile_topology(topology_or_build)
+    ranks = _participants(topo, participants)
+    if len(ranks) < 2:
+        raise InvalidWorkload("too few ranks", [Problem("participants", "nccl-tests needs at least 2 ranks")])
+    rows = []
+    for requested in sizes:
+        size, count = _elements(op, requested, len(ranks), TYPE_BYTES[dtype])
+        scenario = {"topology": topo, "workload": _patterns(op, size, ranks, algorithm),
+                    "options": {"max_flows_listed": 0}}
+        if routing:
+            scenario["routing"] = routing
+        try:
+            got = _measure(simulate(scenario))
+        except EngineError as exc:
+            raise type(exc)(exc.message, [_relocate(p) for p in exc.problems]) from None
+        rows.append({**_row(op, size, count, dtype, len(ranks), got, algorithm), "requested_bytes": requested})
+    return rows
+
+
+def _requested(min_bytes, max_bytes, factor, sizes) -> list[int]:
+    if sizes is None:
+        if min_bytes is None or max_bytes is None:
+            raise InvalidScenario("bad sweep", [Problem("min_bytes" if min_bytes is None else "max_bytes",
+                                                        "required (or give explicit sizes)")])
+        return sweep_sizes(parse_size(min_bytes, "min_bytes"), parse_size(max_bytes, "max_bytes"), factor)
+    sizes = sorted({parse_size(s, f"sizes[{k}]") for k, s in enumerate(sizes)})
+    if len(sizes) > MAX_SIZES:
+        raise InvalidScenario("too many sizes", [Problem("sizes", f"more than {MAX_SIZES} sizes")])
+    return sizes
+
+
+def _relocate(problem: Problem) -> Problem:
+    """``workload[0].algorithm`` → ``algorithm``: the caller gave arguments, not a scenario."""
+    path = re.sub(r"^workload\[\d+\]\.?", "", problem.path)
+    return Problem(path, problem.message)
+
+
+def compare(measured_rows: list[dict], predicted_rows: list[dict], *, key: str = "busbw_gbs") -> list[dict]:
+    """Measured against predicted, per size present in both.
+
+    Parameters
+    ----------
+    measured_rows : list of dict
+        Rows of :func:`designer.engine.io.nccl_tests_log.parse_log` (``out_of_place`` values used).
+    predicted_rows : list of dict
+        Rows of :func:`predict_sweep`.
+    key : str
+        The figure compared for ``error_pct`` (``busbw_gbs`` by default; ``time_us``, ``algbw_gbs``).
+
+    Returns
+    -------
+    list of dict
+        Per size (ascending): ``size_bytes``, ``measured`` and ``predicted`` (each ``time_us``,
+        ``algbw_gbs``, ``busbw_gbs``), ``algorithm`` (predicted), ``error_pct`` = 100 × (predicted −
+        measured) / measured for ``key`` (None when the measured value is 0 or missing), and
+        ``time_error_pct`` likewise for time.
+    """
+    predicted = {r.get("requested_bytes", r["size_bytes"]): r for r in predicted_rows}
+    out, seen = [], set()
+    for row in sorted(measured_rows, key=lambda r: r["size_bytes"]):
+        size = row["size_bytes"]
+        pred = predicted.get(size)
+        if pred is None or size in seen:
+            continue
+        seen.add(size)
+        meas = row.get("out_of_place", row)
+        figures = ("time_us", "algbw_gbs", "busbw_gbs")
+        out.append({"size_bytes": size, "count": row.get("count"),
+                    "measured": {k: meas.get(k) for k in figures},
+                    "predicted": {k: pred[k] for k in figures}, "algorithm": pred.get("algorithm"),
+                    "error_pct": _error(meas.get(key), pred[key]),
+                    "time_error_pct": _error(meas.get("time_us"), pred["time_us"])})
+    return out
+
+
+def _error(measured, predicted) -> float | None:
+    if measured is None or predicted is None or not measured:
+        return None
+    return 100.0 * (predicted - measured) / measured
+
+
+def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: int = 2, algorithm: str = "auto",
+                 dtype: str = "float", log=None) -> dict:
+    """A predicted sweep and, with a real run, the run and the comparison at exactly its sizes.
+
+    Parameters
+    ----------
+    topology_or_build, op, min_bytes, max_bytes, factor, algorithm, dtype
+        As :func:`predict_sweep`. The run's op (from its binary name) replaces ``op``.
+    log : str or ParsedLog, optional
+        A real nccl-tests stdout (parsed with :func:`designer.engine.io.nccl_tests_log.parse_log`).
+
+    Returns
+    -------
+    dict
+        ``op``, ``ranks`` (participants), ``rows`` (the sweep), ``measured`` (the run's rows or
+        None), ``measured_op``, ``measured_ranks`` (None when the log does not say),
+        ``comparison`` (:func:`compare` against a prediction at the run's sizes and type).
+
+    Raises
+    ------
+    InvalidScenario, InvalidWorkload, InvalidTopology, ImportFormatError
+        Also ``log``: a run of an op the engine cannot predict (broadcast…).
+    """
+    from designer.engine.io.nccl_tests_log import ParsedLog, parse_log
+
+    parsed = parse_log(log, op=op) if isinstance(log, str) else log
+    if isinstance(parsed, ParsedLog) and parsed.op and parsed.op != op:
+        if parsed.op not in OPS:
+            raise InvalidScenario("unsupported op", [Problem("log", f"a {parsed.op}_perf run cannot be predicted "
+                                                                    f"(supported: {', '.join(OPS)})")])
+        op = parsed.op
+    topo = compile_topology(topology_or_build)
+    rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, algorithm=algorithm,
+                         dtype=dtype)
+    out = {"op": op, "ranks": len(_participants(topo, None)), "rows": rows, "measured": None,
+           "measured_op": None, "measured_ranks": None, "comparison": []}
+    if parsed is not None:
+        kind = parsed.rows[0]["type"]
+        at_sizes = predict_sweep(topo, op, algorithm=algorithm, sizes=[r["size_bytes"] for r in parsed.rows],
+                                 dtype=kind if kind in TYPE_BYTES else dtype)
+        out.update(measured=parsed.rows, measured_op=parsed.op, measured_ranks=parsed.ranks,
+                   comparison=compare(parsed.rows, at_sizes))
+    return out

@@ -1,0 +1,270 @@
+"""Bill of materials and fabric facts of a topology document: what to buy and how to cable it.
+
+Counted from the document as it is (generated or hand-drawn), so a stored design and a fresh
+build give the same answer. Ports are *logical* ports at the fabric's port rate (a 51.2 T switch
+in 128 × 400G mode counts 128 ports; its 64 twin-port cages are ``cages``); a link's ``bundle``
+is its number of ports (1 when absent).
+
+Reach classes (simple rules, stated so a reader can redo them)
+--------------------------------------------------------------
+- ``in-rack copper``: host⇄switch where the switch sits in the host's rack group (a ToR) —
+  one passive copper cable (DAC) per port, no transceiver. 400G DAC reach is ~3 m, inside a rack
+  (https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub).
+- ``in-row``: host⇄switch where the switch is elsewhere (rail-optimized leaves and storage leaves
+  sit in network racks of the row) — short-reach multimode optics, one fibre and two
+  transceivers per port (400GBASE-SR8: 100 m over MMF, IEEE 802.3cm).
+- ``optics``: switch⇄switch (leaf⇄spine, spine⇄core cross rows) — single-mode optics, one fibre
+  and two transceivers per port (400GBASE-DR4: 500 m over SMF, IEEE 802.3bs).
+Network links are the ones of an Ethernet or InfiniBand catalog tech; PCIe, NVLink, memory and
+inter-socket links are inside a host and not counted.
+"""
+from __future__ import annotations
+
+from designer.engine.catalog import SWITCH_MODELS, TECHS
+
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "compare_boms"]
+
+BOM_FORMAT = "fabricscope.bom/1"
+# reach class -> (cable kind, transceivers per port)
+REACH_CLASSES = {"in-rack copper": ("passive copper (DAC)", 0), "in-row": ("multimode fibre", 2),
+                 "optics": ("single-mode fibre", 2)}
+_TIER_OF_ROLE = {"leaf": "leaf", "tor": "leaf", "edge": "leaf", "spine": "spine", "agg": "spine",
+                 "core": "core", "superspine": "core"}
+_TIER_RANK = {"leaf": 1, "spine": 2, "core": 3}
+_NETWORK = ("ethernet", "infiniband")
+
+
+def fabric_bom(topology) -> dict:
+    """Switches, ports, cables, transceivers, oversubscription, bisection and power of a fabric.
+
+    Parameters
+    ----------
+    topology : dict, str or path
+        A ``fabricscope.topology/1`` document.
+
+    Returns
+    -------
+    dict
+        ``format`` (``fabricscope.bom/1``); ``switches``: rows ``{model, tier, count, radix,
+        port_gbps, ports_used, ports_free, cages, power_w}``; ``ports`` ``{used, free, total}``;
+        ``links``: rows ``{kind, tech, reach, links, ports, cables, transceivers}``; ``cables``
+        and ``transceivers`` totals by reach class; ``oversubscription`` per tier (worst switch,
+        down / up capacity); ``injection_gbps``, ``bisection_gbps``; ``power`` ``{switch_w,
+        per_gpu_w, gpus, unknown_models}`` (W, switches without optics); ``notes``.
+
+    Raises
+    ------
+    InvalidTopology
+        When the document does not load or is not valid (every problem located).
+    """
+    from designer.engine.document import check, load
+    from designer.engine.model.fabrics import fabric_summary
+
+    doc = load(topology)
+    check(doc)  # a link to an unknown node would otherwise be a KeyError deep in the count
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    parents = {g["id"]: g.get("parent") for g in doc.get("groups") or ()}
+    # Only a switch in a *rack* group is in the host's rack (a pod group holds racks and the
+    # pod's leaves, which still sit in network racks of the row).
+    racks = {g["id"] for g in doc.get("groups") or () if g.get("kind") == "rack"}
+    used, down, up, rows = {}, {}, {}, {}
+    for link in doc["links"]:
+        tech = TECHS.get(link.get("tech"))
+        if tech is None or tech.family not in _NETWORK:
+            continue
+        _count_link(link, tech, nodes, (parents, racks), (used, down, up), rows)
+    switches = _switch_rows(nodes, used)
+    summary = fabric_summary(doc)
+    return {"format": BOM_FORMAT, "switches": switches,
+            "ports": _port_totals(switches),
+            "links": sorted(rows.values(), key=lambda r: (r["kind"], r["tech"])),
+            "cables": _totals(rows, "cables"), "transceivers": _totals(rows, "transceivers"),
+            "oversubscription": _oversubscription(nodes, down, up),
+            "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
+            "power": _power(switches, summary["gpus"]), "notes": list((doc.get("fabric") or {}).get("notes") or [])}
+
+
+def _tier(node: dict) -> str | None:
+    attrs = node.get("attrs") or {}
+    return attrs.get("tier") or _TIER_OF_ROLE.get(attrs.get("role"))
+
+
+def _count_link(link, tech, nodes, parents, tallies, rows) -> None:
+    used, down, up = tallies
+    a, b = nodes[link["a"]], nodes[link["b"]]
+    ports = int(link.get("bundle") or 1)
+    capacity = float(link["capacity_gbps"]) if link.get("capacity_gbps") is not None else tech.effective_gbps
+    sw = [n for n in (a, b) if n["kind"] == "switch"]
+    for n in sw:
+        used[n["id"]] = used.get(n["id"], 0) + ports
+    if len(sw) == 2:
+        lo, hi = sorted(sw, key=lambda n: _TIER_RANK.get(_tier(n), 0))
+        kind = f"{_tier(lo) or 'switch'}-{_tier(hi) or 'switch'}"
+        reach = "optics"
+        if _TIER_RANK.get(_tier(lo), 0) < _TIER_RANK.get(_tier(hi), 0):
+            up[lo["id"]] = up.get(lo["id"], 0.0) + capacity
+            down[hi["id"]] = down.get(hi["id"], 0.0) + capacity
+    elif len(sw) == 1:
+        other = b if sw[0] is a else a
+        kind = f"{'storage' if other['kind'] == 'storage' else 'host'}-{_tier(sw[0]) or 'switch'}"
+        reach = "in-rack copper" if _same_rack(other, sw[0], *parents) else "in-row"
+        down[sw[0]["id"]] = down.get(sw[0]["id"], 0.0) + capacity
+    else:
+        return  # a host-to-host network cable (back to back): not a fabric link
+    row = rows.setdefault((kind, tech.name, reach), {"kind": kind, "tech": tech.name, "reach": reach,
+                                                     "links": 0, "ports": 0, "cables": 0, "transceivers": 0})
+    row["links"] += 1
+    row["ports"] += ports
+    row["cables"] += ports
+    row["transceivers"] += ports * REACH_CLASSES[reach][1]
+
+
+def _same_rack(endpoint: dict, switch: dict, parents: dict, racks: set) -> bool:
+    """True when the switch's group is a rack that holds the endpoint, directly or through its host group."""
+    rack, group, seen = switch.get("group"), endpoint.get("group"), set()
+    if rack not in racks:
+        return False
+    while group is not None and group not in seen:
+        if group == rack:
+            return True
+        seen.add(group)
+        group = parents.get(group)
+    return False
+
+
+def _switch_rows(nodes: dict, used: dict) -> list[dict]:
+    groups: dict[tuple, dict] = {}
+    for node in nodes.values():
+        if node["kind"] != "switch":
+            continue
+        attrs = node.get("attrs") or {}
+        model = attrs.get("model") or "unspecified"
+        key = (model, _tier(node) or "unknown", attrs.get("radix"), attrs.get("port_gbps"))
+        row = groups.setdefault(key, {"model": model, "tier": key[1], "count": 0, "radix": key[2],
+                                      "port_gbps": key[3], "ports_used": 0, "ports_free": None,
+                                      "cages": None, "power_w": None})
+        row["count"] += 1
+        row["ports_used"] += used.get(node["id"], 0)
+    for row in groups.values():
+        if row["radix"]:
+            row["ports_free"] = row["count"] * row["radix"] - row["ports_used"]
+        m = SWITCH_MODELS.get(row["model"])
+        if m is not None:
+            row["power_w"] = row["count"] * m.power_w
+            if row["radix"]:  # breakout: several logical ports share one native cage
+                row["cages"] = row["count"] * m.radix
+    return sorted(groups.values(), key=lambda r: (_TIER_RANK.get(r["tier"], 9), r["model"]))
+
+
+def _port_totals(switches: list[dict]) -> dict:
+    used = sum(r["ports_used"] for r in switches)
+    total = sum(r["count"] * r["radix"] for r in switches if r["radix"])
+    return {"used": used, "total": total or None, "free": (total - used) if total else None}
+
+
+def _totals(rows: dict, key: str) -> dict:
+    out: dict[str, int] = {}
+    for row in rows.values():
+        out[row["reach"]] = out.get(row["reach"], 0) + row[key]
+    return out
+
+
+def _oversubscription(nodes: dict, down: dict, up: dict) -> dict:
+    """Worst (largest) down/up capacity ratio per tier over switches that have uplinks."""
+    worst: dict[str, float] = {}
+    for sid, up_gbps in up.items():
+        node = nodes[sid]
+        if (node.get("attrs") or {}).get("storage") or up_gbps <= 0:
+            continue
+        tier = _tier(node) or "unknown"
+        worst[tier] = max(worst.get(tier, 0.0), down.get(sid, 0.0) / up_gbps)
+    return {tier: round(v, 6) for tier, v in sorted(worst.items(), key=lambda kv: _TIER_RANK.get(kv[0], 9))}
+
+
+def _power(switches: list[dict], gpus: int) -> dict:
+    known = sum(r["power_w"] for r in switches if r["power_w"] is not None)
+    unknown = sorted({r["model"] for r in switches if r["power_w"] is None})
+    return {"switch_w": known, "per_gpu_w": known / gpus if gpus else None, "gpus": gpus,
+            "unknown_models": unknown,
+            "source": "catalog.SWITCH_MODELS power_w (typical, without optics)"}
+
+
+# --- Two designs side by side (the compare page) -----------------------------------------------
+
+# Which way is better for a figure (None: neither, e.g. a count of one switch model).
+_LOWER, _HIGHER = "lower", "higher"
+
+
+def compare_boms(a: dict | None, b: dict | None) -> list[dict]:
+    """Rows comparing two bills of materials (:func:`fabric_bom`), A then B.
+
+    Parameters
+    ----------
+    a, b : dict or None
+        ``fabricscope.bom/1`` results; None (a design without switches) counts as empty.
+
+    Returns
+    -------
+    list of dict
+        ``{section, label, unit, a, b, delta, differs, better}`` per figure, in this order:
+        switches by tier and model (count, ports used, ports free), cables and transceivers by
+        reach class, oversubscription per tier (``x:1``), bisection (Tb/s), total switch power
+        (kW) and switch power per GPU (W). ``a``/``b`` are None where a design lacks the item;
+        ``better`` is ``"A"``, ``"B"`` or None (equal, or no better direction: a count of one
+        switch model is neither).
+    """
+    a, b = a or {}, b or {}
+    rows = _switch_compare(a, b)
+    for key, title in (("cables", "Cables"), ("transceivers", "Transceivers")):
+        for reach in _union(a.get(key), b.get(key)):
+            rows.append(_row(title, reach, "", (a.get(key) or {}).get(reach),
+                             (b.get(key) or {}).get(reach), _LOWER))
+    for tier in sorted(_union(a.get("oversubscription"), b.get("oversubscription")),
+                       key=lambda t: _TIER_RANK.get(t, 9)):
+        rows.append(_row("Oversubscription", f"{tier} tier", ":1", (a.get("oversubscription") or {}).get(tier),
+                         (b.get("oversubscription") or {}).get(tier), _LOWER))
+    rows.append(_row("Fabric", "bisection bandwidth", "Tb/s", _scaled(a.get("bisection_gbps"), 1e-3),
+                     _scaled(b.get("bisection_gbps"), 1e-3), _HIGHER))
+    pa, pb = a.get("power") or {}, b.get("power") or {}
+    rows.append(_row("Fabric", "switch power", "kW", _scaled(pa.get("switch_w"), 1e-3),
+                     _scaled(pb.get("switch_w"), 1e-3), _LOWER))
+    rows.append(_row("Fabric", "switch power per GPU", "W", pa.get("per_gpu_w"), pb.get("per_gpu_w"),
+                     _LOWER))
+    rows.append(_row("Fabric", "GPUs", "", pa.get("gpus"), pb.get("gpus"), None))
+    return rows
+
+
+def _switch_compare(a: dict, b: dict) -> list[dict]:
+    ia, ib = _by_tier_model(a), _by_tier_model(b)
+    keys = sorted(set(ia) | set(ib), key=lambda k: (_TIER_RANK.get(k[0], 9), k[1]))
+    rows = []
+    for tier, model in keys:
+        ra, rb = ia.get((tier, model)) or {}, ib.get((tier, model)) or {}
+        for field, what, better in (("count", "switches", None), ("ports_used", "ports used", None),
+                                    ("ports_free", "ports free", None)):
+            rows.append(_row("Switches", f"{tier} · {model} · {what}", "", ra.get(field),
+                             rb.get(field), better))
+    return rows
+
+
+def _by_tier_model(bom: dict) -> dict:
+    return {(r["tier"], r["model"]): r for r in bom.get("switches") or []}
+
+
+def _scaled(value, factor: float):
+    return None if value is None else value * factor
+
+
+def _union(x: dict | None, y: dict | None) -> list:
+    return list(dict.fromkeys([*(x or {}), *(y or {})]))
+
+
+def _row(section: str, label: str, unit: str, a, b, better_when: str | None) -> dict:
+    both = a is not None and b is not None
+    differs = (a is None) != (b is None) or (both and abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)))
+    better = None
+    if both and differs and better_when:
+        b_wins = b < a if better_when == _LOWER else b > a
+        better = "B" if b_wins else "A"
+    return {"section": section, "label": label, "unit": unit, "a": a, "b": b,
+            "delta": (b - a) if both else None, "differs": bool(differs), "better": better}

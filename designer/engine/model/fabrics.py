@@ -1,0 +1,599 @@
+"""Fabric generators: N hosts of a template wired into a rail-optimized, leaf/spine or fat-tree fabric.
+
+Ids and groups
+--------------
+- Hosts ``h{i}`` (host groups, parent ``rack{r}``, ``hosts_per_rack`` per rack); node ids
+  ``h{i}/<local>`` as in ``templates.py``.
+- Switches are kind ``switch`` with ``attrs.role`` and, from the switch model, ``attrs.tier``
+  (``leaf``/``spine``/``core``), ``attrs.model``, ``attrs.radix`` (ports at ``attrs.port_gbps``):
+  * rail-optimized: ``leaf{n}`` (role ``leaf``, ``attrs.rail``, ``attrs.index`` within the rail;
+    ``n = rail * leaves_per_rail + index``), ``spine{s}`` (role ``spine``) and, with three tiers,
+    ``core{c}`` (role ``core``); spines and cores carry ``attrs.plane`` (and ``attrs.pod``);
+  * leaf-spine: ``tor{r}`` (role ``tor``, in group ``rack{r}``), ``spine{s}`` (``core{c}``);
+  * fat-tree: ``edge{n}`` (role ``leaf``), ``agg{n}`` (role ``spine``) with ``attrs.pod``,
+    ``core{n}`` (role ``core``) — always three tiers.
+- Storage servers ``storage{i}`` (kind ``storage``) hang off storage leaves ``sleaf{j}`` (role
+  ``leaf``, ``attrs.storage``) uplinked without oversubscription into plane 0 (fat-tree: they
+  take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
+- Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks whose
+  hosts reach only those leaves (as ``parent``) and its storage servers; the super-spines are
+  in group ``super-spines`` (kind ``other``). See ``_group_pods``.
+- Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
+- Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
+
+Ports, not bandwidth
+--------------------
+Every tier is built from one catalog switch model (``switch``, :data:`catalog.SWITCH_MODELS`) in
+the port mode whose rate equals the NIC port rate (a 51.2 T switch serves 400G NICs as 128 ×
+400G). Every host⇄leaf link is one port; every switch⇄switch link is a ``bundle`` of whole ports
+with ``capacity_gbps = bundle × port rate`` (``clos.py`` has the rules). Leaves per rail, spines
+and a third tier follow from the radix, the host count and ``oversubscription`` unless given;
+the document's ``fabric.notes`` says every decision a user did not ask for (a single leaf with no
+spine, a third tier, an oversubscription rounded to whole ports).
+
+Documents stored before this (fractional ``capacity_gbps`` on ``bundle`` links) still load and
+simulate as written: a document is explicit, only the generator changed.
+"""
+from __future__ import annotations
+
+import math
+
+from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
+from designer.engine.model.clos import LeafPorts, SwitchSpec, max_down_ports, wire_three_tier, wire_two_tier
+from designer.engine.document import FORMAT, LIMITS
+from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
+from designer.engine.model.racks import rack_fabric_nics
+from designer.engine.model.templates import _instantiate, _spec, compute_nics
+
+__all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech", "default_switch"]
+
+FABRICS = ("rail-optimized", "leaf-spine", "fat-tree")
+# 2,048 eight-GPU hosts = 16,384 GPUs: the most the pages and the API offer per build (a web
+# request). The engine itself builds more (benchmark fabric_32k: 4,096 hosts, 32,768 GPUs).
+MAX_HOSTS = 2048
+_STORAGE_PER_LEAF = 32
+
+
+def _fail(path: str, message: str):
+    raise InvalidTopology(message, [Problem(path, message)])
+
+
+def default_nic_tech(port_gbps: float) -> str:
+    """Catalog tech of a NIC port speed: ``eth<speed>`` (``eth400`` for 400 Gb/s)."""
+    name = f"eth{int(port_gbps)}"
+    if name not in TECHS:
+        _fail("nic_link_tech", f"no catalog Ethernet tech for a {port_gbps:g} Gb/s port; "
+                               f"pass nic_link_tech")
+    return name
+
+
+def default_switch(family: str, port_gbps: float) -> str:
+    """Catalog switch model used when none is asked: 51.2 T Ethernet, NDR or XDR InfiniBand."""
+    if family == "infiniband":
+        return "ib-ndr-64" if port_gbps <= 400 else "ib-xdr-144"
+    return "eth-51t2"
+
+
+def _tech(name: str, path: str):
+    if name not in TECHS:
+        _fail(path, f"unknown link technology {name!r}")
+    return TECHS[name]
+
+
+class _Doc:
+    """Accumulates groups, nodes and links of a cluster document, and ports used per switch."""
+
+    def __init__(self, name: str) -> None:
+        self.doc = {"format": FORMAT, "name": name, "groups": [], "nodes": [], "links": []}
+        self.links = self.doc["links"]
+        self.ports_used: dict[str, int] = {}
+        self._counters: dict[str, int] = {}
+        self.notes: list[str] = []
+
+    def next_id(self, prefix: str) -> str:
+        n = self._counters.get(prefix, 0)
+        self._counters[prefix] = n + 1
+        return f"{prefix}{n}"
+
+    def switch(self, sid: str, role: str, group: str | None = None, **attrs) -> str:
+        node = {"id": sid, "kind": "switch", "attrs": {"role": role, **attrs}}
+        if group is not None:
+            node["group"] = group
+        self.doc["nodes"].append(node)
+        return sid
+
+    def link(self, a: str, b: str, tech: str) -> None:
+        """One port at ``tech``'s catalog rate (host⇄leaf, storage⇄leaf)."""
+        self.links.append({"id": f"{a}-{b}", "a": a, "b": b, "tech": tech})
+        self.ports_used[b] = self.ports_used.get(b, 0) + 1
+
+    def fabric_link(self, a: str, b: str, tech: str, ports: int, port_gbps: float) -> None:
+        """A bundle of ``ports`` whole switch ports: capacity ``ports × port_gbps``."""
+        link = {"id": f"{a}-{b}", "a": a, "b": b, "tech": tech, "bundle": ports}
+        if ports != 1 or abs(TECHS[tech].effective_gbps - port_gbps) > 1e-9:
+            link["capacity_gbps"] = ports * TECHS[tech].effective_gbps
+            link["capacity_basis"] = "explicit"
+        self.links.append(link)
+        self.ports_used[a] = self.ports_used.get(a, 0) + ports
+        self.ports_used[b] = self.ports_used.get(b, 0) + ports
+
+
+def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails: int | None = None,
+                  leaves_per_rail: int | None = None, spines: int | None = None,
+                  nic_link_tech: str | None = None, uplink_tech: str | None = None,
+                  oversubscription: float = 1.0, hosts_per_rack: int = 4, k: int | None = None,
+                  storage: int = 0, switch: str | None = None, tiers: int | None = None,
+                  planes: int = 1, name: str | None = None, params: dict | None = None) -> dict:
+    """A cluster document: ``hosts`` copies of a host template wired into a fabric.
+
+    Parameters
+    ----------
+    template : str or dict
+        Built-in template name or user template spec (see ``templates.py``).
+    hosts : int
+        Number of hosts (``h0`` … ``h{hosts-1}``).
+    fabric : {"rail-optimized", "leaf-spine", "fat-tree"}
+        Rail-optimized: one leaf group per rail, compute NIC i of every host to rail ``i % rails``;
+        leaf-spine: one ToR per rack; fat-tree: three tiers, NICs fill edge ports in order.
+    rails : int, optional
+        Rails (default: compute NICs per host). Rail-optimized only.
+    leaves_per_rail : int, optional
+        Leaves per rail (default: the fewest whose ports hold the rail's hosts); hosts are split
+        into equal contiguous blocks.
+    spines : int, optional
+        Spines (per pod with three tiers; default one per leaf uplink port). 0 only for one leaf.
+    nic_link_tech, uplink_tech : str, optional
+        Catalog techs of host⇄leaf and switch⇄switch links (default the switch family's tech at
+        the NIC port rate, ``eth400``); both must run at the switch port rate.
+    oversubscription : float
+        Host ports / uplink ports of every leaf (≥ 1); rounded to whole uplink ports.
+    hosts_per_rack : int
+        Hosts per rack group (and per ToR in leaf-spine).
+    k : int, optional
+        Fat-tree only: a generic ``k``-port switch instead of a catalog model (even).
+    storage : int
+        Storage servers attached to the fabric.
+    switch : str, optional
+        Catalog switch-model id (``catalog --switches``); default 51.2 T Ethernet for Ethernet
+        NICs, NDR / XDR InfiniBand for InfiniBand ones.
+    tiers : {2, 3}, optional
+        Force two or three switch tiers (default: three only when two cannot hold the leaves).
+    planes : int
+        Rail-optimized: independent spine planes, rails split evenly (``planes = rails``: one
+        plane per rail).
+    name : str, optional
+        Document name.
+    params : dict, optional
+        Template parameters.
+
+    Returns
+    -------
+    dict
+        A valid ``fabricscope.topology/1`` document (not yet normalized) with a ``fabric`` block
+        describing the generator's parameters and decisions (``notes``).
+
+    Raises
+    ------
+    InvalidTopology
+        Bad parameters or a request the switch ports cannot hold (located by parameter name,
+        with the port counts).
+    """
+    spec = _spec(template, dict(params or {}))
+    nics = compute_nics(spec)
+    if spec.get("rack_scale"):  # a rack-scale system (racks.py) fills its rack; rails = NICs per tray
+        nics, rails, hosts_per_rack = rack_fabric_nics(spec, nics, rails)
+    _check_args(hosts, fabric, nics, rails, leaves_per_rail, oversubscription, hosts_per_rack, storage, k,
+                tiers, planes)
+    if spines is not None and (isinstance(spines, bool) or not isinstance(spines, int) or spines < 0):
+        _fail("spines", f"must be an integer ≥ 0, got {spines!r}")
+    _check_size(spec, hosts)
+    sw, nic_tech = _switch_spec(nics, switch, k, nic_link_tech, uplink_tech)
+    tname = spec.get("name", "custom")
+    out = _Doc(name or f"{tname}-{hosts}x-{fabric}")
+    _add_hosts(out, spec, hosts, hosts_per_rack)
+    info = {"kind": fabric, "template": tname, "hosts": hosts, "oversubscription": float(oversubscription),
+            "nic_link_tech": nic_tech, "uplink_tech": sw.tech, "hosts_per_rack": hosts_per_rack,
+            "storage": storage, "switch": sw.model, "radix": sw.radix, "port_gbps": sw.port_gbps}
+    locals_ = [n["local"] for n in nics]
+    args = _Args(hosts, locals_, nic_tech, sw, float(oversubscription), spines, storage, tiers)
+    if fabric == "rail-optimized":
+        info.update(_rail_optimized(out, args, rails or len(nics), leaves_per_rail, planes))
+    elif fabric == "leaf-spine":
+        if planes != 1:
+            _fail("planes", "planes apply to rail-optimized fabrics only")
+        info.update(_leaf_spine(out, args, hosts_per_rack))
+    else:
+        info.update(_fat_tree(out, args))
+    if info.get("pods"):
+        _group_pods(out.doc)
+    info["notes"] = out.notes
+    out.doc["fabric"] = info
+    return out.doc
+
+
+def _group_pods(doc: dict) -> None:
+    """Pod groups of a three-tier fabric: ``pod{p}`` (kind ``pod``) holds its spines and leaves and
+    the racks (and storage servers) whose every fabric port lands on those leaves; the
+    super-spines form one group ``super-spines`` (kind ``other``).
+
+    Why: a 32k-GPU design is read pod by pod (the editor opens it as pods → racks and leaves →
+    hosts), and a pod is a failure domain a scenario can take down. A leaf belongs to the pod of
+    its spines (``attrs.pod``); a rack split over two pods' leaves stays where it was.
+    """
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    pod_of = {n["id"]: n["attrs"]["pod"] for n in doc["nodes"]
+              if n["kind"] == "switch" and (n.get("attrs") or {}).get("pod") is not None}
+    edge = {n["id"] for n in doc["nodes"] if n["kind"] in ("switch", "storage")}
+    # Only links to a switch or storage server matter (a third of a DGX design's links).
+    links = [lk for lk in doc["links"] if lk["a"] in edge or lk["b"] in edge]
+    reach: dict[str, set] = {}  # node -> pods of the switches it links to
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            if y in pod_of:
+                reach.setdefault(x, set()).add(pod_of[y])
+    for n in doc["nodes"]:  # leaves: the pod of their spines
+        if n["kind"] == "switch" and n["id"] not in pod_of and len(reach.get(n["id"], ())) == 1:
+            pod_of[n["id"]] = next(iter(reach[n["id"]]))
+    groups = {g["id"]: g for g in doc["groups"]}
+    member = _pods_of_groups(links, nodes, groups, pod_of)
+    pods = sorted(set(pod_of.values()) | set(member.values()))
+    doc["groups"][:0] = [{"id": f"pod{p}", "kind": "pod"} for p in pods]
+    cores = [n for n in doc["nodes"] if n["kind"] == "switch" and (n.get("attrs") or {}).get("role") == "core"
+             and n.get("group") is None]
+    if cores and "super-spines" not in groups:  # the top tier as one unit beside the pods
+        doc["groups"].insert(len(pods), {"id": "super-spines", "kind": "other"})
+        for n in cores:
+            n["group"] = "super-spines"
+    for gid, p in member.items():
+        groups[gid]["parent"] = f"pod{p}"
+    for nid, p in pod_of.items():
+        if nodes[nid].get("group") is None:
+            nodes[nid]["group"] = f"pod{p}"
+    storage: dict[str, set] = {}  # storage servers hanging off one pod's storage leaves
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            if nodes[x]["kind"] == "storage":
+                storage.setdefault(x, set()).add(pod_of.get(y))
+    for nid, p in storage.items():
+        if len(p) == 1 and None not in p and nodes[nid].get("group") is None:
+            nodes[nid]["group"] = f"pod{p.pop()}"
+
+
+def _pods_of_groups(links: list, nodes: dict, groups: dict, pod_of: dict) -> dict:
+    """Top-level groups (racks) whose nodes' fabric ports all land in one pod: {group: pod}."""
+    top = {}
+    for g in groups.values():  # the top-level ancestor of every group
+        root, seen = g, set()
+        while root.get("parent") in groups and root["id"] not in seen:
+            seen.add(root["id"])
+            root = groups[root["parent"]]
+        top[g["id"]] = root["id"]
+    seen_pods: dict[str, set] = {}
+    for link in links:
+        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
+            group = nodes[x].get("group")
+            if y in pod_of and group in top:
+                seen_pods.setdefault(top[group], set()).add(pod_of[y])
+    return {gid: next(iter(p)) for gid, p in seen_pods.items()
+            if len(p) == 1 and groups[gid].get("parent") is None}
+
+
+
+class _Args:
+    """What every fabric builder needs (keeps their signatures short)."""
+
+    def __init__(self, hosts, nic_locals, nic_tech, sw, oversub, spines, storage, tiers):
+        self.hosts, self.nic_locals, self.nic_tech, self.sw = hosts, nic_locals, nic_tech, sw
+        self.oversub, self.spines, self.storage, self.tiers = oversub, spines, storage, tiers
+
+
+def _check_args(hosts, fabric, nics, rails, lpr, oversub, hpr, storage, k, tiers, planes) -> None:
+    def positive_int(path, v, minimum=1):
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            _fail(path, f"must be an integer ≥ {minimum}, got {v!r}")
+
+    positive_int("hosts", hosts)
+    if lpr is not None:
+        positive_int("leaves_per_rail", lpr)
+    positive_int("hosts_per_rack", hpr)
+    positive_int("storage", storage, 0)
+    positive_int("planes", planes)
+    if tiers is not None and tiers not in (2, 3):
+        _fail("tiers", f"must be 2 or 3, got {tiers!r}")
+    if fabric not in FABRICS:
+        _fail("fabric", f"unknown fabric {fabric!r} (choose from {', '.join(FABRICS)})")
+    if not nics:
+        _fail("template", "the template has no compute NIC to wire into a fabric")
+    if rails is not None:
+        positive_int("rails", rails)
+        if rails > len(nics):
+            _fail("rails", f"{rails} rails but only {len(nics)} compute NICs per host")
+    if isinstance(oversub, bool) or not isinstance(oversub, (int, float)) or not (
+            math.isfinite(oversub) and oversub >= 1):
+        _fail("oversubscription", f"must be a finite number ≥ 1, got {oversub!r}")
+    if k is not None:
+        positive_int("k", k, 2)
+        if k % 2:
+            _fail("k", f"a fat-tree radix must be even, got {k}")
+        if fabric != "fat-tree":
+            _fail("k", "k (a generic k-port switch) applies to the fat-tree fabric only")
+
+
+def _switch_spec(nics, switch, k, nic_link_tech, uplink_tech) -> tuple[SwitchSpec, str]:
+    """The switch model in the port mode of the NICs, and the host-link tech."""
+    if nic_link_tech is not None:
+        host = _tech(nic_link_tech, "nic_link_tech")
+        rate, family = host.raw_gbps, host.family
+    else:
+        rate, family = float(nics[0]["attrs"].get("port_gbps", 100)), None
+    if k is not None:
+        family = family or "ethernet"
+        model, radix = f"generic-{k}-port", k
+    else:
+        model_id = switch or default_switch(family or "ethernet", rate)
+        if model_id not in SWITCH_MODELS:
+            _fail("switch", f"unknown switch model {model_id!r} (choose from {', '.join(SWITCH_MODELS)})")
+        m = SWITCH_MODELS[model_id]
+        if family is not None and family != m.tech:
+            _fail("switch", f"{model_id} is {m.tech} but nic_link_tech {nic_link_tech} is {family}")
+        family = m.tech
+        mode = m.mode_for(rate)
+        if mode is None:
+            modes = ", ".join(f"{p} × {g:g}G" for p, g in m.modes())
+            _fail("switch", f"{model_id} has no {rate:g} Gb/s port mode for the NICs (modes: {modes})")
+        model, radix = model_id, mode[0]
+    port_tech = SWITCH_PORT_TECH.get((family, rate))
+    if port_tech is None:
+        _fail("switch", f"no catalog {family} tech for a {rate:g} Gb/s port")
+    if uplink_tech is not None and _tech(uplink_tech, "uplink_tech").raw_gbps != rate:
+        _fail("uplink_tech", f"{uplink_tech} runs at {TECHS[uplink_tech].raw_gbps:g} Gb/s but the switch "
+                             f"ports run at {rate:g} Gb/s")
+    return SwitchSpec(model, radix, rate, uplink_tech or port_tech), nic_link_tech or port_tech
+
+
+def _check_size(spec: dict, hosts: int) -> None:
+    """Refuse a cluster whose hosts alone exceed the document limits, before building any host
+    (the limits are otherwise only checked on the finished document, after it is in memory)."""
+    for key, limit in (("nodes", "max_nodes"), ("links", "max_links")):
+        count = hosts * len(spec.get(key) or ())
+        if count > LIMITS[limit]:
+            message = (f"{hosts} hosts make {count:,} {key}, over the limit of {LIMITS[limit]:,} "
+                       f"({limit})")
+            raise LimitExceeded(message, [Problem("hosts", message)])
+
+
+def _add_hosts(out: _Doc, spec: dict, hosts: int, hpr: int) -> None:
+    doc = out.doc
+    for r in range((hosts + hpr - 1) // hpr):
+        doc["groups"].append({"id": f"rack{r}", "kind": "rack"})
+    for h in range(hosts):
+        frag = _instantiate(spec, f"h{h}", f"rack{h // hpr}")
+        doc["groups"] += frag["groups"]
+        doc["nodes"] += frag["nodes"]
+        doc["links"] += frag["links"]
+
+
+# ============================================================================ upper tiers
+def _upper_tiers(out: _Doc, a: _Args, pods: list[list[LeafPorts]], *, plane: int | None = None,
+                 names=("spine", "core")) -> dict:
+    """Spines (and cores) above leaves grouped in pods: two tiers when they fit, else three."""
+    leaves = [leaf for pod in pods for leaf in pod]
+    extra = {} if plane is None else {"plane": plane}
+    if len(leaves) == 1 and not a.spines and a.tiers != 3:
+        return {"spines": [], "cores": [], "pods": 0}
+    if a.spines == 0:
+        _fail("spines", f"{len(leaves)} leaves need at least one spine")
+    three = a.tiers == 3 or (a.tiers is None and len(leaves) > a.sw.radix and a.spines is None)
+    if not three:
+        return {"spines": wire_two_tier(out, leaves, a.sw, spines=a.spines, prefix=names[0], extra=extra),
+                "cores": [], "pods": 0}
+    if a.tiers is None:
+        out.notes.append(f"{len(leaves)} leaves{_plane(plane)} exceed the {a.sw.radix} ports of a "
+                         f"{a.sw.model} spine: built three tiers ({len(pods)} pods + super-spines)")
+    return wire_three_tier(out, pods, a.sw, spines=a.spines, names=names, extra=extra)
+
+
+def _plane(plane):
+    return "" if plane is None else f" of plane {plane}"
+
+
+def _chunks(items: list, size: int) -> list[list]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _leaf_capacity(a: _Args, path: str) -> int:
+    down = max_down_ports(a.sw.radix, a.oversub)
+    if down < 1:
+        _fail(path, f"a {a.sw.radix}-port {a.sw.model} cannot hold a host port and its uplinks at "
+                    f"oversubscription {a.oversub:g}")
+    return down
+
+
+def _note_rounding(out: _Doc, leaves: list[LeafPorts], oversub: float) -> None:
+    compute = [leaf for leaf in leaves if not leaf.storage]
+    if not compute:
+        return
+    full = max(compute, key=lambda leaf: leaf.down)
+    actual = full.down / full.up
+    if abs(actual - oversub) > 1e-9:
+        out.notes.append(f"oversubscription {oversub:g} asked; whole ports give {full.down}:{full.up} "
+                         f"= {actual:.3g} on a full leaf")
+
+
+# ============================================================================ rail-optimized
+def _rail_leaves(out: _Doc, a: _Args, rails: int, lpr: int | None) -> tuple[int, list[list[str]], list]:
+    per_rail = [sum(1 for i in range(len(a.nic_locals)) if i % rails == r) for r in range(rails)]
+    cap = _leaf_capacity(a, "leaves_per_rail")
+    if cap < max(per_rail):
+        _fail("switch", f"one host has {max(per_rail)} NICs on a rail but a leaf holds {cap} host ports")
+    hosts_per_leaf = cap // max(per_rail)
+    if lpr is None:
+        lpr = math.ceil(a.hosts / hosts_per_leaf)
+        if lpr > 1:
+            out.notes.append(f"{lpr} leaves per rail: a {a.sw.model} leaf holds {hosts_per_leaf} hosts "
+                             f"per rail at oversubscription {a.oversub:g}")
+    elif lpr > a.hosts:
+        _fail("leaves_per_rail", f"{lpr} leaves per rail for only {a.hosts} hosts")
+    elif math.ceil(a.hosts / lpr) > hosts_per_leaf:
+        _fail("leaves_per_rail", f"{lpr} leaves per rail put {math.ceil(a.hosts / lpr)} hosts on a leaf; "
+                                 f"a {a.sw.model} leaf holds {hosts_per_leaf} at oversubscription "
+                                 f"{a.oversub:g} (use ≥ {math.ceil(a.hosts / hosts_per_leaf)})")
+    ids = [[out.switch(f"leaf{r * lpr + j}", "leaf", rail=r, index=j, **a.sw.attrs("leaf"))
+            for j in range(lpr)] for r in range(rails)]
+    return lpr, ids, per_rail
+
+
+def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int) -> dict:
+    if rails % planes:
+        _fail("planes", f"{planes} planes do not split {rails} rails evenly")
+    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr)
+    down = [[0] * lpr for _ in range(rails)]
+    for h in range(a.hosts):
+        j = h * lpr // a.hosts
+        for i, local in enumerate(a.nic_locals):
+            out.link(f"h{h}/{local}", leaf_ids[i % rails][j], a.nic_tech)
+            down[i % rails][j] += 1
+    single = rails * lpr == 1 and a.spines is None and a.tiers is None
+    storage_leaves = _storage_leaves(out, a, leaf_ids[0][0] if single else None)
+    leaves = [[LeafPorts(leaf_ids[r][j], down[r][j], a.oversub) for j in range(lpr)] for r in range(rails)]
+    got = [_rail_plane(out, a, leaves, p, planes, storage_leaves if p == 0 else []) for p in range(planes)]
+    spines, cores = sum(len(g["spines"]) for g in got), sum(len(g["cores"]) for g in got)
+    return {"rails": rails, "leaves_per_rail": lpr, "planes": planes, "spines": spines, "cores": cores,
+            "pods": sum(g["pods"] for g in got), "tiers": 3 if cores else (2 if spines else 1)}
+
+
+def _rail_plane(out: _Doc, a: _Args, leaves: list[list[LeafPorts]], p: int, planes: int,
+                storage_leaves: list[LeafPorts]) -> dict:
+    """Upper tiers of plane ``p``: its rails' leaves in pods of whole host blocks (all its rails)."""
+    per_plane = len(leaves) // planes
+    rows = leaves[p * per_plane:(p + 1) * per_plane]
+    blocks = [[row[j] for row in rows] for j in range(len(rows[0]))]
+    pod_blocks = max(1, (a.sw.radix // 2) // per_plane)
+    pods = [sum(chunk, []) for chunk in _chunks(blocks, pod_blocks)] + _storage_pods(storage_leaves, a.sw.radix)
+    if p == 0:
+        _note_rounding(out, [leaf for pod in pods for leaf in pod], a.oversub)
+    got = _upper_tiers(out, a, pods, plane=p if planes > 1 else None)
+    if not got["spines"]:
+        where = f"plane {p}" if planes > 1 else "the fabric"
+        out.notes.append(f"{where}: one leaf holds all "
+                         f"{pods[0][0].down} host ports ({a.sw.radix}-port {a.sw.model}), so no spine is "
+                         f"needed (pass spines=N to add some)")
+    return got
+
+
+# ============================================================================ leaf-spine
+def _leaf_spine(out: _Doc, a: _Args, hpr: int) -> dict:
+    racks = (a.hosts + hpr - 1) // hpr
+    tors = [out.switch(f"tor{r}", "tor", group=f"rack{r}", rack=r, **a.sw.attrs("leaf")) for r in range(racks)]
+    down = [0] * racks
+    for h in range(a.hosts):
+        for local in a.nic_locals:
+            out.link(f"h{h}/{local}", tors[h // hpr], a.nic_tech)
+            down[h // hpr] += 1
+    single = racks == 1 and a.spines is None and a.tiers is None
+    cap = a.sw.radix if single else _leaf_capacity(a, "hosts_per_rack")
+    if max(down) + (a.storage if single else 0) > cap:
+        _fail("hosts_per_rack", f"a rack of {hpr} hosts has {max(down)} NIC ports; a {a.sw.model} ToR "
+                                f"holds {cap} with its uplinks at oversubscription {a.oversub:g}")
+    storage_leaves = _storage_leaves(out, a, tors[0] if single else None)
+    leaves = [LeafPorts(t, d, a.oversub) for t, d in zip(tors, down)]
+    pods = _chunks(leaves, a.sw.radix // 2) + _storage_pods(storage_leaves, a.sw.radix)
+    if not single:
+        _note_rounding(out, leaves, a.oversub)
+    got = _upper_tiers(out, a, pods)
+    if single:
+        out.notes.append(f"one rack: its ToR holds all {down[0]} host ports ({a.sw.radix}-port "
+                         f"{a.sw.model}), so no spine is needed (pass spines=N to add some)")
+    return {"racks": racks, "spines": len(got["spines"]), "cores": len(got["cores"]), "pods": got["pods"],
+            "tiers": 3 if got["cores"] else (2 if got["spines"] else 1)}
+
+
+# ============================================================================ storage
+def _storage_leaves(out: _Doc, a: _Args, only_leaf: str | None) -> list[LeafPorts]:
+    """Storage servers, one port each, on their own leaves (a one-leaf fabric: on that leaf)."""
+    gbps = TECHS[a.nic_tech].effective_gbps
+    per_leaf = min(_STORAGE_PER_LEAF, a.sw.radix // 2)
+    if only_leaf is not None and out.ports_used.get(only_leaf, 0) + a.storage > a.sw.radix:
+        _fail("storage", f"{only_leaf} has {out.ports_used.get(only_leaf, 0)} host ports; {a.storage} storage "
+                         f"ports more exceed its {a.sw.radix} (pass spines=N for storage leaves)")
+    leaves = []
+    for i in range(a.storage):
+        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": gbps}})
+        if only_leaf is None and i % per_leaf == 0:
+            leaves.append(LeafPorts(out.switch(f"sleaf{i // per_leaf}", "leaf", storage=True,
+                                               **a.sw.attrs("leaf")), 0, 1.0, storage=True))
+        out.link(f"storage{i}", only_leaf or leaves[-1].id, a.nic_tech)
+        if only_leaf is None:
+            leaves[-1].down += 1
+    return leaves
+
+
+def _storage_pods(leaves: list[LeafPorts], radix: int) -> list[list[LeafPorts]]:
+    return _chunks(leaves, radix // 2) if leaves else []
+
+
+# ============================================================================ fat-tree
+def _fat_tree(out: _Doc, a: _Args) -> dict:
+    """Three tiers always: edges take host NICs then storage ports in order, in pods of radix/2."""
+    if a.tiers == 2:
+        _fail("tiers", "a fat-tree has three tiers; use rail-optimized or leaf-spine for two")
+    endpoints = [f"h{h}/{local}" for h in range(a.hosts) for local in a.nic_locals]
+    gbps = TECHS[a.nic_tech].effective_gbps
+    for i in range(a.storage):
+        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": gbps}})
+        endpoints.append(f"storage{i}")
+    per_edge = _leaf_capacity(a, "oversubscription")
+    half = a.sw.radix // 2
+    edges = []
+    for n, chunk in enumerate(_chunks(endpoints, per_edge)):
+        edge = out.switch(f"edge{n}", "leaf", pod=n // half, **a.sw.attrs("leaf"))
+        for endpoint in chunk:
+            out.link(endpoint, edge, a.nic_tech)
+        edges.append(LeafPorts(edge, len(chunk), a.oversub))
+    _note_rounding(out, edges, a.oversub)
+    got = wire_three_tier(out, _chunks(edges, half), a.sw, spines=a.spines, names=("agg", "core"))
+    return {"k": a.sw.radix, "pods": got["pods"], "spines": len(got["spines"]), "cores": len(got["cores"]),
+            "tiers": 3}
+
+
+def _link_gbps(link: dict) -> float:
+    if link.get("capacity_gbps") is not None:
+        return float(link["capacity_gbps"])
+    tech = TECHS[link["tech"]]
+    return tech.raw_gbps if link.get("capacity_basis") == "raw" else tech.effective_gbps
+
+
+def fabric_summary(doc: dict) -> dict:
+    """Counts and bandwidths of a cluster document.
+
+    Returns
+    -------
+    dict
+        ``hosts``, ``gpus``, ``nodes``, ``links``, ``switches`` (count per role),
+        ``injection_gbps`` (capacity of all host⇄fabric links), ``bisection_gbps`` (half the
+        capacity into the top switch tier from below, compute side only; half the injection
+        when there is a single switch), ``fabric`` (the generator's parameters, if any).
+    """
+    kinds = {n["id"]: n["kind"] for n in doc["nodes"]}
+    roles = {n["id"]: (n.get("attrs") or {}).get("role") for n in doc["nodes"] if n["kind"] == "switch"}
+    storage_leaf = {n["id"] for n in doc["nodes"] if (n.get("attrs") or {}).get("storage")}
+    switches: dict[str, int] = {}
+    for role in roles.values():
+        switches[role] = switches.get(role, 0) + 1
+    top = next((r for r in ("core", "spine") if r in switches), None)
+    injection = top_in = 0.0
+    for link in doc["links"]:
+        a, b = link["a"], link["b"]
+        ka, kb = kinds[a], kinds[b]
+        if (ka == "nic") != (kb == "nic") and "switch" in (ka, kb):
+            injection += _link_gbps(link)
+        elif ka == kb == "switch" and top and (roles[a] == top) != (roles[b] == top) \
+                and a not in storage_leaf and b not in storage_leaf:
+            top_in += _link_gbps(link)
+    groups = doc.get("groups") or []
+    return {"hosts": sum(1 for g in groups if g.get("kind") == "host"),
+            "gpus": sum(1 for k in kinds.values() if k == "gpu"),
+            "nodes": len(doc["nodes"]), "links": len(doc["links"]), "switches": switches,
+            "injection_gbps": injection,
+            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2,
+            "fabric": doc.get("fabric")}

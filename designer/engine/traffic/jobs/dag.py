@@ -1,0 +1,386 @@
+"""A training step as a DAG of phases, simulated by an event loop over max-min fair rates.
+
+A phase starts when every phase in its ``after`` list has finished; it runs its compute
+(``compute_s`` seconds, no traffic; after an idle ``wait_s``, e.g. a request's arrival time) and
+starts its patterns at once; it finishes when its compute and every one of its patterns are done. A pattern waits its latency (the collective's
+``latency_s``, :mod:`designer.engine.traffic.collectives`) and then sends its flows' bytes divided by its
+bandwidth efficiency, so a pattern alone takes ``latency + data_time / efficiency`` — the time
+model of :mod:`designer.engine.analysis.completion`.
+
+Between two events the set of transferring flows is fixed and every flow runs at its max-min
+fair rate over *all* transferring flows (of every running phase: overlapping phases contend for
+links). Events are a flow finishing (completions within ``TIME_RTOL`` of the earliest are one
+event), a compute or latency timer expiring, and the phase starts they cause; the rates are
+re-solved from scratch at each, so the loop is exact under max-min (the timeline mode of
+:mod:`designer.engine.solve.timeline`, with flows that start later).
+
+A pattern with a lost flow (unroutable, or routed with no bandwidth) never finishes, so neither
+does its phase, nor anything after it: the job does not complete (``step_time_s: null``) and
+``reason`` says which phase and pattern.
+
+``summary.job``: ``step_time_s`` (the last phase's end), ``compute_s`` (time during which some
+compute runs), ``communication_s`` (time during which some pattern is in flight, latency
+included), ``exposed_communication_s`` (communication time not overlapped by compute),
+``critical_path`` (phase ids: from the last phase back through the dependency that finished
+last), and per-phase ``start_s`` / ``end_s``. Under failures the result's ``diff.job``
+(:func:`step_diff`) compares the step with the failure-free one.
+
+For ``kv_transfer`` patterns the loop also records which resource limited the pattern's slowest
+transferring path, and for how long (the link that limits a request's KV-cache transfer is the
+one that bounded it longest); a disaggregated-inference job (:mod:`designer.engine.traffic.jobs.inference`)
+reports it per request in ``summary.job.inference``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.solve import solver
+from designer.engine.numbers import json_float as _num
+
+__all__ = ["TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
+
+TIME_RTOL = 1e-9
+_BYTES_PER_GBPS_S = 1e9 / 8.0
+_MAX_EVENTS = 200_000
+
+
+class _State:
+    """Mutable loop state (arrays over paths, patterns and phases)."""
+
+    def __init__(self, prep, job):
+        flows, routes = prep.flows, prep.routes
+        self.prep, self.job = prep, job
+        self.cap = prep.capacity_gbps
+        self.ptr, self.res = routes.flow_ptr, routes.flow_res
+        self.path_pattern = flows.pattern[routes.owner]
+        eff = np.asarray(flows.pattern_efficiency, float)
+        self.left = flows.bytes[routes.owner] * routes.share / eff[self.path_pattern]
+        self.demand = flows.demand_gbps[routes.owner] * routes.share
+        self.weight = routes.weight
+        n_pat = len(flows.pattern_ids)
+        lost = np.bincount(flows.pattern[routes.status != 0], minlength=n_pat)
+        self.lost = lost > 0
+        self.latency = np.asarray(flows.pattern_latency_s, float)
+        self.pat_paths = _group(self.path_pattern, n_pat)
+        self.pat_start = np.full(n_pat, np.nan)
+        self.pat_end = np.full(n_pat, np.nan)
+        self.sending = np.zeros(n_pat, bool)           # latency over, bytes in flight
+        self.active = np.zeros(len(self.left), bool)   # paths transferring now
+        n_ph = len(job.phases)
+        self.ph_start = np.full(n_ph, np.nan)
+        self.ph_end = np.full(n_ph, np.nan)
+        self.stalled: list[str] = []
+        kinds = list(getattr(flows, "pattern_kinds", None) or [])
+        self.track = np.array([k == "kv_transfer" for k in kinds] or [False] * n_pat, bool)
+        self.tracking = bool(self.track.any())
+        self.limit_s: dict[int, dict[int, float]] = {}     # pattern → {resource: seconds limiting}
+        # Event-driven bookkeeping: work per event follows what runs, not the job's size.
+        self.idx = np.zeros(0, dtype=np.int64)              # transferring paths, sorted
+        self.pat_active = np.zeros(n_pat, dtype=np.int64)   # transferring paths per pattern
+        self.latent: set[int] = set()                       # started, waiting out their latency
+        self.running: set[int] = set()                      # phases started, not ended
+        self.succ: list[list[int]] = [[] for _ in range(n_ph)]
+        self.deps_left = np.zeros(n_ph, dtype=np.int64)
+        for k, ph in enumerate(job.phases):
+            deps = set(ph["after"])
+            self.deps_left[k] = len(deps)
+            for d in deps:
+                self.succ[d].append(k)
+        self.ready = [k for k in range(n_ph) if self.deps_left[k] == 0]
+
+
+def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
+    order = np.argsort(labels, kind="stable")
+    bounds = np.searchsorted(labels[order], np.arange(n + 1))
+    return [order[bounds[k]:bounds[k + 1]] for k in range(n)]
+
+
+def run_job(prep, job) -> dict:
+    """Simulate one step of ``job`` on the prepared (routed) scenario.
+
+    Parameters
+    ----------
+    prep : designer.engine.analysis.simulate.Prepared
+        Its flows are every phase's patterns (pattern ``k`` = the scenario's ``patterns[k]``).
+    job : designer.engine.traffic.jobs.spec.JobSpec
+
+    Returns
+    -------
+    dict
+        ``summary.job`` (see the module docstring).
+
+    Notes
+    -----
+    The work per event is proportional to what is running (phases started and not ended, their
+    patterns, the transferring paths), not to the size of the job: phases start from dependency
+    counters, and the transferring paths are kept as a sorted index array. An imported workload
+    of tens of thousands of chained phases costs one small solve per event.
+    """
+    st = _State(prep, job)
+    t, events = 0.0, 0
+    _start_ready(st, t)
+    while events < _MAX_EVENTS:
+        rates, bneck = _solve(st)
+        t_next = _next_event(st, t, rates)
+        if not np.isfinite(t_next):
+            break
+        if st.tracking:
+            _note_limits(st, rates, bneck, t_next - t)
+        _advance(st, rates, t_next - t)
+        t, events = t_next, events + 1
+        _settle(st, t)
+    return _summary(st, events)
+
+
+def _start_ready(st: _State, t: float) -> None:
+    """Start every phase whose dependencies have all finished, in phase order; a phase that ends
+    at once (nothing to compute or send) releases its successors in the same instant."""
+    while st.ready:
+        batch, st.ready = sorted(st.ready), []
+        for k in batch:
+            st.ph_start[k] = t
+            for p in st.job.phases[k]["patterns"]:
+                st.pat_start[p] = t
+                if not st.lost[p]:
+                    st.latent.add(p)
+            st.running.add(k)
+            if _settle_phase(st, k, t):
+                _phase_done(st, k)
+
+
+def _phase_done(st: _State, k: int) -> None:
+    st.running.discard(k)
+    for s in st.succ[k]:
+        st.deps_left[s] -= 1
+        if st.deps_left[s] == 0:
+            st.ready.append(s)
+
+
+def _settle(st: _State, t: float) -> None:
+    for k in sorted(st.running):
+        if _settle_phase(st, k, t):
+            _phase_done(st, k)
+    _start_ready(st, t)
+
+
+def _settle_pattern(st: _State, p: int, t: float) -> None:
+    if st.lost[p]:
+        return
+    if not st.sending[p] and st.pat_start[p] + st.latency[p] <= t * (1 + TIME_RTOL) + 1e-15:
+        st.sending[p] = True
+        st.latent.discard(p)
+        paths = st.pat_paths[p]
+        new = paths[st.left[paths] > 0]
+        if len(new):
+            st.active[new] = True
+            st.idx = np.union1d(st.idx, new)
+        st.pat_active[p] = len(new)
+    if st.sending[p] and st.pat_active[p] == 0:
+        st.pat_end[p] = t
+
+
+def _settle_phase(st: _State, k: int, t: float) -> bool:
+    ph = st.job.phases[k]
+    for p in ph["patterns"]:
+        if np.isnan(st.pat_end[p]):
+            _settle_pattern(st, p, t)
+    compute_done = st.ph_start[k] + _busy_s(ph) <= t * (1 + TIME_RTOL) + 1e-15
+    if compute_done and all(np.isfinite(st.pat_end[p]) for p in ph["patterns"]):
+        st.ph_end[k] = t
+        return True
+    return False
+
+
+def _busy_s(ph: dict) -> float:
+    """Seconds a phase's timer runs: its idle wait, then its compute."""
+    return ph.get("wait_s", 0.0) + ph["compute_s"]
+
+
+def _solve(st: _State) -> tuple[np.ndarray, np.ndarray]:
+    """Max-min rates (Gb/s) and bottleneck resources (-1: demand-limited) of the transferring
+    paths, aligned with ``st.idx``."""
+    idx = st.idx
+    if len(idx) == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    lens = st.ptr[idx + 1] - st.ptr[idx]
+    sub_ptr = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(lens, out=sub_ptr[1:])
+    pos = np.arange(sub_ptr[-1], dtype=np.int64) + np.repeat(st.ptr[idx] - sub_ptr[:-1], lens)
+    alloc = solver.maxmin(st.cap, sub_ptr, st.res[pos], st.demand[idx], weights=st.weight[idx])
+    return np.asarray(alloc.rates_gbps, float), np.asarray(alloc.bottleneck, np.int64)
+
+
+def _note_limits(st: _State, rates: np.ndarray, bneck: np.ndarray, dt: float) -> None:
+    """Credit ``dt`` to the bottleneck of each tracked pattern's slowest transferring path."""
+    if dt <= 0 or not len(st.idx):
+        return
+    owner = st.path_pattern[st.idx]
+    for p in np.unique(owner[st.track[owner]]).tolist():
+        mine = np.flatnonzero(owner == p)
+        r = int(bneck[mine[int(np.argmin(rates[mine]))]])
+        if r >= 0:
+            per = st.limit_s.setdefault(p, {})
+            per[r] = per.get(r, 0.0) + dt
+
+
+def _next_event(st: _State, t: float, rates: np.ndarray) -> float:
+    """Earliest of: a transferring path finishing, a latency or compute timer expiring."""
+    best = np.inf
+    moving = rates > 0
+    if moving.any():
+        best = t + float(np.min(st.left[st.idx[moving]] / (rates[moving] * _BYTES_PER_GBPS_S)))
+    for p in st.latent:
+        best = min(best, st.pat_start[p] + st.latency[p])
+    for k in st.running:
+        end = st.ph_start[k] + _busy_s(st.job.phases[k])
+        if end > t * (1 + TIME_RTOL):
+            best = min(best, end)
+    if not np.isfinite(best):
+        zero = st.idx[~moving]
+        st.stalled = sorted({st.prep.flows.pattern_ids[int(st.path_pattern[i])] for i in zero[:1000]})
+    return max(best, t)
+
+
+def _advance(st: _State, rates: np.ndarray, dt: float) -> None:
+    idx = st.idx
+    if len(idx) == 0:
+        return
+    if dt <= 0:
+        done = st.left[idx] <= 0
+    else:
+        # A path finishing within TIME_RTOL of this event finishes at it.
+        finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / _BYTES_PER_GBPS_S, np.inf)
+        st.left[idx] -= rates * dt * _BYTES_PER_GBPS_S
+        done = finish <= dt * (1 + TIME_RTOL)
+    gone = idx[done]
+    if len(gone):
+        st.left[gone] = 0.0
+        st.active[gone] = False
+        np.subtract.at(st.pat_active, st.path_pattern[gone], 1)
+        st.idx = idx[~done]
+
+
+def union_length(intervals: list[tuple[float, float]]) -> float:
+    """Total length (s) covered by a set of ``(start, end)`` intervals."""
+    total, cur_s, cur_e = 0.0, None, None
+    for s, e in sorted(intervals):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + (cur_e - cur_s if cur_e is not None else 0.0)
+
+
+def _overlap_minus(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> float:
+    """Length of (∪a) minus (∪a ∩ ∪b)."""
+    return union_length(a + b) - union_length(b)
+
+
+def _summary(st: _State, events: int) -> dict:
+    job, flows = st.job, st.prep.flows
+    compute = [(st.ph_start[k] + ph.get("wait_s", 0.0), st.ph_start[k] + _busy_s(ph))
+               for k, ph in enumerate(job.phases) if not np.isnan(st.ph_start[k]) and ph["compute_s"] > 0]
+    comm_end = np.where(np.isnan(st.pat_end), np.nan, st.pat_end)
+    comm = [(st.pat_start[p], comm_end[p]) for p in range(len(flows.pattern_ids))
+            if not np.isnan(st.pat_start[p]) and not np.isnan(comm_end[p])]
+    complete = bool(np.isfinite(st.ph_end).all())
+    step = float(np.max(st.ph_end)) if complete else None
+    phases = []
+    for k, ph in enumerate(job.phases):
+        phases.append({"id": ph["id"], "start_s": _opt(st.ph_start[k]), "end_s": _opt(st.ph_end[k]),
+                       "compute_s": ph["compute_s"], **({"wait_s": ph["wait_s"]} if ph.get("wait_s") else {}),
+                       "after": [job.phases[d]["id"] for d in ph["after"]],
+                       "patterns": {flows.pattern_ids[p]: {"start_s": _opt(st.pat_start[p]),
+                                                           "end_s": _opt(st.pat_end[p])}
+                                    for p in ph["patterns"]}})
+    critical = _critical_path(st) if complete else []
+    for ph in phases:
+        ph["critical"] = ph["id"] in critical
+    out = {"complete": complete, "step_time_s": _num(step) if step is not None else None,
+           "compute_s": _num(union_length(compute)), "communication_s": _num(union_length(comm)),
+           "exposed_communication_s": _num(_overlap_minus(comm, compute)),
+           "critical_path": critical, "phases": phases, "events": events,
+           "layout": job.summary_layout(), "reason": None if complete else _reason(st)}
+    if getattr(job, "inference", None):
+        from designer.engine.traffic.jobs.inference import inference_summary
+
+        out["inference"] = inference_summary(out, job.inference, _limits(st))
+    return out
+
+
+def _limits(st: _State) -> dict[str, dict]:
+    """Per tracked pattern id: the resource that limited it longest and the seconds it did."""
+    topo, ids = st.prep.topology, st.prep.flows.pattern_ids
+    out = {}
+    for p, per in st.limit_s.items():
+        r, secs = max(per.items(), key=lambda kv: (kv[1], -kv[0]))
+        out[ids[p]] = {"resource": topo.resource_id(r), "seconds": float(secs)}
+    return out
+
+
+def _opt(x) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def _critical_path(st: _State) -> list[str]:
+    phases = st.job.phases
+    # Ties (zero-length phases ending together) go to the later phase: the one that waited.
+    k = len(phases) - 1 - int(np.argmax(st.ph_end[::-1]))
+    path = [k]
+    while phases[k]["after"]:
+        k = max(phases[k]["after"], key=lambda d: (st.ph_end[d], d))
+        path.append(k)
+    return [phases[i]["id"] for i in reversed(path)]
+
+
+def _reason(st: _State) -> str:
+    flows = st.prep.flows
+    for k, ph in enumerate(st.job.phases):
+        if np.isnan(st.ph_start[k]) or np.isfinite(st.ph_end[k]):
+            continue
+        lost = [flows.pattern_ids[p] for p in ph["patterns"] if st.lost[p]]
+        if lost:
+            return (f"phase {ph['id']} does not finish: pattern {', '.join(lost)} lost flows "
+                    "(a broken communicator hangs the step)")
+        stalled = [flows.pattern_ids[p] for p in ph["patterns"] if flows.pattern_ids[p] in st.stalled]
+        if stalled:
+            return f"phase {ph['id']} does not finish: pattern {', '.join(stalled)} gets no bandwidth"
+    return "the step does not finish (event limit reached)"
+
+
+def step_diff(before: dict, after: dict) -> dict:
+    """``diff.job``: the step before and after the failures.
+
+    Returns
+    -------
+    dict
+        ``complete`` and ``step_time_s`` as ``{"before", "after"}``, ``slowdown`` (after / before,
+        None when either does not complete), ``broken`` (the step completed and no longer does)
+        and ``reason`` (why it does not complete after).
+    """
+    b, a = before.get("step_time_s"), after.get("step_time_s")
+    slowdown = a / b if a is not None and b else None
+    return {"complete": {"before": before["complete"], "after": after["complete"]},
+            "step_time_s": {"before": b, "after": a}, "slowdown": _num(slowdown) if slowdown is not None else None,
+            "broken": bool(before["complete"] and not after["complete"]), "reason": after.get("reason")}
+
+
+def step_headline(job: dict, patterns_headline: str | None) -> str:
+    """``summary.headline`` of a job: the step leads, the patterns' own headline follows.
+
+    ``"step completes in 22.9 ms (compute 2 ms, exposed communication 20.9 ms); slowest
+    pattern: completes in 20.9 ms — limited by …"``, or ``"the step does not complete: …"``.
+    """
+    def ms(x):
+        return f"{x * 1e3:.4g} ms"
+
+    if job["complete"]:
+        lead = (f"step completes in {ms(job['step_time_s'])} (compute {ms(job['compute_s'])}, "
+                f"exposed communication {ms(job['exposed_communication_s'])})")
+    else:
+        lead = f"the step does not complete: {job.get('reason') or 'a phase never finishes'}"
+    if not patterns_headline:
+        return lead
+    return f"{lead}; slowest pattern: {patterns_headline[:1].lower()}{patterns_headline[1:]}"

@@ -1,0 +1,232 @@
+"""Disaggregated inference: prefill GPUs, decode GPUs and the KV cache each request moves between
+them, at a request rate (issue 17).
+
+``{"job": {"template": {"kind": "inference", "model": "llama3-70b", "prompt_tokens": 8192,
+"prefill": {"group": "h0"}, "decode": {"group": "h1"}, "request_rate": 10, "requests": 16}}}``
+
+Requests arrive every ``1 / request_rate`` seconds. Request ``k`` runs its prefill on prefill
+instance ``k mod P`` (``P`` = prefill GPUs / ``prefill_tp``; an instance runs one prefill at a
+time, so a request may queue), then moves its KV cache to decode instance ``k mod D`` with the
+``kv_transfer`` pattern: prefill GPU ``i`` of the instance to decode GPU ``i`` (sizes differing:
+:func:`numpy.resize` pairing, as ``kv_transfer`` does). Transfers that overlap share the links
+they cross (max-min, re-solved at every start and end: :mod:`designer.engine.traffic.jobs.dag`).
+
+**KV-cache bytes** (K and V, every layer, every prompt token)::
+
+    per token   = 2 · layers · kv_heads · head_dim · dtype_bytes
+    per request = per token · prompt_tokens
+    per flow    = per request / max(prefill_tp, decode_tp)
+
+(``head_dim`` = ``hidden / heads`` unless given; grouped-query attention keeps ``kv_heads`` <
+``heads``; the KV heads are split evenly over the TP ranks, so each prefill GPU holds ``1 /
+prefill_tp`` of the cache and each decode GPU receives ``1 / decode_tp`` of it.) Llama-3-70B in
+bf16 (80 layers, 8 KV heads of 128): 2·80·8·128·2 = 327,680 B per token, 2.68 GB for 8,192
+tokens.
+
+**Prefill compute** per request: ``prefill_s`` when given, else the forward pass of the model
+over the prompt on one instance (:func:`designer.engine.traffic.jobs.models.stage_numbers` with
+``tp = prefill_tp``, one sequence of ``prompt_tokens``; GPU peak × MFU as in training templates).
+
+``summary.job.inference``: the KV bytes, per request its arrival, prefill start, KV transfer
+start/end, ``kv_transfer_s`` and the ``limiting_link`` (the resource that bounded the slowest
+transferring flow of its transfer longest), the mean/max transfer time, the offered KV load
+(Gb/s) and whether transfers keep up with the rate.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.errors import InvalidWorkload, Problem
+
+__all__ = ["MAX_REQUESTS", "expand_inference", "inference_summary", "kv_cache_bytes"]
+
+MAX_REQUESTS = 2_000
+_KEYS = {"kind", "model", "hidden", "layers", "heads", "kv_heads", "head_dim", "ffn", "vocab", "dtype_bytes",
+         "prompt_tokens", "prefill", "decode", "prefill_tp", "decode_tp", "request_rate", "requests",
+         "prefill_s", "gpu", "mfu", "peak_tflops"}
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, dtype_bytes: float, tokens: int) -> float:
+    """Bytes of the KV cache of ``tokens`` tokens: ``2 · layers · kv_heads · head_dim · dtype_bytes
+    · tokens`` (K and V of every layer)."""
+    return float(2 * layers * kv_heads * head_dim * dtype_bytes * tokens)
+
+
+def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> tuple[list[dict], dict]:
+    """Phases of the requests and the template's numbers (``JobSpec.inference``).
+
+    Parameters
+    ----------
+    topo : Topology
+        Resolves the ``prefill`` / ``decode`` selectors.
+    raw : dict
+        The template (see the module docstring).
+
+    Returns
+    -------
+    (list of dict, dict)
+        Job phases (``r{k}.arrive`` waits the arrival, ``r{k}.prefill`` computes, ``r{k}.kv``
+        moves the cache) and ``{"kv_bytes_per_token", "kv_bytes_per_request", "bytes_per_flow",
+        "prompt_tokens", "request_rate", "requests", "prefill_s", "prefill_tp", "decode_tp",
+        "prefill_instances", "decode_instances", "dims"}``.
+
+    Raises
+    ------
+    InvalidWorkload
+        Unknown fields or model, bad numbers, a selector that does not split into instances,
+        prefill and decode sharing GPUs, no way to get the prefill time.
+    """
+    dims, problems = _dims(raw, where)
+    pre = _instances(topo, raw, "prefill", dims.get("prefill_tp"), where, problems)
+    dec = _instances(topo, raw, "decode", dims.get("decode_tp"), where, problems)
+    if pre and dec and set(np.concatenate(pre).tolist()) & set(np.concatenate(dec).tolist()):
+        problems.append(Problem(f"{where}.decode", "shares GPUs with prefill (disaggregated: give disjoint sets)"))
+    if problems:
+        raise InvalidWorkload("invalid inference template", problems)
+    tp_p, tp_d = len(pre[0]), len(dec[0])
+    per_token = kv_cache_bytes(dims["layers"], dims["kv_heads"], dims["head_dim"], dims["dtype_bytes"], 1)
+    per_request = per_token * dims["prompt_tokens"]
+    prefill_s = _prefill_s(dims, tp_p, where)
+    # The default (two rounds over the larger side) is capped too: 4,096 one-GPU instances would
+    # otherwise make 8,192 requests, past the limit a given ``requests`` has.
+    requests = dims.get("requests") or min(2 * max(len(pre), len(dec)), MAX_REQUESTS)
+    ids = topo.node_ids
+    phases = []
+    for k in range(requests):
+        i, j = k % len(pre), k % len(dec)
+        phases.append({"id": f"r{k}.arrive", "wait_s": k / dims["request_rate"]})
+        after = [f"r{k}.arrive"] + ([f"r{k - len(pre)}.prefill"] if k >= len(pre) else [])
+        phases.append({"id": f"r{k}.prefill", "after": after, "compute_s": prefill_s})
+        phases.append({"id": f"r{k}.kv", "after": [f"r{k}.prefill"], "patterns": [
+            {"id": f"r{k}.kv", "kind": "kv_transfer", "bytes": per_request / max(tp_p, tp_d),
+             "prefill": {"ids": [ids[n] for n in pre[i].tolist()]},
+             "decode": {"ids": [ids[n] for n in dec[j].tolist()]}}]})
+    meta = {"kv_bytes_per_token": per_token, "kv_bytes_per_request": per_request,
+            "bytes_per_flow": per_request / max(tp_p, tp_d), "prompt_tokens": dims["prompt_tokens"],
+            "request_rate": float(dims["request_rate"]), "requests": requests, "prefill_s": prefill_s,
+            "prefill_tp": tp_p, "decode_tp": tp_d, "prefill_instances": len(pre), "decode_instances": len(dec),
+            "dims": {k: dims[k] for k in ("layers", "kv_heads", "head_dim", "dtype_bytes")}}
+    return phases, meta
+
+
+def _dims(raw, where) -> tuple[dict, list]:
+    from designer.engine.traffic.jobs.models import model_base
+
+    if not isinstance(raw, dict):
+        return {}, [Problem(where, "must be an object")]
+    base, problems = model_base(raw, where, _KEYS, "layers, kv_heads, head_dim")
+    dims = {"dtype_bytes": 2, **base, **{k: v for k, v in raw.items() if k not in ("kind", "model")}}
+    if dims.get("head_dim") is None and _is_int(dims.get("hidden")) and _is_int(dims.get("heads")):
+        dims["head_dim"] = dims["hidden"] // dims["heads"]
+    if dims.get("kv_heads") is None and _is_int(dims.get("heads")):
+        dims["kv_heads"] = dims["heads"]
+    for key in ("layers", "kv_heads", "head_dim", "prompt_tokens"):
+        if not _is_int(dims.get(key)):
+            problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31" + (
+                "" if key == "prompt_tokens" else " (or give a model)")))
+    for key in ("prefill_tp", "decode_tp"):
+        if key in dims and not _is_int(dims[key]):
+            problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31"))
+    if "requests" in dims and (not _is_int(dims["requests"]) or dims["requests"] > MAX_REQUESTS):
+        problems.append(Problem(f"{where}.requests", f"must be an integer in 1..{MAX_REQUESTS:,}"))
+    for key in ("request_rate", "dtype_bytes"):
+        if not (_is_pos(dims.get(key)) and dims[key] <= 2 ** 31):
+            problems.append(Problem(f"{where}.{key}", "must be a number > 0 (at most 2**31)" + (
+                " (requests per second)" if key == "request_rate" else " (bytes per element)")))
+    if "prefill_s" in dims and not (_is_num(dims["prefill_s"]) and dims["prefill_s"] >= 0):
+        problems.append(Problem(f"{where}.prefill_s", "must be a number of seconds >= 0"))
+    return dims, problems
+
+
+def _is_int(v) -> bool:
+    # Bounded like the training template's dimensions (models._MAX_DIM): 10**400 tokens made
+    # float() of the KV bytes overflow (a 500).
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 2 ** 31
+
+
+def _is_num(v) -> bool:
+    from designer.engine.traffic.jobs.models import _is_real
+
+    return _is_real(v)
+
+
+def _is_pos(v) -> bool:
+    return _is_num(v) and v > 0
+
+
+def _instances(topo, raw, side: str, tp, where, problems) -> list[np.ndarray]:
+    """The ``side`` GPUs split into instances of ``tp`` (default: the GPUs of one host)."""
+    from designer.engine.traffic.workloads import resolve_selector
+
+    if not isinstance(raw, dict) or side not in raw:
+        problems.append(Problem(f"{where}.{side}", f"give the {side} GPUs, e.g. {{\"group\": \"h0\"}}"))
+        return []
+    try:
+        nodes = resolve_selector(topo, raw[side], f"{where}.{side}")
+    except InvalidWorkload as exc:
+        problems.extend(exc.problems)
+        return []
+    not_gpu = [topo.node_ids[n] for n in nodes.tolist() if topo.node_kind[n] != "gpu"]
+    if not_gpu:
+        problems.append(Problem(f"{where}.{side}", f"selects non-GPU node(s) {not_gpu[:3]}"))
+        return []
+    if not isinstance(tp, int) or isinstance(tp, bool) or tp < 1:
+        host = topo.node_host[int(nodes[0])]
+        tp = sum(1 for n in nodes.tolist() if topo.node_host[n] == host)
+    if len(nodes) % tp:
+        problems.append(Problem(f"{where}.{side}_tp", f"{len(nodes)} {side} GPUs do not split into instances of {tp}"))
+        return []
+    return [nodes[k:k + tp] for k in range(0, len(nodes), tp)]
+
+
+def _prefill_s(dims: dict, tp: int, where: str) -> float:
+    if "prefill_s" in dims:
+        return float(dims["prefill_s"])
+    from designer.engine.traffic.jobs.models import _dims as model_dims, stage_numbers
+
+    need = [k for k in ("hidden", "heads", "ffn", "vocab") if k not in dims]
+    if need:
+        raise InvalidWorkload("invalid inference template", [Problem(
+            f"{where}.prefill_s", f"give prefill_s (seconds per request) or a model with {', '.join(need)}")])
+    train = {k: dims[k] for k in ("hidden", "layers", "heads", "kv_heads", "ffn", "vocab", "gpu", "mfu",
+                                  "peak_tflops", "dtype_bytes") if k in dims}
+    full = model_dims({**train, "seq_len": dims["prompt_tokens"], "micro_batch": 1}, where)
+    return stage_numbers(full, {"tp": tp, "pp": 1, "cp": 1, "ep": 1, "dp": 1}, 0)["fwd_s"]
+
+
+def inference_summary(job: dict, meta: dict, limits: dict) -> dict:
+    """``summary.job.inference`` from the step's phases, the template numbers and the limiting
+    resources the event loop recorded (``{pattern id: {"resource", "seconds"}}``).
+
+    Returns
+    -------
+    dict
+        The template numbers, ``requests_detail`` (per request ``request``, ``arrival_s``,
+        ``prefill_start_s``, ``kv_start_s``, ``kv_end_s``, ``kv_transfer_s`` and
+        ``limiting_link``), ``kv_transfer_s`` (``mean``, ``max``, ``min``; None if a transfer never
+        ends), ``limiting_link`` (the one that limited the transfers longest in all),
+        ``offered_gbps`` (rate × bytes per request) and ``keeps_up`` (the slowest transfer fits
+        in the interval between two requests on one decode instance).
+    """
+    by_id = {p["id"]: p for p in job["phases"]}
+    detail, totals = [], {}
+    for k in range(meta["requests"]):
+        kv, pre = by_id[f"r{k}.kv"], by_id[f"r{k}.prefill"]
+        start, end = kv.get("start_s"), kv.get("end_s")
+        lim = limits.get(f"r{k}.kv")
+        if lim:
+            totals[lim["resource"]] = totals.get(lim["resource"], 0.0) + lim["seconds"]
+        detail.append({"request": k, "arrival_s": k / meta["request_rate"], "prefill_start_s": pre.get("start_s"),
+                       "kv_start_s": start, "kv_end_s": end,
+                       "kv_transfer_s": end - start if start is not None and end is not None else None,
+                       "limiting_link": lim["resource"] if lim else None})
+    times = [d["kv_transfer_s"] for d in detail]
+    done = all(t is not None for t in times)
+    stats = ({"mean": float(np.mean(times)), "max": float(np.max(times)), "min": float(np.min(times))}
+             if done and times else {"mean": None, "max": None, "min": None})
+    interval = meta["decode_instances"] / meta["request_rate"]
+    return {**{k: v for k, v in meta.items()}, "kv_transfer_s": stats,
+            "limiting_link": max(totals, key=totals.get) if totals else None,
+            "offered_gbps": meta["request_rate"] * meta["kv_bytes_per_request"] * 8 / 1e9,
+            "keeps_up": bool(done and stats["max"] <= interval), "decode_interval_s": interval,
+            "requests_detail": detail}
