@@ -4,6 +4,9 @@
 // Vendored libraries stay classic scripts and are read as globals, which each module declares
 // itself (`/* global cytoscape */`), so an undeclared global is still an error here.
 // tests/js holds node:test unit tests of the DOM-free modules.
+//
+// Browser code stays small enough to read: no function over complexity 15 or 60 lines (a long
+// handler becomes a lookup table or small helpers, not a disabled rule).
 import js from '@eslint/js';
 import globals from 'globals';
 
@@ -16,6 +19,10 @@ export default [
       ecmaVersion: 2022,
       sourceType: 'module',
       globals: { ...globals.browser },
+    },
+    rules: {
+      complexity: ['error', 15],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
     },
   },
   {

@@ -1,6 +1,8 @@
 """The browser code's own checks, run as part of ``make test``: ESLint over ``static/js`` and
-``tests/js`` (config: ``eslint.config.js``), and the ``node --test`` unit tests in ``tests/js/``
-(the DOM-free editor modules: model.js, layout.js).
+``tests/js`` (config: ``eslint.config.js``, with its function size limits), the ``node --test``
+unit tests in ``tests/js/`` (the editor's DOM-free parts: model, layout, view, edit, keyboard,
+io; the result pages' label fit; the job and scenario pages' helpers), and that the editor page
+preloads every editor module.
 
 Both need Node.js; ESLint comes from ``node_modules/`` (``make setup`` runs ``npm ci`` from
 ``package-lock.json``). Without ``node`` on PATH the tests skip; a missing ``node_modules/`` is a
@@ -18,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 300
 
-pytestmark = pytest.mark.skipif(
+needs_node = pytest.mark.skipif(
     shutil.which("node") is None,
     reason="node is not on PATH (Node.js 20+ runs the JavaScript lint and unit tests)")
 
@@ -32,6 +34,7 @@ def _fail_with(proc: subprocess.CompletedProcess, what: str, hint: str = "") -> 
                 pytrace=False)
 
 
+@needs_node
 def test_eslint_passes():
     proc = _run(["npx", "--no-install", "eslint", "static/js", "tests/js"])
     if proc.returncode != 0:
@@ -40,6 +43,7 @@ def test_eslint_passes():
                    " - node_modules/ is missing: run `make setup` (npm ci)" if missing else "")
 
 
+@needs_node
 def test_node_unit_tests_pass():
     proc = _run(["node", "--test", "--test-reporter=spec", "tests/js/"])
     if proc.returncode != 0:
@@ -47,3 +51,21 @@ def test_node_unit_tests_pass():
     # A runner that found no test file exits 0 too: make sure tests actually ran.
     counts = re.findall(r"^\S+ tests (\d+)$", proc.stdout, flags=re.M)
     assert counts and int(counts[-1]) > 0, f"node --test ran no test:\n{proc.stdout}"
+
+
+def test_eslint_limits_function_size():
+    """The limits stay on: a function over them is split, not exempted."""
+    config = (ROOT / "eslint.config.js").read_text("utf-8")
+    assert "complexity: ['error', 15]" in config
+    assert "'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }]" in config
+    for path in (ROOT / "static" / "js").rglob("*.js"):
+        assert "eslint-disable" not in path.read_text("utf-8"), path
+
+
+def test_editor_page_preloads_every_editor_module():
+    """editor.html preloads the editor's modules while the document downloads; a module it does
+    not list is fetched only once the module importing it has arrived (a longer open)."""
+    page = (ROOT / "templates" / "designer" / "editor.html").read_text("utf-8")
+    preloaded = set(re.findall(r"""<link rel="modulepreload" href="{% static 'js/editor/([\w.]+\.js)' %}">""", page))
+    modules = {p.name for p in (ROOT / "static" / "js" / "editor").glob("*.js")}
+    assert preloaded == modules, f"missing: {sorted(modules - preloaded)}, gone: {sorted(preloaded - modules)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["UTIL_SCALE", "IDLE_COLOR", "FAILED_COLOR", "PALETTE", "KIND_STYLE", "CY_SHAPE", "TIER_ORDER", "TIER_LABELS",
-           "kind_label", "num", "rnd", "fmt_time", "fmt_gbps", "pct", "util_color", "style_json"]
+           "LABEL_FIT", "text_fits", "kind_label", "num", "rnd", "fmt_time", "fmt_gbps", "pct", "util_color", "style_json"]
 
 TIER_ORDER = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf", "leaf-spine",
               "spine-core", "fabric", "storage", "other")
@@ -34,9 +34,19 @@ KIND_STYLE = {  # marker symbol, colour, label
     "nvme": ("triangle-down", "#a9805e", "NVMe"), "switch": ("octagon", "#7f8a9a", "Switch"),
     "storage": ("star", "#17becf", "Storage"), "host": ("square", "#7f8a9a", "Host"),
 }
+# Labels show only where they fit: a text takes ``char_px`` per character plus ``pad_px`` of air.
+# Host-box labels are 11 px text, node labels 9 px. The figures choose with these numbers
+# (topology.py fit_label, label_fits) and so does the browser at every zoom (results.js, which
+# reads them from style_json()): one rule, these numbers.
+LABEL_FIT = {"box": {"char_px": 6.5, "pad_px": 8}, "node": {"char_px": 5.5, "pad_px": 4}}
 CY_SHAPE = {"square": "round-rectangle", "diamond": "diamond", "triangle-up": "triangle", "circle": "ellipse",
             "hexagon": "hexagon", "pentagon": "pentagon", "triangle-down": "vee", "octagon": "round-octagon",
             "star": "star"}
+
+
+def text_fits(text: str, width_px: float, rule: dict) -> bool:
+    """Whether ``text`` fits ``width_px`` pixels by ``rule`` (a :data:`LABEL_FIT` entry)."""
+    return len(text) * rule["char_px"] + rule["pad_px"] <= width_px
 
 
 def kind_label(kind, default=None):
@@ -104,10 +114,11 @@ def style_json() -> dict:
     dict
         ``util_scale`` (``[[position 0–1, "#rrggbb"], ...]``), ``idle_color``, ``failed_color``,
         ``palette``, ``kinds`` (``{kind: {"symbol" (Plotly), "shape" (Cytoscape), "color", "label"}}``), ``tier_order``,
-        ``tier_labels``.
+        ``tier_labels``, ``label_fit`` (:data:`LABEL_FIT`).
     """
     return {"util_scale": [list(stop) for stop in UTIL_SCALE], "idle_color": IDLE_COLOR,
             "failed_color": FAILED_COLOR, "palette": list(PALETTE),
             "kinds": {k: {"symbol": s, "shape": CY_SHAPE[s], "color": c, "label": label}
                       for k, (s, c, label) in KIND_STYLE.items()},
-            "tier_order": list(TIER_ORDER), "tier_labels": dict(TIER_LABELS)}
+            "tier_order": list(TIER_ORDER), "tier_labels": dict(TIER_LABELS),
+            "label_fit": {k: dict(rule) for k, rule in LABEL_FIT.items()}}

@@ -12,7 +12,8 @@ from designer.figures.base import empty_figure, figure
 from designer.figures.hostlayout import host_tree_layout
 from designer.figures.model import LINK_HOVER, Doc, Loads, failed_targets, link_customdata, natural
 from designer.figures.style import (
-    FAILED_COLOR, IDLE_COLOR, KIND_STYLE, UTIL_SCALE, fmt_gbps, kind_label, num, pct, rnd, util_color)
+    FAILED_COLOR, IDLE_COLOR, KIND_STYLE, LABEL_FIT, UTIL_SCALE, fmt_gbps, kind_label, num, pct, rnd, text_fits,
+    util_color)
 
 __all__ = ["COLLAPSE_HOSTS_ABOVE", "fit_label", "label_gaps", "label_fits", "ROLE_ROW", "graph_traces", "layout_positions",
            "topology_figure", "host_details", "host_figure", "expand_host"]
@@ -95,9 +96,8 @@ def _node_marker(kind: str, group: list[dict]) -> dict:
     return {"symbol": symbol, "size": 9, "color": color, "line": {"width": 0.5, "color": "#333"}}
 
 
-# Node labels (9 px font, ~5.5 px per character) show only where they fit between their row
-# neighbours at the current zoom; results.js redoes the choice on every zoom from trace ``meta``.
-NODE_CHAR_PX = 5.5
+# Node labels show only where they fit between their row neighbours at the current zoom (the
+# rule: style.LABEL_FIT["node"]); results.js redoes the choice on every zoom from trace ``meta``.
 
 
 def label_gaps(nodes: list[dict]) -> dict[str, float]:
@@ -118,8 +118,8 @@ def label_gaps(nodes: list[dict]) -> dict[str, float]:
 
 
 def label_fits(label: str, gap: float, px_per_unit: float) -> bool:
-    """Whether ``label`` fits ``gap`` data units at ``px_per_unit`` (4 px of air)."""
-    return bool(label) and len(label) * NODE_CHAR_PX + 4 <= gap * px_per_unit
+    """Whether ``label`` fits ``gap`` data units at ``px_per_unit`` (style.LABEL_FIT["node"])."""
+    return bool(label) and text_fits(label, gap * px_per_unit, LABEL_FIT["node"])
 
 
 def _node_traces(nodes: list[dict], labels: bool) -> list[dict]:
@@ -381,15 +381,14 @@ def _super_node(doc: Doc, host: str, xy, heat, failed, counts: Counter) -> dict:
             "failed": host in failed}
 
 
-# Level of detail of host-box labels: an 11 px label takes ~6.5 px per character; the browser
-# redoes the choice on every zoom (results.js fitLabels) from ``fabricscope.label_boxes``.
-CHAR_PX = 6.5
+# Level of detail of host-box labels (the rule: style.LABEL_FIT["box"]); the browser redoes the
+# choice on every zoom (results.js fitLabels) from ``fabricscope.label_boxes``.
 
 
 def fit_label(width_px: float, full: str, short: str) -> str:
     """The longest of ``full``, ``short`` (plain text) or ``""`` that fits ``width_px`` pixels."""
     for text in (full, short):
-        if len(text) * CHAR_PX + 8 <= width_px:
+        if text_fits(text, width_px, LABEL_FIT["box"]):
             return text
     return ""
 

@@ -4,7 +4,7 @@
  * the generator's notes, and each problem next to the field it names.
  *
  * An ES module. On the New page it attaches itself to #topology-new-form; the editor imports
- * attachBuildPreview / buildSpec (js/editor/io.js).
+ * attachBuildPreview / buildSpec (js/editor/generate.js).
  */
 
 const DELAY_MS = 350; // typing pause before a preview request

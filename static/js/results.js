@@ -11,6 +11,7 @@
  */
 /* global Plotly */
 import { flowLabel, hostSlice, pathSlice, pct, scaleColor } from './results/slices.js';
+import { fitText, labelFits } from './results/labelfit.js';
 import { renderTable, tableTsv } from './results/table.js';
 
 const state = { rendered: {}, t0: performance.now(), currentTopology: 'topology' };
@@ -98,14 +99,9 @@ function draw(key, fig, target) {
 }
 
 // ------------------------------------------------------------------ host labels that fit the zoom
-// Same rules as designer/figures/topology.py: host-box labels (fit_label) 6.5 px per character +
-// 8 px padding; node labels (label_fits, trace meta {labels, gaps}) 5.5 px per character + 4 px.
-const CHAR_PX = 6.5, NODE_CHAR_PX = 5.5;
-
-function fitText(widthPx, full, short) {
-  if (full.length * CHAR_PX + 8 <= widthPx) return full;
-  return short.length * CHAR_PX + 8 <= widthPx ? short : '';
-}
+// The rule (results/labelfit.js) and its numbers (#fs-style label_fit) are the figures' own
+// (designer/figures/style.py LABEL_FIT): host-box labels via fit_label, node labels via
+// label_fits (trace meta {labels, gaps}).
 
 /** Node labels that fit between their row neighbours at `ppu` px per data unit (restyled in place). */
 function fitNodeLabels(el, ppu) {
@@ -113,7 +109,7 @@ function fitNodeLabels(el, ppu) {
   (el.data || []).forEach((tr, i) => {
     const m = tr.meta;
     if (!m || !m.labels) return;
-    const want = m.labels.map((t, j) => (t && t.length * NODE_CHAR_PX + 4 <= m.gaps[j] * ppu ? t : ''));
+    const want = m.labels.map((t, j) => (labelFits(state.labelFit.node, t, m.gaps[j], ppu) ? t : ''));
     if (want.join('\u0001') !== (tr.text || []).join('\u0001')) { text.push(want); idx.push(i); }
   });
   if (idx.length) Plotly.restyle(el, { text }, idx);
@@ -122,12 +118,12 @@ function fitNodeLabels(el, ppu) {
 /** Re-choose every host-box label (full, host name only, none) and node label for the current zoom. */
 function fitLabels(el) {
   const boxes = ((el._fsFigure || {}).fabricscope || {}).label_boxes || [], xa = el._fullLayout && el._fullLayout.xaxis;
-  if (!xa || !xa.range) return;
+  if (!xa || !xa.range || !state.labelFit) return;
   const ppu = xa._length / Math.abs(xa.range[1] - xa.range[0]), update = {};
   fitNodeLabels(el, ppu);
   const notes = el.layout.annotations || [];
   boxes.forEach(([i, x0, x1, full, short, host]) => {
-    const t = fitText((x1 - x0) * ppu, full, short);
+    const t = fitText(state.labelFit.box, (x1 - x0) * ppu, full, short);
     const html = t ? t.replace(host, `<b>${host}</b>`) : '';
     if (notes[i] && notes[i].text !== html) update[`annotations[${i}].text`] = html;
   });
@@ -390,6 +386,7 @@ function drawVisibleFirst(keys, FIGS, STYLE) {
 }
 
 function boot(FIGS, STYLE) {
+  state.labelFit = STYLE.label_fit || null; // no rule sent: labels stay as the figure chose them
   document.querySelectorAll('[data-figure]').forEach((fig) => {
     const key = fig.getAttribute('data-figure');
     if (!FIGS[key] && key !== 'host') fig.hidden = true;

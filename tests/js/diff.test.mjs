@@ -1,5 +1,5 @@
-// Unit tests of static/js/editor/diff.js: the patch a save sends instead of the whole document
-// (issue 18), computed from real Model edits, and applyPatch() (the server's result order).
+// Unit tests of static/js/editor/diff.js: the patch a save sends instead of the whole document,
+// computed from real Model edits, and applyPatch() (the server's result order).
 // Run: node --test tests/js/
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,193 +1,153 @@
-/* Fabricscope editor — the page controller: editor state, wiring, the toolbar's status line.
+/* Fabricscope editor — the page controller: builds the state, the page and the Cytoscape view,
+ * wires the events, and answers the page's hooks (editor.js, the browser tests).
  *
- * Editor's methods are grouped by concern, one module each, and mixed into its prototype:
- *   dom.js (page structure), canvas.js (Cytoscape events, connect, zoom, drop), edit.js (editing
- *   commands), search.js, properties.js (properties panel), keyboard.js (shortcuts), io.js
- *   (import/export and server calls). They share the editor's state through `this`.
- *
- * Two kinds of state: `this.model` is the document (edits, undo, "unsaved"), `this.viewState`
- * is what the user looks at (collapsed groups, zoom/pan, selection, search; viewstate.js) and
- * never dirties the document.
+ * There is no shared `this`: the state is one object, `ed` (state.js), passed to the functions
+ * of each module; user actions are the named commands of commands.js. The modules:
+ *   state.js      the state and which module owns each part
+ *   commands.js   every action by name, bound to the state
+ *   page.js, dialogs.js, properties.js, chrome.js   what the page shows around the canvas
+ *   view.js (Cytoscape), visible.js (which elements), cystyle.js (how they look)
+ *   canvas.js, connect.js, keyboard.js, search.js    input: pointer, connecting, keys, search
+ *   edit.js, groups.js, viewport.js, selection.js    editing, collapsing, zoom, the selection
+ *   io.js, hosts.js, generate.js, http.js            files and the server
+ *   model.js, viewstate.js, layout.js, diff.js, catalog.js   the document and its helpers
  */
-import { Catalog } from './catalog.js';
-import { Model } from './model.js';
+import { bindCy, bindDrop } from './canvas.js';
+import { fitHeight } from './chrome.js';
+import { editorCommands } from './commands.js';
+import { applyNeighbourhood } from './groups.js';
+import { clearProblems } from './io.js';
+import { bindKeys } from './keyboard.js';
+import { buildPage } from './page.js';
+import { bindSearch } from './search.js';
+import { createEditorState } from './state.js';
 import { View } from './view.js';
-import { ViewState, viewStateKey } from './viewstate.js';
-import { canvasMethods } from './canvas.js';
-import { domMethods } from './dom.js';
-import { editMethods } from './edit.js';
-import { ioMethods } from './io.js';
-import { keyboardMethods } from './keyboard.js';
-import { propertiesMethods } from './properties.js';
-import { searchMethods } from './search.js';
-
-export class Editor {
-  constructor(root, config) {
-    const t0 = performance.now();
-    this.root = root;
-    this.config = config || {};
-    this.readonly = !!this.config.readonly;
-    this.revision = this.config.revision == null ? null : this.config.revision;
-    this.urls = this.config.urls || {};
-    this.catalog = new Catalog(this.config.catalog);
-    this.templates = (this.config.templates || []).map((t) => (typeof t === 'string' ? { name: t, label: t } : { name: t.name || t.id, label: t.label || t.title || t.name || t.id }));
-    // Opened from the page (editor.js), the model owns the parsed document and a save's base is
-    // parsed again from the page when first needed (io.js savedBase): no copy on open.
-    const owned = typeof this.config.readDocument === 'function';
-    this.model = new Model(this.config.document || {}, { own: owned });
-    if (owned) this.config.document = null;
-    this.viewState = new ViewState({ storage: sessionStore(), key: viewStateKey(this.config.topology_id) });
-    this.viewState.initFor(this.model.doc);
-    this.clipboard = null;
-    this.pasteCount = 0;
-    this.mode = null;          // null | 'connect'
-    this.connectSource = null;
-    this.hops = 0;
-    this.pointer = null;       // last model-space pointer position over the canvas
-    this.problems = [];
-    this.bypassUnload = false;
-    this.buildDom();
-    this.view = new View(this.canvas, this.model, this.catalog, { readonly: this.readonly, viewState: this.viewState });
-    this.cy = this.view.cy;
-    this.bindCy();
-    this.bindViewState();
-    this.bindKeys();
-    this.bindDrop();
-    this.model.on((e) => this.onModel(e));
-    this.fitHeight();
-    window.addEventListener('resize', () => this.fitHeight());
-    window.addEventListener('beforeunload', (e) => {
-      if (this.model.isDirty() && !this.bypassUnload && !this.readonly) { e.preventDefault(); e.returnValue = ''; }
-    });
-    this.initialView();
-    this.loadMs = performance.now() - t0;
-    this.refreshChrome();
-  }
-
-  /* ================================================================ model events, chrome */
-  onModel(e) {
-    if (e.type === 'change' && e.ops.some((op) => op.t === 'doc')) {
-      // A replaced document (import, or its undo) opens as a new one would: its own view.
-      this.viewState.initFor(this.model.doc, { useStored: false });
-      this.view.relayout();
-      this.clearProblems();
-    }
-    if (e.type === 'load') { this.view.relayout(); }
-    if (e.type === 'change' || e.type === 'load') this.redraw();
-    this.refreshChrome();
-  }
-
-  /** View-state events: redraw, never touch the document or its undo history. */
-  onViewState(e) {
-    if (e.type === 'collapse') this.redraw();
-    this.refreshChrome();
-  }
-
-  redraw() {
-    this.view.render();
-    if (this.hops) this.applyNeighbourhood();
-  }
-
-  /** Collapse or expand groups (view state: not an edit, not undoable). */
-  setCollapsed(groupIds, collapsed) {
-    return this.viewState.setCollapsed(groupIds, collapsed, (id) => !!this.model.group(id));
-  }
-
-  bindViewState() {
-    const vs = this.viewState;
-    vs.on((e) => this.onViewState(e));
-    // Viewport and selection events come in bursts (a wheel, a box select): store the last.
-    let vpTimer = null;
-    this.cy.on('viewport', () => {
-      clearTimeout(vpTimer);
-      vpTimer = setTimeout(() => vs.setViewport(this.cy.zoom(), this.cy.pan()), 150);
-    });
-    let selTimer = null;
-    this.cy.on('select unselect', () => {
-      clearTimeout(selTimer);
-      selTimer = setTimeout(() => vs.setSelection(this.cy.$(':selected').map((el) => el.id())), 0);
-    });
-    this.els.search.addEventListener('input', () => vs.setSearch(this.els.search.value));
-  }
-
-  refreshChrome() {
-    const E = this.els;
-    const dirty = this.model.isDirty();
-    E.name.textContent = this.model.doc.name || 'untitled';
-    const rev = this.revision == null ? 'new' : `rev ${this.revision}`;
-    // A topology never saved (blank) is not "saved": say so until its first revision.
-    E.status.textContent = this.readonly ? `read-only · ${rev}` : dirty ? `● unsaved (${rev})` : this.revision == null ? 'new · not saved yet' : `saved · ${rev}`;
-    E.status.title = this.revision == null ? 'Never saved' : `Based on revision ${this.revision}`;
-    E.status.classList.toggle('fs-dirty', dirty && !this.readonly);
-    this.root.dataset.dirty = dirty ? '1' : '0';
-    E.undo.disabled = !this.model.canUndo();
-    E.redo.disabled = !this.model.canRedo();
-    const m = this.model.doc;
-    const cy = this.cy;
-    E.empty.hidden = m.nodes.length > 0 || m.groups.length > 0;
-    if (cy) {
-      E.footer.textContent = `${m.nodes.length.toLocaleString()} devices · ${m.links.length.toLocaleString()} links · ${m.groups.length} groups — showing ${cy.nodes().length.toLocaleString()} nodes, ${cy.edges().length.toLocaleString()} edges · render ${Math.round(this.view.lastRenderMs || 0)} ms`;
-    }
-    this.updateProps();
-  }
-
-  toast(msg, kind) {
-    const t = this.els.toast;
-    t.textContent = msg;
-    t.className = `fs-toast${kind ? ' fs-toast-' + kind : ''}`;
-    t.hidden = false;
-    clearTimeout(this.toastTimer);
-    this.toastTimer = setTimeout(() => { t.hidden = true; }, kind === 'error' ? 6000 : 2500);
-  }
-
-  /** First frame: the stored view of this topology if this tab has one, else fit everything. */
-  initialView() {
-    const vs = this.viewState;
-    this.view.relayout();
-    this.view.render();
-    if (vs.viewport) this.cy.viewport({ zoom: vs.viewport.zoom, pan: vs.viewport.pan }); else this.cy.fit(undefined, 30);
-    for (const id of vs.selection) this.cy.getElementById(id).select();
-    if (vs.search) this.els.search.value = vs.search;
-  }
-
-  /* ================================================================ public hooks */
-  load(doc) {
-    this.model.load(doc);
-    this.viewState.initFor(this.model.doc, { useStored: false });
-    this.clearProblems();
-    this.initialView();
-    this.refreshChrome();
-  }
-
-  getDocument() { return this.model.toJSON(); }
-
-  stats() {
-    const m = this.model;
-    return {
-      nodes: m.doc.nodes.length, links: m.doc.links.length, groups: m.doc.groups.length,
-      visibleNodes: this.cy.nodes().length, visibleEdges: this.cy.edges().length,
-      collapsed: this.viewState.collapsed.size, dirty: m.isDirty(), revision: this.revision,
-      undo: m.undoStack.length, redo: m.redoStack.length, selected: this.cy.$(':selected').map((e) => e.id()),
-      problems: this.cy.elements('.problem').map((e) => e.id()),
-      lastRenderMs: this.view.lastRenderMs, loadMs: this.loadMs, zoom: this.cy.zoom(), mode: this.mode,
-    };
-  }
-}
 
 /** The tab's sessionStorage, or null where it is unavailable (sandboxed frame, disabled storage). */
 function sessionStore() {
   try { return window.sessionStorage || null; } catch { return null; }
 }
 
-/** Copy `sources`' methods onto `target` (non-enumerable, as class methods are); a name defined
- * twice is a mistake in the split, so it throws instead of silently overriding. */
-function mixin(target, ...sources) {
-  for (const src of sources) {
-    for (const [name, desc] of Object.entries(Object.getOwnPropertyDescriptors(src))) {
-      if (Object.prototype.hasOwnProperty.call(target, name)) throw new Error(`editor: method ${name} defined twice`);
-      Object.defineProperty(target, name, { ...desc, enumerable: false });
-    }
-  }
+function redraw(ed) {
+  ed.view.render();
+  if (ed.hood.hops) applyNeighbourhood(ed);
 }
 
-mixin(Editor.prototype, domMethods, canvasMethods, editMethods, searchMethods, propertiesMethods, keyboardMethods, ioMethods);
+/** Model events: a replaced document (import, or its undo) opens as a new one would, with its
+ * own view; any change redraws. */
+function onModel(ed, cmd, e) {
+  if (e.type === 'change' && e.ops.some((op) => op.t === 'doc')) {
+    ed.viewState.initFor(ed.model.doc, { useStored: false });
+    ed.view.relayout();
+    clearProblems(ed);
+  }
+  if (e.type === 'load') ed.view.relayout();
+  if (e.type === 'change' || e.type === 'load') redraw(ed);
+  cmd.refresh();
+}
+
+/** View-state events redraw, never touch the document or its undo history. Viewport and
+ * selection events come in bursts (a wheel, a box select): only the last is stored. */
+function bindViewState(ed, cmd) {
+  const vs = ed.viewState;
+  const cy = ed.cy;
+  vs.on((e) => { if (e.type === 'collapse') redraw(ed); cmd.refresh(); });
+  let vpTimer = null;
+  cy.on('viewport', () => {
+    clearTimeout(vpTimer);
+    vpTimer = setTimeout(() => vs.setViewport(cy.zoom(), cy.pan()), 150);
+  });
+  let selTimer = null;
+  cy.on('select unselect', () => {
+    clearTimeout(selTimer);
+    selTimer = setTimeout(() => vs.setSelection(cy.$(':selected').map((el) => el.id())), 0);
+  });
+  ed.els.search.addEventListener('input', () => vs.setSearch(ed.els.search.value));
+}
+
+/** The panel and the handle follow the selection, once per burst. */
+function bindSelection(ed, cmd) {
+  let timer = null;
+  ed.cy.on('select unselect', () => { clearTimeout(timer); timer = setTimeout(cmd.selectionChanged, 0); });
+}
+
+function bindWindow(ed) {
+  window.addEventListener('resize', () => fitHeight(ed));
+  window.addEventListener('beforeunload', (e) => {
+    if (ed.model.isDirty() && !ed.server.bypassUnload && !ed.readonly) { e.preventDefault(); e.returnValue = ''; }
+  });
+}
+
+/** First frame: the stored view of this topology if this tab has one, else fit everything. */
+function initialView(ed) {
+  const vs = ed.viewState;
+  const cy = ed.cy;
+  ed.view.relayout();
+  ed.view.render();
+  if (vs.viewport) cy.viewport({ zoom: vs.viewport.zoom, pan: vs.viewport.pan }); else cy.fit(undefined, 30);
+  for (const id of vs.selection) cy.getElementById(id).select();
+  if (vs.search) ed.els.search.value = vs.search;
+}
+
+/** The editor of one page. Its methods are the hooks the page and the browser tests use. */
+export class Editor {
+  constructor(root, config) {
+    const t0 = performance.now();
+    const ed = createEditorState(root, config, { storage: sessionStore() });
+    const cmd = editorCommands(ed);
+    this.state = ed;
+    this.commands = cmd;
+    buildPage(ed, cmd);
+    bindSearch(ed, cmd.focusElement);
+    ed.view = new View(ed.canvas, ed.model, ed.catalog, { readonly: ed.readonly, viewState: ed.viewState });
+    ed.cy = ed.view.cy;
+    bindCy(ed, cmd);
+    bindSelection(ed, cmd);
+    bindViewState(ed, cmd);
+    bindKeys(ed, cmd);
+    bindDrop(ed, cmd);
+    ed.model.on((e) => onModel(ed, cmd, e));
+    fitHeight(ed);
+    bindWindow(ed);
+    initialView(ed);
+    ed.chrome.loadMs = performance.now() - t0;
+    cmd.refresh();
+  }
+
+  get view() { return this.state.view; }
+  get cy() { return this.state.cy; }
+  get canvas() { return this.state.canvas; }
+  get model() { return this.state.model; }
+
+  load(doc) {
+    const ed = this.state;
+    ed.model.load(doc);
+    ed.viewState.initFor(ed.model.doc, { useStored: false });
+    clearProblems(ed);
+    initialView(ed);
+    this.commands.refresh();
+  }
+
+  getDocument() { return this.state.model.toJSON(); }
+
+  focusElement(type, id) { return this.commands.focusElement(type, id); }
+  toggleCollapse(groupIds) { this.commands.toggleCollapse(groupIds); }
+  setCollapsed(groupIds, collapsed) { return this.commands.setCollapsed(groupIds, collapsed); }
+  selectIds(kind, ids) { this.commands.selectIds(kind, ids); }
+  setEdgeLabels(on) { this.commands.setEdgeLabels(on); }
+  fit() { this.commands.fit(); }
+
+  stats() {
+    const ed = this.state;
+    const m = ed.model;
+    const cy = ed.cy;
+    return {
+      nodes: m.doc.nodes.length, links: m.doc.links.length, groups: m.doc.groups.length,
+      visibleNodes: cy.nodes().length, visibleEdges: cy.edges().length,
+      collapsed: ed.viewState.collapsed.size, dirty: m.isDirty(), revision: ed.server.revision,
+      undo: m.undoStack.length, redo: m.redoStack.length, selected: cy.$(':selected').map((e) => e.id()),
+      problems: cy.elements('.problem').map((e) => e.id()),
+      lastRenderMs: ed.view.lastRenderMs, loadMs: ed.chrome.loadMs, zoom: cy.zoom(), mode: ed.connect.mode,
+    };
+  }
+}

@@ -1,298 +1,272 @@
 /* Fabricscope editor — editing commands on the selection: place, connect, delete, copy/paste,
- * nudge, undo/redo, collapse/expand groups, and the neighbourhood highlight.
+ * nudge, undo/redo, re-layout. Each is one undoable model transaction.
+ *
+ * The exported pure functions (suggestTech, newNodeOps, linkFromForm, copyItems, pasteOps,
+ * nudgeOps) compute the transaction from the model alone; the commands (taking the editor
+ * state `ed`, see state.js) read the canvas, apply it and say what happened.
  */
+import { toast } from './chrome.js';
+import { fillTech } from './dialogs.js';
 import { clone } from './model.js';
-import { fmtGbps } from './view.js';
+import { aggLinks, selectIds, selection } from './selection.js';
+import { fit } from './viewport.js';
+import { fmtGbps } from './visible.js';
 
-export const editMethods = {
-  /* ---------------------------------------------------------------- selection helpers */
-  selection() {
-    const out = { nodes: [], links: [], groups: [], aggs: [] };
-    this.cy.$(':selected').forEach((el) => {
-      const et = el.data('etype');
-      if (et === 'node') out.nodes.push(el.data('ref'));
-      else if (et === 'link') out.links.push(el.data('ref'));
-      else if (et === 'group') out.groups.push(el.data('ref'));
-      else if (et === 'agg') out.aggs.push(el);
-    });
-    return out;
-  },
+const PASTE_OFFSET = 48; // px each paste of one clipboard lands further down-right
 
-  selectedNodes() { return this.selection().nodes; },
+export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-  aggLinks(aggEl) {
-    const [ra, rb] = [aggEl.data('source'), aggEl.data('target')];
-    const { nodeRep } = this.view.makeRepResolver();
-    return this.model.doc.links.filter((l) => { const a = nodeRep(l.a); const b = nodeRep(l.b); return (a === ra && b === rb) || (a === rb && b === ra); }).map((l) => l.id);
-  },
-
-  selectIds(kind, ids) {
-    this.cy.$(':selected').unselect();
-    for (const id of ids) this.view.elementFor(kind, id).select();
-  },
-
-  /* ---------------------------------------------------------------- editing */
-  placeNode(kind, at, groupHint) {
-    if (this.readonly) return;
-    const m = this.model;
-    let pos = at;
-    if (!pos) {
-      const ext = this.cy.extent();
-      pos = this.pointer || { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 };
-      // Successive clicks without moving should not stack devices on top of each other.
-      if (!this.pointer) { this.placeCount = (this.placeCount || 0) + 1; pos = { x: pos.x + ((this.placeCount % 8) - 4) * 50, y: pos.y + Math.floor(this.placeCount / 8) % 4 * 60 }; }
-    }
-    // Dropped (or keyed) at a point: it joins the group under that point. Clicked in the
-    // palette: it joins only an explicitly selected group.
-    let group = groupHint !== undefined ? groupHint : at ? this.groupAt(pos) : null;
-    if (!group) {
-      const sel = this.selection();
-      if (sel.groups.length === 1 && !this.viewState.isCollapsed(sel.groups[0])) group = sel.groups[0];
-    }
-    const role = kind === 'switch' ? 'leaf' : undefined;
-    const id = m.newNodeId(kind, group, role);
-    const node = { id, kind };
-    if (group) node.group = group;
-    if (role) node.attrs = { role };
-    m.apply([m.opAdd('node', node), m.opPos(id, [pos.x, pos.y])], `add ${id}`);
-    this.selectIds('node', [id]);
-    return id;
-  },
-
-  /** Innermost expanded group whose box contains model point p. */
-  groupAt(p) {
-    let best = null; let bestArea = Infinity;
-    this.cy.nodes('[etype="group"]').forEach((g) => {
-      if (!g.isParent() || g.data('collapsed')) return;
-      const bb = g.boundingBox({ includeLabels: false });
-      if (p.x < bb.x1 || p.x > bb.x2 || p.y < bb.y1 || p.y > bb.y2) return;
-      const area = bb.w * bb.h;
-      if (area < bestArea) { bestArea = area; best = g.data('ref'); }
-    });
-    return best;
-  },
-
-  suggestTech(a, b) {
-    const m = this.model;
-    const ka = m.node(a).kind; const kb = m.node(b).kind;
-    const key = [ka, kb].sort().join('|');
-    const counts = new Map();
-    for (const l of m.doc.links) {
-      const na = m.node(l.a); const nb = m.node(l.b);
-      if (!na || !nb || !l.tech || [na.kind, nb.kind].sort().join('|') !== key) continue;
-      counts.set(l.tech, (counts.get(l.tech) || 0) + 1);
-    }
-    if (counts.size) return [...counts.entries()].sort((x, y) => y[1] - x[1])[0][0];
-    const has = (k) => ka === k || kb === k;
-    const pick = (...names) => names.find((n) => this.catalog.tech(n)) || this.catalog.techs.keys().next().value;
-    if (has('nvswitch') || (ka === 'gpu' && kb === 'gpu')) return pick('nvlink4x4', 'nvlink4x18');
-    if (ka === 'cpu' && kb === 'cpu') return pick('upi-spr', 'upi');
-    if (has('memory')) return pick('ddr5x8', 'ddr5');
-    if (has('switch') || has('storage')) return pick('ib-ndr', 'eth400');
-    return pick('pcie5x16', 'pcie4x16');
-  },
-
-  openLinkPicker(a, b) {
-    if (this.readonly) return;
-    const d = this.dialogs.link;
-    const f = d.querySelector('form');
-    d.querySelector('.fs-ends').textContent = `${a}  ⟷  ${b}`;
-    f.tech.value = this.suggestTech(a, b);
-    f.querySelector('input[value=effective]').checked = this.catalog.basis !== 'raw';
-    f.querySelector('input[value=raw]').checked = this.catalog.basis === 'raw';
-    this.fillTech();
-    d.returnValue = '';
-    d.onclose = () => {
-      if (d.returnValue !== 'ok') return;
-      const m = this.model;
-      const link = { id: m.newLinkId(a, b), a, b, tech: f.tech.value };
-      const cap = parseFloat(f.capacity.value); const lat = parseFloat(f.latency.value);
-      if (isFinite(cap)) link.capacity_gbps = cap;
-      if (isFinite(lat)) link.latency_ns = lat;
-      if (f.basis.value === 'raw') link.capacity_basis = 'raw';
-      m.apply([m.opAdd('link', link)], `connect ${a} – ${b}`);
-      this.selectIds('link', [link.id]);
-      this.toast(`Linked ${a} ⟷ ${b} (${link.tech}, ${fmtGbps(link.capacity_gbps)})`);
-    };
-    d.showModal();
-    f.tech.focus();
-  },
-
-  deleteSelection() {
-    if (this.readonly) return;
-    const sel = this.selection();
-    for (const agg of sel.aggs) sel.links.push(...this.aggLinks(agg));
-    const ops = this.model.opsDelete(sel);
-    if (!ops.length) return;
-    const n = sel.nodes.length + sel.links.length + sel.groups.length;
-    this.model.apply(ops, `delete ${n} item${n > 1 ? 's' : ''}`);
-    this.toast(`Deleted ${n} item${n > 1 ? 's' : ''} (Ctrl+Z to undo)`);
-  },
-
-  copy() {
-    const m = this.model;
-    const sel = this.selection();
-    const groups = new Set();
-    for (const g of sel.groups) { groups.add(g); for (const d of m.descendantGroups(g)) groups.add(d); }
-    const nodes = new Set(sel.nodes);
-    for (const g of sel.groups) for (const n of m.descendantNodes(g)) nodes.add(n);
-    if (!nodes.size && !groups.size) return;
-    const links = m.doc.links.filter((l) => nodes.has(l.a) && nodes.has(l.b));
-    this.clipboard = {
-      groups: m.doc.groups.filter((g) => groups.has(g.id)).map(clone),
-      nodes: m.doc.nodes.filter((n) => nodes.has(n.id)).map(clone),
-      links: links.map(clone),
-      pos: Object.fromEntries([...nodes].map((id) => [id, this.view.posOf(id)])),
-    };
-    this.pasteCount = 0;
-    this.toast(`Copied ${nodes.size} device${nodes.size === 1 ? '' : 's'}${links.length ? `, ${links.length} links` : ''}${groups.size ? `, ${groups.size} groups` : ''}`);
-  },
-
-  paste() {
-    if (this.readonly || !this.clipboard) return;
-    const m = this.model;
-    const cb = this.clipboard;
-    this.pasteCount += 1;
-    const off = 48 * this.pasteCount;
-    const taken = new Set();
-    const gmap = new Map();
-    for (const g of cb.groups) { const id = m.uniqueId(g.id, taken); taken.add(id); gmap.set(g.id, id); }
-    const nmap = new Map();
-    for (const n of cb.nodes) {
-      let id;
-      if (n.group && gmap.has(n.group) && n.id.startsWith(n.group + '/')) id = gmap.get(n.group) + n.id.slice(n.group.length);
-      else id = m.uniqueId(n.id, taken);
-      if (m.idTaken(id) || taken.has(id)) id = m.uniqueId(id, taken);
-      taken.add(id); nmap.set(n.id, id);
-    }
-    const ops = [];
-    for (const g of cb.groups) {
-      const ng = { ...clone(g), id: gmap.get(g.id) };
-      if (g.parent && gmap.has(g.parent)) ng.parent = gmap.get(g.parent);
-      else if (g.parent && !m.group(g.parent)) delete ng.parent;
-      ops.push(m.opAdd('group', ng));
-    }
-    for (const n of cb.nodes) {
-      const nn = { ...clone(n), id: nmap.get(n.id) };
-      if (n.group && gmap.has(n.group)) nn.group = gmap.get(n.group);
-      else if (n.group && !m.group(n.group)) delete nn.group;
-      ops.push(m.opAdd('node', nn));
-      const p = cb.pos[n.id];
-      ops.push(m.opPos(nn.id, [p[0] + off, p[1] + off]));
-    }
-    const ltaken = new Set();
-    for (const l of cb.links) {
-      const a = nmap.get(l.a); const b = nmap.get(l.b);
-      let id = l.id;
-      for (const [o, nw] of [[l.a, a], [l.b, b]]) if (id.includes(o)) id = id.replace(o, nw);
-      id = m.uniqueLinkId(id, ltaken); ltaken.add(id);
-      ops.push(m.opAdd('link', { ...clone(l), id, a, b }));
-    }
-    m.apply(ops, `paste ${cb.nodes.length} devices`);
-    this.cy.$(':selected').unselect();
-    for (const g of cb.groups) if (!g.parent || !gmap.has(g.parent)) this.view.elementFor('group', gmap.get(g.id)).select();
-    for (const n of cb.nodes) if (!n.group || !gmap.has(n.group)) this.view.elementFor('node', nmap.get(n.id)).select();
-    this.toast(`Pasted ${cb.nodes.length} device${cb.nodes.length === 1 ? '' : 's'}`);
-  },
-
-  nudge(dx, dy) {
-    if (this.readonly) return;
-    const sel = this.selection();
-    const m = this.model;
-    const ids = new Set(sel.nodes);
-    for (const g of sel.groups) for (const n of m.descendantNodes(g)) ids.add(n);
-    if (!ids.size) return;
-    const ops = [...ids].map((id) => { const p = this.view.posOf(id); return m.opPos(id, [p[0] + dx, p[1] + dy]); });
-    m.apply(ops, 'nudge');
-  },
-
-  undo() { const l = this.model.undo(); if (l) this.toast(`Undid: ${l}`); },
-
-  redo() { const l = this.model.redo(); if (l) this.toast(`Redid: ${l}`); },
-
-  relayoutAll() {
-    const m = this.model;
-    const ops = Object.keys(m.doc.layout.positions).map((id) => m.opPos(id, null));
-    if (!ops.length) { this.toast('Already laid out automatically.'); return; }
-    m.apply(ops, 're-layout');
-    this.view.relayout();
-    this.view.render();
-    this.fit();
-  },
-
-  /* ---------------------------------------------------------------- groups */
-  toggleCollapse(groupIds) {
-    const m = this.model;
-    groupIds = groupIds.filter((g) => m.group(g));
-    if (!groupIds.length) return;
-    const collapse = !this.viewState.isCollapsed(groupIds[0]);
-    this.setCollapsed(groupIds, collapse);
-    const el = this.view.elementFor('group', groupIds[0]);
-    this.cy.$(':selected').unselect();
-    el.select();
-    // Collapsing at reading zoom would fill the screen with one block: step back a little.
-    if (collapse && el.renderedWidth() > 0.6 * this.cy.width()) {
-      this.cy.animate({ fit: { eles: el.closedNeighborhood(), padding: 60 } }, { duration: 200 });
-    }
-  },
-
-  toggleSelectedGroup() {
-    const sel = this.selection();
-    const m = this.model;
-    let ids = sel.groups;
-    if (!ids.length && sel.nodes.length) ids = [...new Set(sel.nodes.map((n) => m.hostOf(n) || m.node(n).group).filter(Boolean))];
-    this.toggleCollapse(ids);
-  },
-
-  collapseAll(collapse) {
-    const m = this.model;
-    const hosts = m.doc.groups.filter((g) => g.kind === 'host').map((g) => g.id);
-    const ids = collapse ? hosts : m.doc.groups.map((g) => g.id);
-    if (!collapse && m.doc.nodes.length > 3000) this.toast(`Expanding ${hosts.length} hosts (${m.doc.nodes.length.toLocaleString()} devices)…`);
-    this.setCollapsed(ids, collapse);
-    this.fit();
-  },
-
-  expandAggregate(aggEl) {
-    const ids = [aggEl.data('source'), aggEl.data('target')].filter((id) => id.startsWith('g:')).map((id) => id.slice(2));
-    this.setCollapsed(ids, false);
-  },
-
-  /* ---------------------------------------------------------------- neighbourhood */
-  cycleHops() {
-    this.hops = (this.hops + 1) % 4;
-    if (this.hops && !this.cy.$('node:selected').length) { this.hops = 0; this.toast('Select a device first.'); }
-    this.applyNeighbourhood();
-  },
-
-  applyNeighbourhood() {
-    const cy = this.cy;
-    cy.elements('.faded, .nhood').removeClass('faded nhood');
-    if (!this.hops) return;
-    const m = this.model;
-    const sel = this.selection();
-    const start = new Set(sel.nodes);
-    for (const g of sel.groups) for (const n of m.descendantNodes(g)) start.add(n);
-    if (!start.size) { this.hops = 0; return; }
-    let frontier = [...start];
-    const seen = new Set(start);
-    for (let k = 0; k < this.hops; k += 1) {
-      const next = [];
-      for (const id of frontier) for (const lid of m.linksOf(id)) {
-        const l = m.link(lid); const o = l.a === id ? l.b : l.a;
-        if (!seen.has(o)) { seen.add(o); next.push(o); }
-      }
-      frontier = next;
-    }
-    const { nodeRep } = this.view.makeRepResolver();
-    const reps = new Set([...seen].map(nodeRep));
-    cy.batch(() => {
-      cy.elements().forEach((el) => {
-        const inSet = el.isNode() ? reps.has(el.id()) || (el.isParent() && el.descendants().some((d) => reps.has(d.id())))
-          : reps.has(el.data('source')) && reps.has(el.data('target'));
-        el.addClass(inSet ? 'nhood' : 'faded');
-      });
-    });
-    this.toast(`${this.hops}-hop neighbourhood: ${seen.size - start.size} devices (H for more, Esc clears)`);
+/* ================================================================ pure: transactions */
+/** The technology most links between these two kinds already use, or undefined. */
+function usedTech(model, ka, kb) {
+  const key = [ka, kb].sort().join('|');
+  const counts = new Map();
+  for (const l of model.doc.links) {
+    const na = model.node(l.a); const nb = model.node(l.b);
+    if (!na || !nb || !l.tech || [na.kind, nb.kind].sort().join('|') !== key) continue;
+    counts.set(l.tech, (counts.get(l.tech) || 0) + 1);
   }
-};
+  return counts.size ? [...counts.entries()].sort((x, y) => y[1] - x[1])[0][0] : undefined;
+}
+
+/** A sensible technology for a new link between two kinds, among those in the catalog. */
+function defaultTech(catalog, ka, kb) {
+  const has = (k) => ka === k || kb === k;
+  const pick = (...names) => names.find((n) => catalog.tech(n)) || catalog.techs.keys().next().value;
+  if (has('nvswitch') || (ka === 'gpu' && kb === 'gpu')) return pick('nvlink4x4', 'nvlink4x18');
+  if (ka === 'cpu' && kb === 'cpu') return pick('upi-spr', 'upi');
+  if (has('memory')) return pick('ddr5x8', 'ddr5');
+  if (has('switch') || has('storage')) return pick('ib-ndr', 'eth400');
+  return pick('pcie5x16', 'pcie4x16');
+}
+
+/** The technology the link dialog proposes for a new link a – b: what the design already uses
+ * between these kinds, else a default for them. */
+export function suggestTech(model, catalog, a, b) {
+  const ka = model.node(a).kind; const kb = model.node(b).kind;
+  return usedTech(model, ka, kb) || defaultTech(catalog, ka, kb);
+}
+
+/** Ops adding a device of `kind` in `group` (or none) at `pos`; a switch starts as a leaf. */
+export function newNodeOps(model, kind, group, pos) {
+  const role = kind === 'switch' ? 'leaf' : undefined;
+  const id = model.newNodeId(kind, group, role);
+  const node = { id, kind };
+  if (group) node.group = group;
+  if (role) node.attrs = { role };
+  return { id, ops: [model.opAdd('node', node), model.opPos(id, [pos.x, pos.y])] };
+}
+
+/** Where the `n`-th device placed without a pointer lands: successive clicks without moving
+ * should not stack devices on top of each other. */
+export function staggered(pos, n) {
+  return { x: pos.x + ((n % 8) - 4) * 50, y: pos.y + Math.floor(n / 8) % 4 * 60 };
+}
+
+/** The link the dialog's values describe ({tech, capacity, latency, basis}, as typed). */
+export function linkFromForm(model, a, b, values) {
+  const link = { id: model.newLinkId(a, b), a, b, tech: values.tech };
+  const cap = parseFloat(values.capacity); const lat = parseFloat(values.latency);
+  if (isFinite(cap)) link.capacity_gbps = cap;
+  if (isFinite(lat)) link.latency_ns = lat;
+  if (values.basis === 'raw') link.capacity_basis = 'raw';
+  return link;
+}
+
+/** Devices of the selection, the selected groups' included. */
+function selectedDevices(model, sel) {
+  const ids = new Set(sel.nodes);
+  for (const g of sel.groups) for (const n of model.descendantNodes(g)) ids.add(n);
+  return ids;
+}
+
+/** The clipboard of a selection: its groups (with their subgroups), devices, the links among
+ * them and their positions; null when nothing is selected. */
+export function copyItems(model, sel, posOf) {
+  const groups = new Set();
+  for (const g of sel.groups) { groups.add(g); for (const d of model.descendantGroups(g)) groups.add(d); }
+  const nodes = selectedDevices(model, sel);
+  if (!nodes.size && !groups.size) return null;
+  return {
+    groups: model.doc.groups.filter((g) => groups.has(g.id)).map(clone),
+    nodes: model.doc.nodes.filter((n) => nodes.has(n.id)).map(clone),
+    links: model.doc.links.filter((l) => nodes.has(l.a) && nodes.has(l.b)).map(clone),
+    pos: Object.fromEntries([...nodes].map((id) => [id, posOf(id)])),
+  };
+}
+
+/** New ids for a paste: groups get free ids; a device inside a pasted group follows its group
+ * ("h0/gpu1" in h0 pasted as h1 -> "h1/gpu1"), any other a free id like its own. */
+function pasteIds(model, cb) {
+  const taken = new Set();
+  const gmap = new Map();
+  for (const g of cb.groups) { const id = model.uniqueId(g.id, taken); taken.add(id); gmap.set(g.id, id); }
+  const nmap = new Map();
+  for (const n of cb.nodes) {
+    const inPasted = n.group && gmap.has(n.group) && n.id.startsWith(n.group + '/');
+    let id = inPasted ? gmap.get(n.group) + n.id.slice(n.group.length) : model.uniqueId(n.id, taken);
+    if (model.idTaken(id) || taken.has(id)) id = model.uniqueId(id, taken);
+    taken.add(id); nmap.set(n.id, id);
+  }
+  return { gmap, nmap };
+}
+
+/** `item` with its container (`key`: parent or group) mapped to the pasted copy, or dropped
+ * when the container is neither pasted nor in the document. */
+function reattach(model, item, key, gmap) {
+  const was = item[key];
+  if (!was) return item;
+  if (gmap.has(was)) item[key] = gmap.get(was);
+  else if (!model.group(was)) delete item[key];
+  return item;
+}
+
+function pastedLinkOps(model, cb, nmap) {
+  const ops = [];
+  const taken = new Set();
+  for (const l of cb.links) {
+    const a = nmap.get(l.a); const b = nmap.get(l.b);
+    let id = l.id;
+    for (const [o, nw] of [[l.a, a], [l.b, b]]) if (id.includes(o)) id = id.replace(o, nw);
+    id = model.uniqueLinkId(id, taken); taken.add(id);
+    ops.push(model.opAdd('link', { ...clone(l), id, a, b }));
+  }
+  return ops;
+}
+
+/**
+ * The ops of pasting clipboard `cb` for the `pasteNo`-th time (each lands further off).
+ * @returns {{ops: object[], gmap: Map<string, string>, nmap: Map<string, string>}} the ops and
+ *   the copied ids of groups and devices
+ */
+export function pasteOps(model, cb, pasteNo) {
+  const off = PASTE_OFFSET * pasteNo;
+  const { gmap, nmap } = pasteIds(model, cb);
+  const ops = [];
+  for (const g of cb.groups) ops.push(model.opAdd('group', reattach(model, { ...clone(g), id: gmap.get(g.id) }, 'parent', gmap)));
+  for (const n of cb.nodes) {
+    const nn = reattach(model, { ...clone(n), id: nmap.get(n.id) }, 'group', gmap);
+    const p = cb.pos[n.id];
+    ops.push(model.opAdd('node', nn), model.opPos(nn.id, [p[0] + off, p[1] + off]));
+  }
+  ops.push(...pastedLinkOps(model, cb, nmap));
+  return { ops, gmap, nmap };
+}
+
+/** Ops moving the selected devices (and those of selected groups) by dx, dy. */
+export function nudgeOps(model, sel, posOf, dx, dy) {
+  return [...selectedDevices(model, sel)].map((id) => { const p = posOf(id); return model.opPos(id, [p[0] + dx, p[1] + dy]); });
+}
+
+/* ================================================================ commands */
+/** Innermost expanded group whose box contains model point p. */
+export function groupAt(cy, p) {
+  let best = null; let bestArea = Infinity;
+  cy.nodes('[etype="group"]').forEach((g) => {
+    if (!g.isParent() || g.data('collapsed')) return;
+    const bb = g.boundingBox({ includeLabels: false });
+    if (p.x < bb.x1 || p.x > bb.x2 || p.y < bb.y1 || p.y > bb.y2) return;
+    const area = bb.w * bb.h;
+    if (area < bestArea) { bestArea = area; best = g.data('ref'); }
+  });
+  return best;
+}
+
+/** Where a device placed without a point goes: the pointer, else around the view's centre. */
+function freePlace(ed) {
+  if (ed.pointer) return ed.pointer;
+  const ext = ed.cy.extent();
+  ed.clip.placed += 1;
+  return staggered({ x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 }, ed.clip.placed);
+}
+
+/** Add a device of `kind`. Dropped (or keyed) at a point: it joins the group under that point.
+ * Clicked in the palette: it joins only an explicitly selected, expanded group. */
+export function placeNode(ed, kind, at, groupHint) {
+  if (ed.readonly) return undefined;
+  const pos = at || freePlace(ed);
+  let group = groupHint !== undefined ? groupHint : at ? groupAt(ed.cy, pos) : null;
+  if (!group) {
+    const sel = selection(ed.cy);
+    if (sel.groups.length === 1 && !ed.viewState.isCollapsed(sel.groups[0])) group = sel.groups[0];
+  }
+  const { id, ops } = newNodeOps(ed.model, kind, group, pos);
+  ed.model.apply(ops, `add ${id}`);
+  selectIds(ed, 'node', [id]);
+  return id;
+}
+
+/** The link dialog for a new link a – b, filled from the catalog. */
+export function openLinkPicker(ed, a, b) {
+  if (ed.readonly) return;
+  const d = ed.dialogs.link;
+  const f = d.querySelector('form');
+  d.querySelector('.fs-ends').textContent = `${a}  ⟷  ${b}`;
+  f.tech.value = suggestTech(ed.model, ed.catalog, a, b);
+  f.querySelector('input[value=effective]').checked = ed.catalog.basis !== 'raw';
+  f.querySelector('input[value=raw]').checked = ed.catalog.basis === 'raw';
+  fillTech(f, ed.catalog);
+  d.returnValue = '';
+  d.onclose = () => {
+    if (d.returnValue !== 'ok') return;
+    const link = linkFromForm(ed.model, a, b, { tech: f.tech.value, capacity: f.capacity.value, latency: f.latency.value, basis: f.basis.value });
+    ed.model.apply([ed.model.opAdd('link', link)], `connect ${a} – ${b}`);
+    selectIds(ed, 'link', [link.id]);
+    toast(ed, `Linked ${a} ⟷ ${b} (${link.tech}, ${fmtGbps(link.capacity_gbps)})`);
+  };
+  d.showModal();
+  f.tech.focus();
+}
+
+export function deleteSelection(ed) {
+  if (ed.readonly) return;
+  const sel = selection(ed.cy);
+  for (const agg of sel.aggs) sel.links.push(...aggLinks(ed, agg));
+  const ops = ed.model.opsDelete(sel);
+  if (!ops.length) return;
+  const n = sel.nodes.length + sel.links.length + sel.groups.length;
+  ed.model.apply(ops, `delete ${n} item${n > 1 ? 's' : ''}`);
+  toast(ed, `Deleted ${n} item${n > 1 ? 's' : ''} (Ctrl+Z to undo)`);
+}
+
+export function copy(ed) {
+  const cb = copyItems(ed.model, selection(ed.cy), (id) => ed.view.posOf(id));
+  if (!cb) return;
+  ed.clip.items = cb;
+  ed.clip.pastes = 0;
+  toast(ed, `Copied ${plural(cb.nodes.length, 'device')}${cb.links.length ? `, ${cb.links.length} links` : ''}${cb.groups.length ? `, ${cb.groups.length} groups` : ''}`);
+}
+
+export function paste(ed) {
+  const cb = ed.clip.items;
+  if (ed.readonly || !cb) return;
+  ed.clip.pastes += 1;
+  const { ops, gmap, nmap } = pasteOps(ed.model, cb, ed.clip.pastes);
+  ed.model.apply(ops, `paste ${cb.nodes.length} devices`);
+  // Select the outermost pasted items: groups not inside a pasted group, devices outside them.
+  ed.cy.$(':selected').unselect();
+  for (const g of cb.groups) if (!g.parent || !gmap.has(g.parent)) ed.view.elementFor('group', gmap.get(g.id)).select();
+  for (const n of cb.nodes) if (!n.group || !gmap.has(n.group)) ed.view.elementFor('node', nmap.get(n.id)).select();
+  toast(ed, `Pasted ${plural(cb.nodes.length, 'device')}`);
+}
+
+export function nudge(ed, dx, dy) {
+  if (ed.readonly) return;
+  const ops = nudgeOps(ed.model, selection(ed.cy), (id) => ed.view.posOf(id), dx, dy);
+  if (ops.length) ed.model.apply(ops, 'nudge');
+}
+
+export function undo(ed) { const l = ed.model.undo(); if (l) toast(ed, `Undid: ${l}`); }
+
+export function redo(ed) { const l = ed.model.redo(); if (l) toast(ed, `Redid: ${l}`); }
+
+/** Forget every hand-placed position and lay out automatically (one undoable step). */
+export function relayoutAll(ed) {
+  const m = ed.model;
+  const ops = Object.keys(m.doc.layout.positions).map((id) => m.opPos(id, null));
+  if (!ops.length) { toast(ed, 'Already laid out automatically.'); return; }
+  m.apply(ops, 're-layout');
+  ed.view.relayout();
+  ed.view.render();
+  fit(ed);
+}

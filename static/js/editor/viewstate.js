@@ -23,19 +23,8 @@ export const AUTO_VISIBLE_BUDGET = 400; // items (devices and closed groups) a l
  * @returns {string[]} ids of the groups to collapse
  */
 export function autoCollapsed(doc, budget = AUTO_VISIBLE_BUDGET) {
-  const known = new Set(doc.groups.map((g) => g.id));
-  const childGroups = new Map();
-  const directNodes = new Map();
-  const top = [];
-  for (const g of doc.groups) {
-    if (g.parent && known.has(g.parent) && g.parent !== g.id) add(childGroups, g.parent, g.id);
-    else top.push(g.id);
-  }
-  let visible = top.length;
-  for (const n of doc.nodes) {
-    if (n.group && known.has(n.group)) directNodes.set(n.group, (directNodes.get(n.group) || 0) + 1);
-    else visible += 1;
-  }
+  const { childGroups, directNodes, top, loose } = groupTree(doc);
+  let visible = top.length + loose;
   const opened = new Set();
   let level = top;
   while (level.length) {
@@ -52,6 +41,25 @@ export function autoCollapsed(doc, budget = AUTO_VISIBLE_BUDGET) {
     level = next;
   }
   return doc.groups.map((g) => g.id).filter((id) => !opened.has(id));
+}
+
+/** The group hierarchy of `doc`: child groups and direct device counts per group, the top
+ * groups, and the number of devices in no (known) group. */
+function groupTree(doc) {
+  const known = new Set(doc.groups.map((g) => g.id));
+  const childGroups = new Map();
+  const directNodes = new Map();
+  const top = [];
+  for (const g of doc.groups) {
+    if (g.parent && known.has(g.parent) && g.parent !== g.id) add(childGroups, g.parent, g.id);
+    else top.push(g.id);
+  }
+  let loose = 0;
+  for (const n of doc.nodes) {
+    if (n.group && known.has(n.group)) directNodes.set(n.group, (directNodes.get(n.group) || 0) + 1);
+    else loose += 1;
+  }
+  return { childGroups, directNodes, top, loose };
 }
 
 function add(map, key, value) {

@@ -1,0 +1,263 @@
+/* Fabricscope editor — the visible set: which Cytoscape elements stand for the document now.
+ *
+ * Only visible elements are materialized: a collapsed group is one node, and the links between
+ * two different visible representatives, one of them a collapsed group, are drawn once per pair
+ * as a bundle ("8 × nvlink5x1 (3.2 Tb/s)") whose width grows with the count. Bundles are view
+ * state: they follow the collapsed set (viewstate.js), never the document. Network links
+ * (Ethernet, InfiniBand) are dashed, so a bundle of 400 Gb/s NVLinks is told from a 400 Gb/s
+ * Ethernet link by its line.
+ *
+ * Pure: no DOM, no Cytoscape. Everything is read from a `scene`:
+ *   {model, viewState, catalog, posOf(nodeId) -> [x, y], speedColor(gbps) -> colour}
+ */
+
+/** Link families drawn dashed: cables of the scale-out network, not a node's or rack's own links. */
+export const NETWORK_FAMILIES = new Set(['ethernet', 'infiniband']);
+const COLLAPSED_OVERHANG = 50; // px a collapsed box may reach below its laid-out footprint (< the layout's 120 px row gap)
+const BUNDLE_MAX_WIDTH = 10; // px: a bundle's width grows with log2(count) up to this
+const BIG_GROUP_PX = 12000; // a footprint wider or taller than this is a pod or a super-spine layer, not a rack
+const BUNDLE_LIST_MAX = 64; // member ids kept on a bundle (the properties panel lists them)
+
+export function fmtGbps(g) {
+  if (g == null || !isFinite(g)) return '?';
+  if (g >= 1000) return `${+(g / 1000).toFixed(g >= 10000 ? 0 : 1)} Tb/s`;
+  return `${+g.toFixed(g >= 100 ? 0 : 1)} Gb/s`;
+}
+
+export function shortGbps(g) {
+  if (g == null || !isFinite(g)) return '';
+  return g >= 1000 ? `${+(g / 1000).toFixed(1)}T` : `${Math.round(g)}G`;
+}
+
+/** Edge width of one link: 1 px up to 100 Gb/s, one more per doubling, 6 at most. */
+export function edgeWidth(cap) {
+  if (!cap) return 1;
+  return Math.max(1, Math.min(6, 1 + Math.log2(cap / 100)));
+}
+
+/**
+ * Label of a bundle of parallel links.
+ * @param {Map<string, number>} techCounts member links per technology name ('' unknown)
+ * @param {number} capGbps summed capacity of the members, Gb/s per direction
+ * @returns {string} "8 × nvlink5x1 (3.2 Tb/s)"; mixed: "6 links: 4 × a, 2 × b (2.4 Tb/s)"
+ */
+export function bundleLabel(techCounts, capGbps) {
+  const parts = [...techCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const count = parts.reduce((s, [, n]) => s + n, 0);
+  const cap = ` (${fmtGbps(capGbps)})`;
+  if (parts.length === 1) return `${count} × ${parts[0][0] || '?'}${cap}`;
+  const shown = parts.slice(0, 3).map(([t, n]) => `${n} × ${t || '?'}`).join(', ');
+  return `${count} links: ${shown}${parts.length > 3 ? ', …' : ''}${cap}`;
+}
+
+/**
+ * Edge width of a bundle: the member width plus log2 of the count, so 8 links read thicker than
+ * 2 and 300 links do not fill the screen.
+ * @param {number} maxCapGbps fastest member, Gb/s per direction
+ * @param {number} count member links (≥ 1)
+ * @returns {number} px
+ */
+export function bundleWidth(maxCapGbps, count) {
+  return Math.min(edgeWidth(maxCapGbps) + Math.log2(Math.max(count, 1)), BUNDLE_MAX_WIDTH);
+}
+
+/** Capacity of link `l` in Gb/s per direction: its own, else its technology's, else null. */
+export function linkCapacity(catalog, l) {
+  if (l.capacity_gbps != null && isFinite(l.capacity_gbps)) return Number(l.capacity_gbps);
+  const t = catalog.tech(l.tech);
+  if (!t) return null;
+  return l.capacity_basis === 'raw' ? t.raw : t.effective;
+}
+
+export function linkFamily(catalog, l) { const t = catalog.tech(l.tech); return t ? t.family : 'other'; }
+
+/** Bounds of the laid-out positions of `ids`, or null for none. */
+function bounds(ids, posOf) {
+  if (!ids.length) return null;
+  let x0 = Infinity; let x1 = -Infinity; let y0 = Infinity; let y1 = -Infinity;
+  for (const id of ids) {
+    const [x, y] = posOf(id);
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  }
+  return { x0, x1, y0, y1 };
+}
+
+/** Footprint of group `gid` (its devices laid out): centre, width and height. */
+export function groupBox(model, posOf, gid) {
+  const b = bounds(model.descendantNodes(gid), posOf);
+  if (!b) { const p = model.position(gid) || [0, 0]; return { cx: p[0], cy: p[1], w: 0, h: 0 }; }
+  return { cx: (b.x0 + b.x1) / 2, cy: (b.y0 + b.y1) / 2, w: b.x1 - b.x0, h: b.y1 - b.y0 };
+}
+
+export function groupCentre(model, posOf, gid) {
+  const b = bounds(model.descendantNodes(gid), posOf);
+  if (!b) return model.position(gid) || [0, 0];
+  return [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
+}
+
+/** Which visible element stands for a group or a node: groupRep(gid) is the outermost
+ * collapsed group containing `gid` (itself included) or null; nodeRep(nid) is "g:<group>"
+ * inside a collapsed group, else "n:<nid>" (null for an unknown node). */
+export function makeRepResolver(model, viewState) {
+  const cache = new Map();
+  const groupRep = (gid) => {
+    if (!gid || !model.group(gid)) return null;
+    if (cache.has(gid)) return cache.get(gid);
+    let rep = null;
+    for (const a of model.ancestors(gid)) if (viewState.isCollapsed(a)) rep = a;
+    cache.set(gid, rep);
+    return rep;
+  };
+  const nodeRep = (nid) => {
+    const n = model.node(nid);
+    if (!n) return null;
+    const g = groupRep(n.group);
+    return g ? 'g:' + g : 'n:' + nid;
+  };
+  return { groupRep, nodeRep };
+}
+
+/** The id a bundle between two representatives has, whichever way round they are given. */
+export function bundleKey(ra, rb) { return ra < rb ? `${ra}|${rb}` : `${rb}|${ra}`; }
+
+/** A device's label: its id without its group's prefix ("h0/gpu3" in h0 -> "gpu3"). */
+export function labelOf(n) {
+  if (n.group && n.id.startsWith(n.group + '/')) return n.id.slice(n.group.length + 1);
+  return n.id;
+}
+
+export function groupLabel(g, collapsed, count) {
+  if (collapsed) return `${g.id}\n${g.template ? g.template + ' · ' : ''}${count} nodes`;
+  const suffix = g.template ? ' · ' + g.template : g.kind && g.kind !== 'host' ? ' · ' + g.kind : '';
+  return `${g.id}${suffix}`;
+}
+
+/**
+ * Size of a collapsed group's box from its footprint `bb`: about the size of its expanded
+ * contents, so the overview keeps its proportions and expanding happens "in place". Up to a
+ * host's size; a group of racks (a pod, 10,000+ px expanded) keeps its footprint, label scaled
+ * with it, so an overview of pods reads at the zoom that fits them.
+ * @returns {{w: number, h: number, fs: number, oy?: number, big: boolean}} px; fs the font size;
+ *   oy the drawn centre's offset from the footprint's, when the box grows upward
+ */
+export function collapsedBox(bb) {
+  const big = bb.w > BIG_GROUP_PX || bb.h > BIG_GROUP_PX;
+  const w = Math.round(big ? Math.max(bb.w * 0.8, 1200) : Math.min(Math.max(bb.w * 0.8, 76), 640));
+  let h = Math.round(big ? Math.max(bb.h * 0.8, w / 5, 1200) : Math.min(Math.max(bb.h * 0.8, 44), 420));
+  const fs = Math.round(big ? Math.min(w / 9, h * 0.4) : Math.min(Math.max(w / 12, 10), 40));
+  if (!big) h = Math.min(Math.max(h, Math.round(fs * 2.8)), 420); // two label lines fit inside
+  const box = { w, h, fs, big };
+  // A box taller than its footprint (a one-row layer of 256 super-spines is 0 px tall laid out,
+  // 2,700 px collapsed) grows upward: the layout keeps upper tiers above what they serve, and
+  // centred it would cover the top row of the pod below.
+  if (h > bb.h + 2 * COLLAPSED_OVERHANG) box.oy = Math.floor(bb.h / 2 + COLLAPSED_OVERHANG - h / 2);
+  return box;
+}
+
+function groupElement(scene, g, collapsed, scale) {
+  const m = scene.model;
+  const data = {
+    id: 'g:' + g.id, ref: g.id, etype: 'group', kind: 'group', gkind: g.kind || 'other',
+    parent: g.parent && m.group(g.parent) ? 'g:' + g.parent : undefined,
+    collapsed: collapsed ? 1 : 0,
+    label: groupLabel(g, collapsed, collapsed ? m.descendantNodes(g.id).length : 0),
+  };
+  const el = { group: 'nodes', data };
+  if (collapsed) {
+    const bb = groupBox(m, scene.posOf, g.id);
+    const box = collapsedBox(bb);
+    Object.assign(data, { w: box.w, h: box.h, fs: box.fs });
+    if (box.oy !== undefined) data.oy = box.oy; // commitDrag moves by the difference
+    el.position = [bb.cx, bb.cy + (box.oy || 0)];
+    if (box.big) scale.set(data.id, box.fs / 24); // its edges thicken with it (seen from afar)
+  } else if (!m.descendantNodes(g.id).length && !(m.childGroups.get(g.id) || []).length) {
+    el.position = m.position(g.id) || [0, 0];
+  }
+  return el;
+}
+
+function addGroups(scene, groupRep, want, scale) {
+  const m = scene.model;
+  for (const g of m.doc.groups) {
+    const hidden = g.parent && m.group(g.parent) && groupRep(g.parent);
+    if (hidden) continue;
+    const el = groupElement(scene, g, scene.viewState.isCollapsed(g.id), scale);
+    want.set(el.data.id, el);
+  }
+}
+
+function addNodes(scene, nodeRep, want) {
+  const m = scene.model;
+  for (const n of m.doc.nodes) {
+    if (nodeRep(n.id) !== 'n:' + n.id) continue;
+    const attrs = n.attrs || {};
+    const data = {
+      id: 'n:' + n.id, ref: n.id, etype: 'node', kind: n.kind, role: attrs.role || undefined,
+      parent: n.group && m.group(n.group) ? 'g:' + n.group : undefined, label: labelOf(n),
+    };
+    const p = scene.posOf(n.id);
+    want.set(data.id, { group: 'nodes', data, position: { x: p[0], y: p[1] } });
+  }
+}
+
+function linkElement(scene, l, ra, rb, cap, net) {
+  const data = {
+    id: 'l:' + l.id, ref: l.id, etype: 'link', source: ra, target: rb, tech: l.tech,
+    color: scene.speedColor(cap == null ? 0 : cap), width: edgeWidth(cap), net,
+    label: `${l.tech || '?'} ${shortGbps(cap)}`,
+  };
+  return { group: 'edges', data };
+}
+
+function addToBundle(bundles, l, ra, rb, cap, net) {
+  const key = bundleKey(ra, rb);
+  let a = bundles.get(key);
+  if (!a) {
+    a = { s: ra < rb ? ra : rb, t: ra < rb ? rb : ra, count: 0, cap: 0, max: 0, net: 0, techs: new Map(), links: [] };
+    bundles.set(key, a);
+  }
+  a.count += 1; a.cap += cap || 0; a.max = Math.max(a.max, cap || 0); a.net += net; a.links.push(l.id);
+  a.techs.set(l.tech || '', (a.techs.get(l.tech || '') || 0) + 1);
+}
+
+function bundleElement(scene, key, a, scale) {
+  const data = {
+    id: 'agg:' + key, ref: key, etype: 'agg', source: a.s, target: a.t, count: a.count,
+    color: scene.speedColor(a.max), net: a.net * 2 > a.count ? 1 : 0, // dashed when mostly network links
+    width: bundleWidth(a.max, a.count) * Math.max(scale.get(a.s) || 1, scale.get(a.t) || 1),
+    label: bundleLabel(a.techs, a.cap), links: a.links.length > BUNDLE_LIST_MAX ? undefined : a.links.join(' '),
+  };
+  return { group: 'edges', data };
+}
+
+function addLinks(scene, nodeRep, want, scale) {
+  const bundles = new Map();
+  for (const l of scene.model.doc.links) {
+    const ra = nodeRep(l.a); const rb = nodeRep(l.b);
+    if (!ra || !rb || ra === rb) continue;
+    const cap = linkCapacity(scene.catalog, l);
+    const net = NETWORK_FAMILIES.has(linkFamily(scene.catalog, l)) ? 1 : 0;
+    if (ra.startsWith('n:') && rb.startsWith('n:')) want.set('l:' + l.id, linkElement(scene, l, ra, rb, cap, net));
+    else addToBundle(bundles, l, ra, rb, cap, net);
+  }
+  for (const [key, a] of bundles) want.set('agg:' + key, bundleElement(scene, key, a, scale));
+}
+
+/**
+ * The elements that should be on the canvas, by Cytoscape id ("g:h0", "n:h0/gpu0",
+ * "l:<link id>", "agg:<rep>|<rep>"), each {group, data, position?}; `data.sig` is a signature
+ * of the data, so a render updates only the elements whose data changed.
+ * @param {object} scene see the top of this file
+ * @returns {Map<string, object>}
+ */
+export function computeVisible(scene) {
+  const want = new Map();
+  const scale = new Map(); // element id -> edge thickening of a big collapsed group
+  const { groupRep, nodeRep } = makeRepResolver(scene.model, scene.viewState);
+  addGroups(scene, groupRep, want, scale);
+  addNodes(scene, nodeRep, want);
+  addLinks(scene, nodeRep, want, scale);
+  for (const el of want.values()) el.data.sig = JSON.stringify(el.data);
+  return want;
+}

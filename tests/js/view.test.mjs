@@ -1,0 +1,198 @@
+// Unit tests of what the canvas shows (static/js/editor/visible.js computeVisible and friends,
+// cystyle.js, viewport.js's pure parts), the status line (chrome.js) and search (search.js).
+// Bundles have their own tests (bundles.test.mjs).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { footerText, statusLine } from '../../static/js/editor/chrome.js';
+import { buildStyle, COLOR_NAMES, speedColor, SPEED_BUCKETS } from '../../static/js/editor/cystyle.js';
+import { autoLayout } from '../../static/js/editor/layout.js';
+import { Model } from '../../static/js/editor/model.js';
+import { matchScore, searchItems } from '../../static/js/editor/search.js';
+import { groupZoom, hidingGroups } from '../../static/js/editor/viewport.js';
+import {
+  bundleKey, collapsedBox, computeVisible, edgeWidth, fmtGbps, groupBox, groupCentre, groupLabel, labelOf, linkCapacity,
+  makeRepResolver, shortGbps,
+} from '../../static/js/editor/visible.js';
+import { ViewState } from '../../static/js/editor/viewstate.js';
+import { CATALOG } from './fake_editor.mjs';
+import { cluster, tiny } from './fixtures.mjs';
+
+/** A scene (visible.js) of `doc` with `collapsed` groups closed; colours are the speed bucket's name. */
+function sceneOf(doc, collapsed = []) {
+  const model = new Model(doc);
+  const viewState = new ViewState();
+  viewState.setCollapsed(collapsed, true);
+  const auto = autoLayout(model);
+  const colors = Object.fromEntries(SPEED_BUCKETS.map(([, v]) => [v, v]));
+  return { model, viewState, catalog: CATALOG, posOf: (id) => model.position(id) || auto.get(id) || [0, 0], speedColor: (g) => speedColor(colors, g) };
+}
+
+const ids = (want, group) => [...want.values()].filter((w) => !group || w.group === group).map((w) => w.data.id);
+
+describe('computeVisible', () => {
+  it('shows every group, device and link of an expanded document, parents first', () => {
+    const want = computeVisible(sceneOf(tiny()));
+    assert.deepEqual(ids(want), ['g:r0', 'g:h0', 'n:h0/gpu0', 'n:h0/gpu1', 'n:leaf0', 'l:h0/gpu0-gpu1']);
+    const gpu = want.get('n:h0/gpu0').data;
+    assert.equal(gpu.parent, 'g:h0');
+    assert.equal(gpu.label, 'gpu0');
+    assert.equal(want.get('g:h0').data.parent, 'g:r0');
+    const link = want.get('l:h0/gpu0-gpu1').data;
+    assert.deepEqual([link.source, link.target, link.label, link.net], ['n:h0/gpu0', 'n:h0/gpu1', 'pcie5x16 504G', 0]);
+    assert.equal(link.color, '--fs-speed-4');                 // 504 Gb/s: the ≤ 800 Gb/s bucket
+    for (const w of want.values()) assert.equal(w.data.sig, JSON.stringify({ ...w.data, sig: undefined }));
+  });
+
+  it('draws a collapsed group as one box and hides what is inside it, its subgroups too', () => {
+    const want = computeVisible(sceneOf(tiny(), ['r0']));
+    assert.deepEqual(ids(want), ['g:r0', 'n:leaf0']);
+    const box = want.get('g:r0');
+    assert.equal(box.data.collapsed, 1);
+    assert.equal(box.data.label, 'r0\n2 nodes');
+    assert.ok(box.data.w >= 76 && box.data.h >= 44 && box.data.fs >= 10);
+    assert.equal(box.position.length, 2);
+  });
+
+  it('keeps an expanded group inside a collapsed one closed away (the outermost closed group shows)', () => {
+    const want = computeVisible(sceneOf(tiny(), ['r0', 'h0']));
+    assert.deepEqual(ids(want, 'nodes'), ['g:r0', 'n:leaf0']);
+  });
+
+  it('bundles a collapsed host\'s network links per leaf and keeps the fabric\'s own links', () => {
+    const want = computeVisible(sceneOf(cluster(2), ['h0']));
+    const edges = [...want.values()].filter((w) => w.group === 'edges').map((w) => w.data);
+    const aggs = edges.filter((e) => e.etype === 'agg');
+    assert.equal(aggs.length, 8);                              // h0's 8 NICs, one to each leaf
+    assert.ok(aggs.every((e) => e.source === 'g:h0' || e.target === 'g:h0'));
+    assert.ok(aggs.every((e) => e.net === 1 && e.id === 'agg:' + bundleKey(e.source, e.target)));
+    assert.equal(edges.filter((e) => e.etype === 'link' && e.ref.startsWith('h0/')).length, 0);
+    assert.equal(edges.filter((e) => e.etype === 'link' && e.ref.startsWith('h1/')).length, 59 + 8);
+  });
+
+  it('never touches the document', () => {
+    const scene = sceneOf(cluster(2), ['h0', 'h1']);
+    const before = JSON.stringify(scene.model.doc);
+    computeVisible(scene);
+    assert.equal(JSON.stringify(scene.model.doc), before);
+    assert.ok(!scene.model.isDirty());
+  });
+
+  it('places an empty group where the document put it', () => {
+    const doc = { ...tiny(), groups: [...tiny().groups, { id: 'empty', kind: 'other' }], layout: { positions: { empty: [7, 9] } } };
+    assert.deepEqual(computeVisible(sceneOf(doc)).get('g:empty').position, [7, 9]);
+  });
+});
+
+describe('representatives, boxes and labels', () => {
+  it('resolves a device to its outermost collapsed group, else itself', () => {
+    const s = sceneOf(tiny(), ['h0']);
+    const { groupRep, nodeRep } = makeRepResolver(s.model, s.viewState);
+    assert.equal(nodeRep('h0/gpu0'), 'g:h0');
+    assert.equal(nodeRep('leaf0'), 'n:leaf0');
+    assert.equal(nodeRep('nope'), null);
+    s.viewState.setCollapsed(['r0'], true);
+    assert.equal(makeRepResolver(s.model, s.viewState).nodeRep('h0/gpu0'), 'g:r0');
+    assert.equal(groupRep(null), null);
+  });
+
+  it('measures a group by its laid-out devices', () => {
+    const m = new Model({ ...tiny(), layout: { positions: { 'h0/gpu0': [0, 0], 'h0/gpu1': [100, 40] } } });
+    const posOf = (id) => m.position(id) || [0, 0];
+    assert.deepEqual(groupBox(m, posOf, 'r0'), { cx: 50, cy: 20, w: 100, h: 40 });
+    assert.deepEqual(groupCentre(m, posOf, 'h0'), [50, 20]);
+  });
+
+  it('sizes collapsed boxes: a host near its footprint, a pod big, a flat layer growing upward', () => {
+    const host = collapsedBox({ w: 300, h: 200 });
+    assert.deepEqual([host.w, host.h, host.big, host.oy], [240, 160, false, undefined]);
+    assert.equal(collapsedBox({ w: 10, h: 10 }).w, 76);        // never smaller than a label
+    const pod = collapsedBox({ w: 20000, h: 5000 });
+    assert.ok(pod.big && pod.w === 16000 && pod.fs > 40);
+    const layer = collapsedBox({ w: 30000, h: 0 });
+    assert.ok(layer.oy < 0 && layer.oy + layer.h / 2 <= 50); // its bottom at most 50 px under the row
+  });
+
+  it('labels devices without their group\'s prefix and groups by what they are', () => {
+    assert.equal(labelOf({ id: 'h0/gpu3', group: 'h0' }), 'gpu3');
+    assert.equal(labelOf({ id: 'leaf0' }), 'leaf0');
+    assert.equal(groupLabel({ id: 'h0', kind: 'host', template: 'dgx' }, false, 0), 'h0 · dgx');
+    assert.equal(groupLabel({ id: 'r0', kind: 'rack' }, false, 0), 'r0 · rack');
+    assert.equal(groupLabel({ id: 'h0', kind: 'host' }, false, 0), 'h0');
+    assert.equal(groupLabel({ id: 'h0', kind: 'host', template: 'dgx' }, true, 32), 'h0\ndgx · 32 nodes');
+  });
+
+  it('reads a link\'s capacity from itself, else its technology and basis', () => {
+    assert.equal(linkCapacity(CATALOG, { tech: 'pcie5x16', capacity_gbps: 100 }), 100);
+    assert.equal(linkCapacity(CATALOG, { tech: 'pcie5x16' }), 384);
+    assert.equal(linkCapacity(CATALOG, { tech: 'pcie5x16', capacity_basis: 'raw' }), 504);
+    assert.equal(linkCapacity(CATALOG, { tech: 'nope' }), null);
+  });
+
+  it('formats rates and widths', () => {
+    assert.deepEqual([fmtGbps(400), fmtGbps(3200), fmtGbps(12800), fmtGbps(null)], ['400 Gb/s', '3.2 Tb/s', '13 Tb/s', '?']);
+    assert.deepEqual([shortGbps(504), shortGbps(3200), shortGbps(null)], ['504G', '3.2T', '']);
+    assert.deepEqual([edgeWidth(0), edgeWidth(100), edgeWidth(400), edgeWidth(1e6)], [1, 1, 3, 6]);
+  });
+});
+
+describe('stylesheet', () => {
+  const colors = Object.fromEntries(COLOR_NAMES.map((n) => [n, n]));
+
+  it('colours a link by its speed bucket', () => {
+    assert.equal(speedColor(colors, 100), '--fs-speed-1');
+    assert.equal(speedColor(colors, 400), '--fs-speed-3');
+    assert.equal(speedColor(colors, 5000), '--fs-speed-6');
+  });
+
+  it('takes shapes and the switch colour from #fs-style, cheap edges when large, labels when asked', () => {
+    const style = buildStyle({ colors, kinds: { gpu: { shape: 'square' }, switch: { color: '#123' } }, large: false, edgeLabels: false });
+    const rule = (sel) => style.filter((r) => r.selector === sel).map((r) => r.style);
+    assert.equal(rule('node[kind="gpu"]')[0].shape, 'square');
+    assert.equal(rule('node[kind="switch"]')[0]['background-color'], '#123');
+    assert.equal(rule('node[kind="switch"][role="tor"]').length, 0);   // one switch colour with the shared palette
+    assert.equal(rule('edge')[0]['curve-style'], 'bezier');
+    assert.equal(rule('edge').length, 1);
+    const large = buildStyle({ colors, kinds: {}, large: true, edgeLabels: true });
+    assert.equal(large.find((r) => r.selector === 'edge').style['curve-style'], 'haystack');
+    assert.ok(large.some((r) => r.selector === 'node[kind="switch"][role="tor"]'));
+    assert.deepEqual(large.at(-1), { selector: 'edge', style: { label: 'data(label)' } });
+  });
+});
+
+describe('viewport helpers', () => {
+  it('opens the groups hiding an element: a device\'s, a group\'s parents, both ends of a link', () => {
+    const m = new Model(cluster(1));
+    assert.deepEqual(hidingGroups(m, 'node', 'h0/gpu0'), ['h0']);
+    assert.deepEqual(hidingGroups(m, 'group', 'h0'), []);
+    assert.deepEqual(hidingGroups(m, 'link', 'h0/nic0-leaf0'), ['h0']);
+    assert.deepEqual(hidingGroups(m, 'node', 'nope'), []);
+  });
+
+  it('fits a group, never closer than reading distance nor further than 0.3', () => {
+    assert.equal(groupZoom({ w: 20, h: 20 }, 1000, 800), 2);
+    assert.equal(groupZoom({ w: 1920, h: 100 }, 1000, 800), 0.5);
+    assert.equal(groupZoom({ w: 1e6, h: 1e6 }, 1000, 800), 0.3);
+  });
+});
+
+describe('status line and search', () => {
+  it('says what state the document is in', () => {
+    assert.equal(statusLine({ readonly: false, dirty: false, revision: null }).text, 'new · not saved yet');
+    assert.equal(statusLine({ readonly: false, dirty: true, revision: null }).text, '● unsaved (new)');
+    assert.equal(statusLine({ readonly: false, dirty: false, revision: 4 }).text, 'saved · rev 4');
+    assert.equal(statusLine({ readonly: true, dirty: true, revision: 4 }).text, 'read-only · rev 4');
+    assert.equal(statusLine({ readonly: false, dirty: false, revision: 4 }).title, 'Based on revision 4');
+    assert.match(footerText(cluster(1), 3, 2, 7.6), /^42 devices · 83 links · 1 groups — showing 3 nodes, 2 edges · render 8 ms$/);
+  });
+
+  it('ranks exact, prefix, last-part and anywhere matches, links by exact id only', () => {
+    assert.deepEqual(['gpu3', 'gpu30', 'h0/gpu3', 'xgpu3', 'nic'].map((id) => matchScore(id, 'gpu3')), [0, 1, 2, 3, -1]);
+    const m = new Model(cluster(2));
+    const found = searchItems(m, 'GPU1');
+    assert.deepEqual(found.map((f) => f.id), ['h0/gpu1', 'h1/gpu1']);
+    assert.equal(searchItems(m, '  ').length, 0);
+    assert.deepEqual(searchItems(m, 'leaf0-spine1').map((f) => [f.type, f.id]), [['link', 'leaf0-spine1']]);
+    assert.equal(searchItems(m, 'h').length, 12);
+  });
+});
