@@ -26,7 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from designer.engine.analysis.result_columns import DamagedResult
+from designer.bridge.results import DamagedResult
 from designer.exceptions import EngineValidationError, IllegalTransition, RevisionConflict
 
 __all__ = ["ApiError", "PayloadTooLarge", "api_exception_handler", "error_body", "handler404",

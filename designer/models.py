@@ -210,7 +210,7 @@ class _ResultManager(models.Manager):
 class SimulationResult(models.Model):
     """The result of a finished job, in its own table so job lists never load it.
 
-    A simulation result is stored in two parts (issue 20, ``designer.engine.analysis.result_columns``):
+    A simulation result is stored in two parts (issue 20, :mod:`designer.bridge.results`):
     ``data`` holds the document without its bulk keys (``format``, ``summary``, ``scenario``...:
     what the result page and ``?view=summary`` read, a few kB) and ``body`` the bulk (``flows``,
     ``resources``, ``diff``, ``latency``) as compressed columns, read only when used. Rows stored
@@ -234,26 +234,16 @@ class SimulationResult(models.Model):
     @classmethod
     def parts_of(cls, document: dict) -> dict:
         """The field values storing ``document``: split and packed when it is a simulation result."""
-        from designer.engine.analysis import result_columns
+        from designer.bridge import results
 
-        if str(document.get("format") or "").startswith("fabricscope.result/"):
-            try:
-                head, body = result_columns.pack(document)
-                return {"data": head, "body": body, "encoding": result_columns.ENCODING}
-            except TypeError:  # orjson refuses it (an integer beyond 64 bits...): store it whole
-                pass
-        return {"data": document, "body": None, "encoding": ""}
+        return results.parts_of(document)
 
     def document(self) -> dict:
         """The whole stored document (reads ``body`` when there is one)."""
-        from designer.engine.analysis import result_columns
+        from designer.bridge import results
 
-        if not self.encoding:
-            return self.data
-        if self.encoding != result_columns.ENCODING:
-            raise result_columns.DamagedResult(
-                f"result of job {self.job_id}: unknown encoding {self.encoding!r}; run the job again")
-        return result_columns.unpack(self.data, self.body)
+        return results.stored_document(data=self.data, body=self.body, encoding=self.encoding,
+                                       label=f"result of job {self.job_id}")
 
 
 class ResultFigures(models.Model):

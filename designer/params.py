@@ -1,5 +1,5 @@
 """Typed, bounded parsing of what a request carries: integer query parameters, path ids, and JSON
-bodies, shared by the pages (``designer/views*.py``) and the API (``api/``).
+bodies, shared by the pages (``designer/pages/``) and the API (``api/``).
 
 Why a helper rather than ``int(request.GET[...])``: ``str.isdigit()`` accepts Unicode digits that
 ``int()`` refuses (``"²"``), ``int()`` accepts what no database column holds (``"9" * 20`` is an
@@ -195,9 +195,9 @@ def json_loads_bounded(raw: bytes | str, *, max_depth: int, strict: bool = True)
 
 def check_printable(value, *, field: str = "name") -> None:
     """Raise ``ValidationError({field: ...})`` when ``value`` holds a control, line-separator or
-    bidi-override character (``designer.engine.document.unprintable``): a U+202E in a name shows
-    it reversed, which can disguise one topology or scenario as another."""
-    from designer.engine.document import unprintable
+    bidi-override character (the document validator's rule, :func:`designer.bridge.unprintable`): a
+    U+202E in a name shows it reversed, which can disguise one topology or scenario as another."""
+    from designer.bridge import unprintable
 
     if isinstance(value, str) and (problem := unprintable(value)):
         raise ValidationError({field: f"must be printable: {problem}"})

@@ -20,11 +20,12 @@ import hashlib
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, Group
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Case, CharField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 from django.utils import timezone
 
+from designer import bridge
 from designer.models import (
     AuditEvent, Scenario, ShareLink, SimulationJob, SimulationResult, Topology, TopologyRevision,
     TopologyShare)
@@ -362,3 +363,105 @@ def group_by_name(*, name: str) -> Group | None:
 
 
 __all__ += ["user_by_username", "group_by_name"]
+
+
+# --- Lists and summaries the pages show -----------------------------------------------------------
+
+# ?sort= value -> (label, ordering). Size = GPUs, then nodes (what users compare clusters by).
+TOPOLOGY_SORTS = {
+    "updated": ("Last updated", ["-updated_at", "-pk"]),
+    "created": ("Newest", ["-created_at", "-pk"]),
+    "name": ("Name", ["name", "pk"]),
+    "size": ("Size", ["-gpu_count", "-node_count", "pk"]),
+}
+
+
+def topology_search(*, user, q: str = "", sort: str = "updated", tab: str = "mine",
+                    role: str = "", owner: str = "") -> QuerySet[Topology]:
+    """Topologies of a list tab (``mine`` or ``shared``), filtered by ``q`` and sorted.
+
+    The shared tab also filters by the user's ``role`` (viewer/editor) and the ``owner``'s
+    username; both go through :func:`shared_with_me`, so nothing unshared can appear.
+    """
+    if tab == "mine":
+        rows = topology_list(user=user).filter(owner=user)
+    else:
+        rows = shared_with_me(user=user, role=role or None, owner=owner or None)
+    if q:
+        rows = rows.filter(Q(name__icontains=q) | Q(description__icontains=q))
+    return rows.order_by(*TOPOLOGY_SORTS.get(sort, TOPOLOGY_SORTS["updated"])[1])
+
+
+def shared_owners(*, user) -> list[str]:
+    """Usernames of the owners of topologies shared with ``user`` (the owner filter's choices)."""
+    return sorted(set(shared_with_me(user=user).values_list("owner__username", flat=True)))
+
+
+def topology_access(*, user, topology: Topology) -> dict:
+    """What the topology page shows and offers to ``user``: role, allowed actions, and for the
+    owner and editors the grants and the audit trail (viewers see neither: the list of who has
+    access and the link history are the owner's business)."""
+    role = topology_role(user, topology)
+    allowed = ROLE_ACTIONS.get(role, frozenset())
+    context = {"role": role, "can": {a: a in allowed for a in
+                                     ("view", "fork", "run", "edit", "audit", "manage")},
+               "shares": [], "audit": []}
+    if "audit" in allowed:
+        context["shares"] = list(share_list(user=user, topology_pk=topology.pk))
+        context["audit"] = list(audit_list(user=user, topology_pk=topology.pk)[:15])
+    return context
+
+
+def recent_jobs(*, user, topology_pk: int, limit: int = 10) -> list[SimulationJob]:
+    """The topology's latest jobs ``user`` may see, newest first."""
+    return list(job_list(user=user, topology_pk=topology_pk)[:limit])
+
+
+__all__ += ["TOPOLOGY_SORTS", "topology_search", "shared_owners", "topology_access", "recent_jobs"]
+
+
+# --- nccl-tests predictions (pages and API) ---------------------------------------------------------
+# A predicted 8 B–8 GiB sweep is 31 steady-state solves of one collective; on up to
+# MAX_INLINE_HOSTS hosts that takes well under a few seconds, so it runs inside the request.
+# Bigger topologies are refused with a message instead of tying up a web worker.
+
+#: Hosts up to which a sweep runs inline (2×DGX-H100 8 B–8 GiB: ~0.5 s; 16 hosts: a few s).
+MAX_INLINE_HOSTS = 16
+#: Largest nccl-tests stdout accepted (a full sweep with NCCL_DEBUG=INFO is ~200 kB).
+MAX_LOG_BYTES = 1024 * 1024
+NCCL_OPS = [("all_reduce", "all_reduce"), ("all_gather", "all_gather"),
+            ("reduce_scatter", "reduce_scatter"), ("alltoall", "alltoall"), ("sendrecv", "sendrecv")]
+NCCL_ALGORITHMS = [("auto", "auto"), ("ring", "ring"), ("tree", "tree"), ("nvls", "nvls"),
+                   ("nvlstree", "nvlstree")]
+
+
+def nccl_tests_prediction(*, topology: Topology, op: str, min_bytes, max_bytes, factor: int,
+                          algorithm: str, log: str | None = None) -> dict:
+    """Predicted nccl-tests rows for the topology's current revision (and a run side by side).
+
+    The caller has already checked that the requester may view ``topology``
+    (:func:`topology_get_for` with ``action="view"``).
+
+    Returns
+    -------
+    dict
+        See :func:`designer.bridge.nccl_tests_sweep`.
+
+    Raises
+    ------
+    ValidationError
+        No revision yet, more than :data:`MAX_INLINE_HOSTS` hosts, a log over
+        :data:`MAX_LOG_BYTES`, or the engine's located errors (``EngineValidationError``).
+    """
+    if topology.current_revision_id is None:
+        raise ValidationError("this topology has no revision yet: save one in the editor first")
+    if topology.host_count > MAX_INLINE_HOSTS:
+        raise ValidationError(f"nccl-tests predictions run inline for up to {MAX_INLINE_HOSTS} hosts; this "
+                              f"topology has {topology.host_count}. Run a scenario (a background job) instead.")
+    if log is not None and len(log.encode("utf-8")) > MAX_LOG_BYTES:
+        raise ValidationError({"log": [f"the log is larger than {MAX_LOG_BYTES // 1024} KiB"]})
+    return bridge.nccl_tests_sweep(document=topology.current_revision.document, op=op, min_bytes=min_bytes,
+                                   max_bytes=max_bytes, factor=factor, algorithm=algorithm, log=log or None)
+
+
+__all__ += ["MAX_INLINE_HOSTS", "MAX_LOG_BYTES", "NCCL_OPS", "NCCL_ALGORITHMS", "nccl_tests_prediction"]

@@ -357,7 +357,8 @@ REST_FRAMEWORK.update({
         "rest_framework.filters.SearchFilter",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonThrottle", "api.throttling.UserThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["designer.ops.throttling.AnonThrottle",
+                                 "designer.ops.throttling.UserThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
         "api.parsers.BoundedJSONParser",  # json.loads with a depth limit checked first
@@ -370,7 +371,7 @@ REST_FRAMEWORK.update({
     # default (None) a client could pick its own X-Forwarded-For and dodge the anonymous limit.
     "NUM_PROXIES": int(os.environ.get("FABRICSCOPE_NUM_PROXIES", "0")),
 })
-# Rates per scope (api/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
+# Rates per scope (designer/ops/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
 FABRICSCOPE_API_THROTTLE_RATES = {
     scope: os.environ[f"FABRICSCOPE_API_RATE_{scope.upper()}"]
     for scope in ("anon", "user", "job_submit", "figures") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")

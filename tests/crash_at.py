@@ -94,14 +94,14 @@ def _seams(point: str, marker: str):
     return {
         "web_publish": (queue, "_send", lambda f: _before(
             f, point, marker, lambda name, *a, **k: name == "designer.tasks.job_run")),
-        "job_finish": (runner, "_job_finish", lambda f: _before(
+        "job_finish": (runner, "job_finish", lambda f: _before(
             f, point, marker, lambda job_id, attempt, state, **k: state == JobState.SUCCEEDED)),
-        "chunk_publish": (sweeps, "_enqueue_chunks", lambda f: _before(f, point, marker)),
+        "chunk_publish": (sweeps, "enqueue_chunks", lambda f: _before(f, point, marker)),
         "chunk_commit": (sweeps, "_chunk_finish",
                          lambda f: _after(f, point, marker, _last_chunk_committed)),
         "settle_merge": (bridge, "merge_sweep_parts",
                          lambda f: _after(f, point, marker, lambda *a, **k: True)),
-        "merge_commit": (sweeps, "_sweep_settle",
+        "merge_commit": (sweeps, "sweep_settle",
                          lambda f: _after(f, point, marker, _sweep_ended)),
     }[point]
 
@@ -109,7 +109,7 @@ def _seams(point: str, marker: str):
 def install(point: str, marker: str, *, setattr=setattr) -> None:
     """Make this process die once at ``point`` (one of :data:`POINTS`).
 
-    The wrapped names are module globals looked up at call time (``runner._job_finish``,
+    The wrapped names are module globals looked up at call time (``runner.job_finish``,
     ``sweeps._chunk_finish``, ...), so wrapping the attribute reaches every caller in that
     module. ``setattr`` is ``monkeypatch.setattr`` in a test process.
     """

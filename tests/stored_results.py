@@ -23,7 +23,7 @@ def stored_job(topology: dict, result: dict, *, username: str = "ana", prebuild:
     from designer.choices import JobKind, JobState
     from designer.models import Scenario, SimulationJob, Topology, TopologyRevision
     from designer.services.results import result_store
-    from designer.services.runner import _figures_prebuild
+    from designer.services.results import figures_prebuild
 
     user = get_user_model().objects.filter(username=username).first() or \
         get_user_model().objects.create_user(username, password=PASSWORD)
@@ -39,5 +39,5 @@ def stored_job(topology: dict, result: dict, *, username: str = "ana", prebuild:
                                        message="done", started_at=now, finished_at=now, attempts=1)
     result_store(job=job, document=result)
     if prebuild:
-        _figures_prebuild(job, result)
+        figures_prebuild(job, result)
     return user, job

@@ -44,7 +44,6 @@ _ERRORS = {
         ("unsupported_media_type", 'Unsupported media type "text/plain" in request.', [])]),
     429: ("rate limit exceeded (Retry-After says when to try again)", [
         ("throttled", "Request was throttled.", {"retry_after": 12})]),
-    501: ("not available yet", [("not_implemented", "figures are not available yet", [])]),
     503: ("the job queue (Redis) is unreachable: nothing was queued; Retry-After says when to "
           "try again", [
               ("broker_unavailable", "the job queue is unreachable, so the job was not accepted "

@@ -92,7 +92,7 @@ figures = extend_schema(
                 "ranking (+ whatif_* of `?failure=i`); comparisons: policies.",
     parameters=[id_query("failure", "sweeps: index of the ranking entry whose what-if "
                                     "figures to add", maximum=2 ** 31 - 1)],
-    responses={200: OpenApiTypes.OBJECT, **errors(400, 404, 409, 501)},
+    responses={200: OpenApiTypes.OBJECT, **errors(400, 404, 409)},
     examples=[example("figures", {"bottlenecks": {
         "data": [{"type": "bar", "x": [1.0], "y": ["h0/nic0-leaf0:a>b"]}],
         "layout": {"title": {"text": "Bottlenecks"}}, "config": {},

@@ -6,7 +6,7 @@ from rest_framework import serializers
 from api.serializers.fields import StrictCharField
 
 from api.serializers.topologies import TopologySerializer
-from designer.engine.io import FORMATS as IMPORT_FORMATS
+from designer.bridge.facts import IMPORT_FORMATS
 
 __all__ = ["ImportSerializer", "ImportResultSerializer", "ImportPreviewSerializer",
            "ImportPreviewResultSerializer"]

@@ -29,10 +29,11 @@ class JobCreateSerializer(serializers.Serializer):
         help_text="compare only: NIC policies to compare (default affinity, pxn, any)")
 
     def validate_over(self, value: list[str]) -> list[str]:
-        from designer.engine.analysis.whatif import SWEEP_CLASSES  # here: whatif loads the solver
+        from designer.bridge.facts import sweep_classes
 
-        bad = {k: [f"unknown failure class {c!r} (choose from {', '.join(SWEEP_CLASSES)})"]
-               for k, c in enumerate(value) if c not in SWEEP_CLASSES}
+        known = sweep_classes()
+        bad = {k: [f"unknown failure class {c!r} (choose from {', '.join(known)})"]
+               for k, c in enumerate(value) if c not in known}
         if bad:
             raise serializers.ValidationError(bad)
         return value

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from designer.selectors_nccl import ALGORITHMS, MAX_LOG_BYTES, OPS
+from designer.selectors import MAX_LOG_BYTES, NCCL_ALGORITHMS, NCCL_OPS
 
 __all__ = ["NcclTestsRequestSerializer", "NcclTestsResultSerializer"]
 
@@ -19,12 +19,12 @@ class _SizeField(serializers.CharField):
 
 
 class NcclTestsRequestSerializer(serializers.Serializer):
-    op = serializers.ChoiceField(choices=[c for c, _ in OPS], default="all_reduce",
+    op = serializers.ChoiceField(choices=[c for c, _ in NCCL_OPS], default="all_reduce",
                                  help_text="the nccl-tests binary without _perf; every GPU is one rank")
     min_bytes = _SizeField(default="8", max_length=24, help_text="smallest size (nccl-tests -b): 8, 64K, 8M")
     max_bytes = _SizeField(default="8G", max_length=24, help_text="largest size (nccl-tests -e)")
     factor = serializers.IntegerField(default=2, min_value=2, max_value=1024, help_text="nccl-tests -f")
-    algorithm = serializers.ChoiceField(choices=[c for c, _ in ALGORITHMS], default="auto")
+    algorithm = serializers.ChoiceField(choices=[c for c, _ in NCCL_ALGORITHMS], default="auto")
     log = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False,
                                 max_length=MAX_LOG_BYTES,
                                 help_text="stdout of a real nccl-tests run to compare with (optional)")

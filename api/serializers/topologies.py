@@ -5,10 +5,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
-from designer.engine.model.fabrics import FABRICS
-from designer.engine.catalog import SWITCH_MODELS
-from designer.engine.model.fabrics import MAX_HOSTS as MAX_BUILD_HOSTS  # one limit for pages and API
-from designer.engine.model.templates import TEMPLATES
+from designer.bridge.facts import FABRICS, MAX_BUILD_HOSTS, SWITCH_MODEL_IDS, TEMPLATE_NAMES
 
 __all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
            "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer"]
@@ -22,7 +19,7 @@ def max_build_hosts() -> int:
 class BuildSpecSerializer(serializers.Serializer):
     """Arguments of ``engine.fabrics.build_cluster``: N hosts of a template wired by a fabric."""
 
-    template = serializers.ChoiceField(choices=sorted(TEMPLATES))
+    template = serializers.ChoiceField(choices=TEMPLATE_NAMES)
     hosts = serializers.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS)
     fabric = serializers.ChoiceField(choices=FABRICS, default="rail-optimized")
     rails = serializers.IntegerField(min_value=1, required=False)
@@ -35,7 +32,7 @@ class BuildSpecSerializer(serializers.Serializer):
     storage = serializers.IntegerField(min_value=0, max_value=1024, required=False)
     nic_link_tech = StrictCharField(required=False, max_length=64)
     uplink_tech = StrictCharField(required=False, max_length=64)
-    switch = serializers.ChoiceField(choices=sorted(SWITCH_MODELS), required=False,
+    switch = serializers.ChoiceField(choices=SWITCH_MODEL_IDS, required=False,
                                      help_text="catalog switch model (default by NIC family)")
     planes = serializers.IntegerField(min_value=1, max_value=64, required=False)
     tiers = serializers.ChoiceField(choices=(2, 3), required=False)

@@ -7,11 +7,10 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api import engine_calls
 from api.permissions import IsUserOrShareLinkReader
 from api.schema import export as doc
 from api.views.base import ApiMixin, query_int
-from designer import selectors
+from designer import bridge, selectors
 
 __all__ = ["GraphMLRenderer", "TopologyExportView"]
 
@@ -36,7 +35,7 @@ class TopologyExportView(ApiMixin, APIView):
         revision = selectors.revision_get(user=request.user, topology_pk=topology.pk,
                                           number=number)
         fmt = request.accepted_renderer.format
-        body = (engine_calls.graphml(revision.document) if fmt == "graphml"
+        body = (bridge.graphml(revision.document) if fmt == "graphml"
                 else revision.document)
         filename = f"{topology.name}-r{revision.number}.{fmt}".replace('"', "")
         return Response(body, headers={

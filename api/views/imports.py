@@ -10,10 +10,9 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
-from api import engine_calls
 from api import serializers as s
 from api.schema import imports as doc
-from designer import services
+from designer import bridge, services
 
 __all__ = ["TopologyImportActions"]
 
@@ -50,7 +49,7 @@ def _parsed(serializer_class, request):
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    result = engine_calls.import_host(
+    result = bridge.import_host(
         content=serializer.content(), format=data.get("format"), host_id=data["host_id"],
         name=data["name"], field="file" if "file" in data else "text")
     return data, result

@@ -6,19 +6,19 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from api import engine_calls
 from api import serializers as s
 from api.exception_handlers import ApiError
 from api.filters import JobFilter
 from api.permissions import IsUserOrShareLinkReader, TopologyRole
 from api.schema import jobs as doc
-from api.throttling import JobSubmitThrottle
 from api.views.base import ID, ApiMixin, body_ref, query_int, valid_data
 from designer import selectors, services
 from designer.choices import JobKind, JobState
-from designer.engine.analysis import result_columns
+from designer.bridge import results
 from designer.figures.base import figures_key
+from designer.figures.result import job_figures
 from designer.models import Scenario, SimulationJob
+from designer.ops.throttling import JobSubmitThrottle
 from designer.services.results import result_figures
 
 __all__ = ["JobViewSet", "RESULT_VIEWS"]
@@ -91,24 +91,21 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
         job = _finished_job(self._job(pk))
         row = selectors.result_get(user=request.user, job_pk=job.pk)
         if view == "summary":
-            return Response(result_columns.split(row.data)[0])
+            return Response(results.head_of(row.data))
         return Response(row.document())
 
     @doc.figures
     @action(detail=True, methods=["get"], filter_backends=[])
     def figures(self, request, pk):
         job = _finished_job(self._job(pk))
-        if not engine_calls.figures_available(job.kind):
-            raise ApiError(status_code=501, code="not_implemented",
-                           message=f"figures of {job.kind} results are not available yet")
         selected = query_int(request, "failure", default=-1)
         result = selectors.result_get(user=request.user, job_pk=job.pk)
 
         def build(row) -> dict:
             document = selectors.revision_get(user=request.user, topology_pk=job.topology_id,
                                               number=job.revision.number).document
-            return engine_calls.figures(row.document(), job.kind, topology_doc=document,
-                                        selected=None if selected < 0 else selected)
+            return job_figures(row.document(), job.kind, topology_doc=document,
+                               selected=None if selected < 0 else selected)
         if job.kind == JobKind.SIMULATE:  # the figures the result page shows, built once
             return Response(result_figures(job_id=job.pk, key=figures_key("result"), build=build))
         return Response(build(result))

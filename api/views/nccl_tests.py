@@ -8,7 +8,7 @@ from api.permissions import IsAuthenticatedUser
 from api.schema import nccl_tests as doc
 from api.serializers.nccl_tests import NcclTestsRequestSerializer
 from api.views.base import ApiMixin, valid_data
-from designer import selectors, selectors_nccl
+from designer import selectors
 
 __all__ = ["NcclTestsView"]
 
@@ -22,4 +22,4 @@ class NcclTestsView(ApiMixin, APIView):
     def post(self, request, topology_pk):
         topology = selectors.topology_get_for(user=request.user, pk=topology_pk, action="view")
         data = valid_data(NcclTestsRequestSerializer, request.data)
-        return Response(selectors_nccl.nccl_tests_prediction(topology=topology, **data))
+        return Response(selectors.nccl_tests_prediction(topology=topology, **data))

@@ -10,11 +10,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api import engine_calls
 from api import serializers as s
 from api.pagination import ApiPagination
 from api.schema import templates_catalog as doc
 from api.views.base import ApiMixin, valid_data
+from designer import bridge
+from designer.bridge import facts
 
 __all__ = ["TemplateViewSet", "CatalogView", "ValidateView"]
 
@@ -27,7 +28,7 @@ class TemplateViewSet(ApiMixin, viewsets.ViewSet):
     @doc.template_list
     def list(self, request):
         paginator = self.pagination_class()
-        rows = list(engine_calls.templates().values())
+        rows = list(facts.template_details().values())
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response(page)
 
@@ -40,12 +41,12 @@ class TemplateViewSet(ApiMixin, viewsets.ViewSet):
     def host(self, request, name):
         _template(name)
         host_id = _host_id(request.query_params.get("host_id", "h0"))
-        document = engine_calls.host_document(template=name, host_id=host_id)
+        document = bridge.host_document(template=name, host_id=host_id)
         return Response({"template": name, "host_id": host_id, "document": document})
 
 
 def _template(name: str) -> dict:
-    templates = engine_calls.templates()
+    templates = facts.template_details()
     if name not in templates:
         raise Http404(f"no template {name!r} (choose from {', '.join(sorted(templates))})")
     return templates[name]
@@ -60,12 +61,12 @@ def _host_id(value: str) -> str:
 class CatalogView(ApiMixin, APIView):
     @doc.catalog
     def get(self, request):
-        return Response(engine_calls.catalog())
+        return Response(facts.catalog())
 
 
 class ValidateView(ApiMixin, APIView):
     @doc.validate
     def post(self, request):
         data = valid_data(s.ValidateSerializer, request.data)
-        problems = engine_calls.validate_document(data["document"])
+        problems = bridge.validate_document(data["document"])
         return Response({"valid": not problems, "problems": problems})

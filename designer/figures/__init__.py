@@ -19,7 +19,8 @@ Modules
 ``charts``       utilization by tier, bottlenecks, completion, flow rates, timeline, latency
 ``whatif``       completion before → after, what changed, failure ranking, NIC policies
 ``compare``      two results side by side
-``result``       every view of one result
+``result``       every view of one result; a job's figures by kind
+``headline``     what the result and compare pages print as text (verdict, rows, BOM values)
 ``interactive``  figures built on a click, from the slice of page data the browser posts
 
 Figure dict shape
@@ -31,7 +32,7 @@ and, per kind, what the browser needs for interaction (``path_index`` for the fl
 ``hosts`` for host drill-down).
 
 The template contexts of the result and compare pages (``result_context``, ``compare_context``)
-live in :mod:`designer.page_selectors`.
+live in :mod:`designer.pages.selectors`.
 """
 from __future__ import annotations
 

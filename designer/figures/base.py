@@ -8,32 +8,18 @@ background are left to ``static/js/results.js``, which themes them from the page
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
 import orjson
 
-__all__ = ["figure", "table_figure", "TABLE_TONES", "empty_figure", "axis", "json_script_html", "figures_html", "figure_texts",
+__all__ = ["figure", "table_figure", "TABLE_TONES", "empty_figure", "axis", "figures_html", "figure_texts",
            "figures_from_texts", "FigureSet", "figures_version", "figures_key"]
 
 # What Django's json_script escapes (so the JSON can never close the <script> element), done with
 # three str.replace calls: str.translate with a dict took 0.4 s on a 1,024-GPU page's 2 MB.
 _SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
-
-
-def json_script_html(value, element_id: str) -> str:
-    """``<script id=element_id type="application/json">`` holding ``value`` as compact JSON.
-
-    The same element Django's ``json_script`` filter writes (``&``, ``<``, ``>`` escaped as
-    ``\\uXXXX``), without spaces after separators and ~40x faster on megabytes of figures.
-    Returns a plain ``str``; mark it safe where it is put into a template.
-    """
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in _SCRIPT_ESCAPES:
-        text = text.replace(char, escaped)
-    return f'<script id="{element_id}" type="application/json">{text}</script>'
 
 
 def figure(kind: str, title: str, data: list, layout: dict, *, table: dict | None = None,
@@ -169,11 +155,13 @@ class FigureSet(Mapping):
 
     The result page only embeds the text and asks which views exist (``"timeline" in figures``), so a
     visit never builds the Python objects of a megabyte of figures; the API reads them as a dict.
+    ``figs``: the figures themselves when the caller has just built them (nothing to parse back).
     """
 
-    def __init__(self, keys: list[str], figures_text: str, index_text: str | None):
+    def __init__(self, keys: list[str], figures_text: str, index_text: str | None,
+                 figs: dict | None = None):
         self.keys_list, self.texts = list(keys), (figures_text, index_text)
-        self._figs: dict | None = None
+        self._figs: dict | None = figs
 
     def __contains__(self, key) -> bool:
         return key in self.keys_list

@@ -64,9 +64,8 @@ def catalog_capacity(tech):
     try:
         # Imported here, not at the top: result pages must not pay the engine's numpy start-up
         # unless a link lacks its capacity.
-        from designer.engine.catalog import TECHS
-        info = TECHS.get(tech)
-        return float(info.effective_gbps) if info else None
+        from designer.bridge.facts import link_capacity_gbps
+        return link_capacity_gbps(tech)
     except Exception:  # pragma: no cover - catalog import problems must not break a page
         return None
 

@@ -6,9 +6,9 @@ from designer.figures.charts import (
 from designer.figures.job import job_figure
 from designer.figures.paths import path_figure, path_index
 from designer.figures.topology import topology_figure
-from designer.figures.whatif import figures_for_sweep, whatif_figures
+from designer.figures.whatif import figures_for_policies, figures_for_sweep, whatif_figures
 
-__all__ = ["figures_for_result", "page_view", "page_figures"]
+__all__ = ["figures_for_result", "page_view", "page_figures", "job_figures"]
 
 
 def page_view(result: dict) -> str:
@@ -28,6 +28,28 @@ def page_figures(result: dict, *, topology_doc: dict | None = None,
     if page_view(result) == "result":
         return figures_for_result(result, topology_doc=topology_doc)
     return figures_for_sweep(result, selected=selected)
+
+
+def job_figures(result: dict, kind: str, *, topology_doc: dict | None = None,
+                selected: int | None = None) -> dict[str, dict]:
+    """The figures of a job's result by job kind (the API's ``/jobs/<id>/figures/``).
+
+    Parameters
+    ----------
+    result : dict
+        ``fabricscope.result/1`` (simulate), ``fabricscope.sweep/1`` (sweep) or a policy
+        comparison (compare).
+    kind : {"simulate", "sweep", "compare"}
+    topology_doc : dict, optional
+        The simulated document (the topology view of a simulation needs it).
+    selected : int, optional
+        Sweep only: the ranking entry whose what-if figures to add.
+    """
+    if kind == "sweep":
+        return figures_for_sweep(result, selected=selected)
+    if kind == "compare":
+        return figures_for_policies(result)
+    return figures_for_result(result, topology_doc=topology_doc)
 
 
 def figures_for_result(result: dict, *, topology_doc: dict | None = None) -> dict[str, dict]:

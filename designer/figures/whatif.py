@@ -178,16 +178,22 @@ def _ranking_panels(imps: list[dict]) -> list[tuple]:
     lost = [int(m.get("disconnected_flows") or 0) for m in imps]
     if any(m.get("job") for m in imps):
         imps = [_step_as_completion(m) for m in imps]
+    inc_ms, inc_text = _increase_panel(imps)
+    thr = [num(m.get("throughput_lost_gbps"), 0.0) for m in imps]
+    return [("x", lost, [f"{v:,}" if v else "" for v in lost], FAILED_COLOR),
+            ("x2", inc_ms, inc_text, "#f0822e"),
+            ("x3", thr, [fmt_gbps(v) if v else "" for v in thr], "#5d8fd8")]
+
+
+def _increase_panel(imps: list[dict]) -> tuple[list[float], list[str]]:
+    """Completion increases (ms) and their bar texts; "does not complete" at the panel's end."""
     inc = [num(m.get("completion_increase_s")) for m in imps]
     finite = [v * 1e3 for v in inc if v is not None]
     end = max(finite + [0.0]) * 1.15 or 1.0
     inc_ms = [end if m.get("completion_unbounded") else (v or 0.0) * 1e3 for m, v in zip(imps, inc)]
-    thr = [num(m.get("throughput_lost_gbps"), 0.0) for m in imps]
     inc_text = ["does not complete" if m.get("completion_unbounded") else (f"{v:+.3g} ms" if v else "")
                 for m, v in zip(imps, inc_ms)]
-    return [("x", lost, [f"{v:,}" if v else "" for v in lost], FAILED_COLOR),
-            ("x2", inc_ms, inc_text, "#f0822e"),
-            ("x3", thr, [fmt_gbps(v) if v else "" for v in thr], "#5d8fd8")]
+    return inc_ms, inc_text
 
 
 def _step_as_completion(m: dict) -> dict:

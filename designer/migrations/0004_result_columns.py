@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 
 def _pack_rows(apps, schema_editor):
-    from designer.engine.analysis import result_columns
+    from designer.bridge import results as result_columns
 
     Result = apps.get_model("designer", "SimulationResult")
     for pk in list(Result.objects.filter(encoding="").values_list("pk", flat=True)):
@@ -23,7 +23,7 @@ def _pack_rows(apps, schema_editor):
 
 
 def _unpack_rows(apps, schema_editor):
-    from designer.engine.analysis import result_columns
+    from designer.bridge import results as result_columns
 
     Result = apps.get_model("designer", "SimulationResult")
     for pk in list(Result.objects.exclude(encoding="").values_list("pk", flat=True)):

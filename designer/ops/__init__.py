@@ -1,4 +1,5 @@
-"""Operations: health and readiness probes, metrics, request ids in logs, broker checks, limits.
+"""Operations: health and readiness probes, metrics, request ids in logs, broker checks, limits,
+request rate limits (``throttling``: the API's and the result page's figure requests).
 
 Django app ``designer.ops`` (label ``ops``); its ``ready()`` connects the Celery worker signals
 (memory limit in pool children, request id in job logs). See docs/RELIABILITY.md.

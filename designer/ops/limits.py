@@ -1,8 +1,9 @@
 """Resource limits of the web app and the workers, in one place (values: docs/RELIABILITY.md).
 
 - Scenario size: the engine's own limits (``document.LIMITS``, ``workloads.MAX_FLOWS``) plus
-  ``FABRICSCOPE_JOB_MAX_FLOWS``, a cheap flow count checked when a scenario is saved and when a
-  job is submitted, so an over-limit scenario is a 400 up front, not a worker running out of
+  ``FABRICSCOPE_JOB_MAX_FLOWS``, a cheap flow count checked with the scenario's validation
+  (:func:`designer.bridge.validate_scenario`, once per request: when a scenario is saved, when a
+  job is submitted), so an over-limit scenario is a 400 up front, not a worker running out of
   memory minutes later.
 - Per-user concurrency: ``FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER`` queued + running jobs (429).
 - Per-job time: Celery ``soft_time_limit`` / ``time_limit`` (settings), turned into a clear
@@ -32,41 +33,11 @@ from django.db.models import BigIntegerField, Func
 
 from designer.ops.errors import BuildRateExceeded, BuildTooLarge, QuotaExceeded, TooManyJobs
 
-__all__ = ["validate_scenario", "scenario_flow_count", "check_active_jobs", "apply_memory_limit",
+__all__ = ["check_active_jobs", "apply_memory_limit",
            "describe_error", "summary", "build_elements", "check_build", "check_topology_quota",
            "check_storage_quota", "stored_bytes", "document_bytes"]
 
 logger = logging.getLogger(__name__)
-
-
-def scenario_flow_count(normalized) -> int:
-    """Flows the engine will generate for a normalized scenario (no flow is built)."""
-    from designer.engine.traffic.workloads import pattern_flow_count
-
-    return sum(pattern_flow_count(p) for p in normalized.patterns)
-
-
-def validate_scenario(scenario: dict) -> int:
-    """Engine validation plus the flow-count limit; returns the flow count.
-
-    Raises
-    ------
-    EngineValidationError
-        Invalid scenario, or code ``limit_exceeded`` at ``workload`` when it makes more than
-        ``FABRICSCOPE_JOB_MAX_FLOWS`` flows.
-    """
-    from designer.bridge import engine_errors
-    from designer.engine.errors import LimitExceeded, Problem
-    from designer.engine.traffic.scenario import normalize_scenario
-
-    limit = settings.FABRICSCOPE_JOB_MAX_FLOWS
-    with engine_errors():
-        flows = scenario_flow_count(normalize_scenario(scenario))
-        if flows > limit:
-            message = (f"the workload makes {flows:,} flows; this server runs at most {limit:,} "
-                       "per job (FABRICSCOPE_JOB_MAX_FLOWS): use fewer participants or channels")
-            raise LimitExceeded(message, [Problem("workload", message)])
-    return flows
 
 
 def check_active_jobs(*, user) -> None:
@@ -126,9 +97,9 @@ def describe_error(exc: BaseException) -> str | None:
 
 def summary() -> dict:
     """Every limit in force, for docs, /readyz consumers and support."""
-    from designer.engine.document import LIMITS
-    from designer.engine.traffic.workloads import MAX_FLOWS
+    from designer.bridge.facts import engine_limits
 
+    engine = engine_limits()
     return {
         "max_body_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES,
         "json_max_depth": settings.FABRICSCOPE_JSON_MAX_DEPTH,
@@ -136,8 +107,8 @@ def summary() -> dict:
         "quota_stored_bytes": settings.FABRICSCOPE_QUOTA_STORED_BYTES,
         "build_max_elements": settings.FABRICSCOPE_BUILD_MAX_ELEMENTS,
         "build_elements_per_minute": settings.FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE,
-        "document": dict(LIMITS),
-        "engine_max_flows": MAX_FLOWS,
+        "document": engine["document"],
+        "engine_max_flows": engine["max_flows"],
         "job_max_flows": settings.FABRICSCOPE_JOB_MAX_FLOWS,
         "job_max_active_per_user": settings.FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER,
         "job_soft_time_limit_s": settings.FABRICSCOPE_JOB_SOFT_TIME_LIMIT,
@@ -159,16 +130,11 @@ def build_elements(*, template, hosts: int, options: dict | None = None) -> int:
     174,592 links, 6 s of CPU). A spec the engine refuses costs 0 here: the build then reports
     the error itself, located.
     """
-    from designer.engine.errors import EngineError
-    from designer.engine.model.templates import template_spec
+    from designer.bridge.facts import host_elements
 
     if not isinstance(hosts, int) or hosts < 1:
         return 0
-    try:
-        spec = template_spec(template, **((options or {}).get("params") or {}))
-    except (EngineError, TypeError, ValueError):
-        return 0
-    return hosts * (len(spec.get("nodes") or ()) + len(spec.get("links") or ()))
+    return hosts * host_elements(template, (options or {}).get("params"))
 
 
 def check_build(*, user, template, hosts: int, options: dict | None = None) -> int:

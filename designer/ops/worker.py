@@ -32,10 +32,10 @@ def _limit_memory(**kwargs) -> None:
 @worker_process_init.connect
 def _warm_engine(**kwargs) -> None:
     # A cold numba cache costs a first job ~5 s of compilation; pay it before any job arrives.
-    from designer.engine.solve.solver import warm_up
+    from designer import bridge
 
     started = time.monotonic()
-    warm_up()
+    bridge.warm_up()
     logger.info("engine kernels ready in %.1f s", time.monotonic() - started)
 
 

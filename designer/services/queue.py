@@ -4,7 +4,7 @@ The bottom of ``designer.services``: it imports no other service module. Every C
 goes through :func:`_send` (tests replace ``designer.services.queue._send`` to record messages).
 A publish that fails marks its row failed: a job is never silently lost (docs/RELIABILITY.md).
 A publish that succeeds stamps the row's ``published_at``; a queued row still without it after
-a grace period lost its publish to a crash, and the reaper sends it again (:func:`_republish`).
+a grace period lost its publish to a crash, and the reaper sends it again (:func:`republish`).
 """
 from __future__ import annotations
 
@@ -18,21 +18,25 @@ from designer.choices import JobState
 from designer.models import SimulationJob, SweepChunk
 from designer.ops.logs import current_request_id
 
-__all__: list[str] = []  # private plumbing; services/__init__ re-exports what callers use
+__all__ = ["TASK_FOR", "lock_job", "copy_fields", "new_task_id", "republish", "enqueue_job",
+           "enqueue_chunk", "revoke"]
 
 logger = logging.getLogger(__name__)
 
 
-def _lock_job(pk: int) -> SimulationJob:
+def lock_job(pk: int) -> SimulationJob:
+    """The job row, locked until the caller's transaction ends (``select_for_update``)."""
     return SimulationJob.objects.select_for_update().get(pk=pk)
 
 
-def _copy_fields(source: SimulationJob, target: SimulationJob) -> None:
+def copy_fields(source: SimulationJob, target: SimulationJob) -> None:
+    """Make the caller's ``target`` instance show what ``source`` (a locked re-read) holds."""
     if source is not target:
         target.__dict__.update({k: v for k, v in source.__dict__.items() if k != "_state"})
 
 
-def _task_id() -> str:
+def new_task_id() -> str:
+    """A fresh Celery message id (stored on the row before the message is sent)."""
     return str(uuid.uuid4())
 
 
@@ -58,7 +62,7 @@ def _mark_published(model, pk: int, task_id: str) -> None:
         logger.warning("could not stamp %s %s as published", model.__name__, pk, exc_info=True)
 
 
-def _republish(model, pk: int, task_id: str) -> bool:
+def republish(model, pk: int, task_id: str) -> bool:
     """Send a queued row's message again (reaper); False when the broker is unreachable.
 
     Unlike the first publish, a failure here changes nothing: the row stays queued and the
@@ -74,13 +78,14 @@ def _republish(model, pk: int, task_id: str) -> bool:
     return True
 
 
-def _enqueue_job(job_id: int, task_id: str) -> None:
+def enqueue_job(job_id: int, task_id: str) -> None:
+    """Publish a job's message (after commit); a publish that fails marks the job failed."""
     try:
         _send(TASK_FOR[SimulationJob], job_id, task_id=task_id)
     except Exception as exc:
         logger.exception("could not queue job %s", job_id)
         with transaction.atomic():
-            job = _lock_job(job_id)
+            job = lock_job(job_id)
             if job.state == JobState.QUEUED:
                 job.error = f"could not reach the job queue: {exc}"
                 fields = job.transition(JobState.FAILED, message="failed: job queue unreachable")
@@ -89,9 +94,9 @@ def _enqueue_job(job_id: int, task_id: str) -> None:
     _mark_published(SimulationJob, job_id, task_id)
 
 
-def _enqueue_chunk(chunk_id: int, task_id: str) -> bool:
+def enqueue_chunk(chunk_id: int, task_id: str) -> bool:
     """Publish one sweep chunk; False when the publish failed (the chunk is then marked failed
-    and the caller settles its sweep, see ``sweeps._enqueue_chunks``)."""
+    and the caller settles its sweep, see ``sweeps.enqueue_chunks``)."""
     try:
         _send(TASK_FOR[SweepChunk], chunk_id, task_id=task_id)
     except Exception as exc:
@@ -106,7 +111,7 @@ def _enqueue_chunk(chunk_id: int, task_id: str) -> bool:
     return True
 
 
-def _revoke(task_ids: list[str]) -> None:
+def revoke(task_ids: list[str]) -> None:
     """Tell workers to drop these messages (the row's state already makes them no-ops)."""
     if not task_ids:
         return

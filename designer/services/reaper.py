@@ -27,8 +27,8 @@ from django.utils import timezone
 
 from designer.choices import JobState
 from designer.models import SimulationJob, SweepChunk
-from designer.services.queue import _enqueue_job, _lock_job, _republish, _task_id
-from designer.services.sweeps import _enqueue_chunks, _sweep_settle
+from designer.services.queue import enqueue_job, lock_job, republish, new_task_id
+from designer.services.sweeps import enqueue_chunks, sweep_settle
 
 __all__ = ["job_reap_stale"]
 
@@ -88,7 +88,7 @@ def _settle_orphaned_sweeps() -> int:
     orphans = (SimulationJob.objects.filter(state=JobState.RUNNING, chunks_total__gt=0)
                .exclude(chunks__state__in=ACTIVE).values_list("pk", flat=True))
     for pk in orphans:
-        _sweep_settle(pk)
+        sweep_settle(pk)
         settled += SimulationJob.objects.filter(pk=pk).exclude(state=JobState.RUNNING).exists()
     return settled
 
@@ -117,21 +117,21 @@ def _republish_lost(now, cutoff) -> int:
         for pk, task_id, queued, published in rows.filter(waiting).values_list(
                 "pk", "celery_task_id", "queued_at", "published_at"):
             if published is None or now - published >= published - queued:
-                sent += _republish(model, pk, task_id)
+                sent += republish(model, pk, task_id)
     return sent
 
 
 def _job_reap(pk: int, cutoff) -> str:
     with transaction.atomic():
-        job = _lock_job(pk)
+        job = lock_job(pk)
         if job.state != JobState.RUNNING or job.chunks_total or job.heartbeat_at >= cutoff:
             return ""
         outcome, fields = _lost_run_outcome(job)
         if outcome == "requeued":
-            job.celery_task_id, job.published_at = _task_id(), None
+            job.celery_task_id, job.published_at = new_task_id(), None
             job.progress, job.heartbeat_at = 0, timezone.now()  # queued since, see _republish_lost
             fields += ["celery_task_id", "published_at", "progress", "heartbeat_at"]
-            transaction.on_commit(partial(_enqueue_job, job.pk, job.celery_task_id))
+            transaction.on_commit(partial(enqueue_job, job.pk, job.celery_task_id))
         job.save(update_fields=fields)
     return outcome
 
@@ -143,12 +143,12 @@ def _chunk_reap(pk: int, cutoff) -> str:
             return ""
         outcome, fields = _lost_run_outcome(chunk, cancel=chunk.job.cancel_requested)
         if outcome == "requeued":
-            chunk.celery_task_id, chunk.published_at = _task_id(), None
+            chunk.celery_task_id, chunk.published_at = new_task_id(), None
             chunk.heartbeat_at = timezone.now()  # queued since, see _republish_lost
             fields += ["celery_task_id", "published_at", "heartbeat_at"]
-            transaction.on_commit(partial(_enqueue_chunks, [(chunk.pk, chunk.celery_task_id)]))
+            transaction.on_commit(partial(enqueue_chunks, [(chunk.pk, chunk.celery_task_id)]))
         chunk.save(update_fields=fields)
-        transaction.on_commit(partial(_sweep_settle, chunk.job_id))
+        transaction.on_commit(partial(sweep_settle, chunk.job_id))
     return outcome
 
 

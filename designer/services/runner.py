@@ -3,8 +3,9 @@
 :func:`job_run` (called by a task with the job id) locks the row, returns unless it is still
 queued (so a redelivered message is harmless), marks it running, calls the engine through
 ``designer.bridge`` with a progress callback, and always ends in a terminal state with a
-message. A side thread writes a heartbeat (``runs._Heartbeat``); the reaper re-queues or fails
-jobs whose heartbeat stopped. A sweep job's run only prepares its chunks (``sweeps``).
+message. A side thread writes a heartbeat (``runs.Heartbeat``); the reaper re-queues or fails
+jobs whose heartbeat stopped. A sweep job's run only prepares its chunks (``sweeps``). When a job
+succeeds, its result page's figures are built and stored (``results.figures_prebuild``).
 """
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from designer import bridge
 from designer.choices import JobKind, JobState
 from designer.exceptions import JobCancelled
 from designer.models import SimulationJob
-from designer.services.results import result_figures
-from designer.services.runs import _done_message, _error_text, _Heartbeat, _job_finish, _Run
-from designer.services.sweeps import _sweep_prepare
+from designer.services.results import figures_prebuild
+from designer.services.runs import Heartbeat, Run, done_message, error_text, job_finish
+from designer.services.sweeps import sweep_prepare
 
 __all__ = ["job_run"]
 
@@ -39,40 +40,26 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
     job = _job_start(job_id, hostname, task_id)
     if job is None:
         return
-    run = _Run(SimulationJob, job.pk, job.attempts, job_id=job.pk)
+    run = Run(SimulationJob, job.pk, job.attempts, job_id=job.pk)
     stored = None
-    with _Heartbeat(run):
+    with Heartbeat(run):
         try:
             if job.kind == JobKind.SWEEP:
-                _sweep_prepare(job, run)
+                sweep_prepare(job, run)
                 return
             runner = bridge.run_compare if job.kind == JobKind.COMPARE else bridge.run_simulation
             data = runner(job, run.progress)
         except JobCancelled as exc:
-            _job_finish(job.pk, job.attempts, JobState.CANCELLED, message=str(exc))
+            job_finish(job.pk, job.attempts, JobState.CANCELLED, message=str(exc))
         except Exception as exc:  # any error ends the job as failed, with its text
             logger.warning("job %s failed", job.pk, exc_info=not isinstance(exc, ValidationError))
-            _job_finish(job.pk, job.attempts, JobState.FAILED, error=_error_text(exc))
+            job_finish(job.pk, job.attempts, JobState.FAILED, error=error_text(exc))
         else:
-            if _job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
-                           message=_done_message(job, data)):
+            if job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
+                           message=done_message(job, data)):
                 stored = data
     if stored is not None:  # after the heartbeat: the job has ended, its page is being prepared
-        _figures_prebuild(job, stored)
-
-
-def _figures_prebuild(job: SimulationJob, data: dict) -> None:
-    """Build and store the result page's figures now, so the first visit reads them instead of
-    building them (~0.6 s at 1,024 GPUs). Best effort: the page builds them itself otherwise."""
-    from designer.figures.base import figures_key
-    from designer.figures.result import page_figures, page_view
-
-    try:
-        document = job.revision.document if page_view(data) == "result" else None
-        result_figures(job_id=job.pk, key=figures_key(page_view(data)),
-                       build=lambda _row: page_figures(data, topology_doc=document))
-    except Exception:  # a figure bug must not touch a job that succeeded
-        logger.warning("job %s: figures not prebuilt", job.pk, exc_info=True)
+        figures_prebuild(job, stored)
 
 
 def _job_start(job_id: int, hostname: str, task_id: str) -> SimulationJob | None:

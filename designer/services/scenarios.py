@@ -1,7 +1,8 @@
 """Scenarios: a workload, routing and failures on one revision of a topology.
 
-Every write is checked by the engine (through ``designer.bridge``) and by the flow-count limit
-(``designer.ops.limits``) before it is saved.
+Every write is checked by the engine with the per-job flow limit (:func:`designer.bridge
+.validate_scenario`) before it is saved; :func:`scenario_validate` is the same check for a job
+about to be submitted.
 """
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ from django.core.exceptions import ValidationError
 
 from designer import bridge
 from designer.models import Scenario, Topology, TopologyRevision
-from designer.ops import limits as ops_limits
 from designer.params import check_printable
 
-__all__ = ["scenario_create", "scenario_update", "scenario_delete"]
+__all__ = ["scenario_create", "scenario_update", "scenario_delete", "scenario_validate"]
 
 _SCENARIO_FIELDS = ("name", "description", "workload", "routing", "failures", "mode", "revision")
 
@@ -51,13 +51,21 @@ def scenario_delete(*, scenario: Scenario) -> None:
     scenario.delete()
 
 
+def scenario_validate(scenario: Scenario, *, failures: list[dict] | None = None) -> int:
+    """Check a scenario as the engine will run it, with ``failures`` instead of its own when
+    given (a what-if job); returns its flow count.
+
+    Raises
+    ------
+    EngineValidationError
+        The engine's located problems, or ``limit_exceeded`` over FABRICSCOPE_JOB_MAX_FLOWS.
+    """
+    return bridge.validate_scenario(bridge.scenario_document(
+        revision=scenario.revision, workload=scenario.workload, routing=scenario.routing,
+        failures=scenario.failures if failures is None else failures, mode=scenario.mode))
+
+
 def _scenario_check(scenario: Scenario) -> None:
     scenario.full_clean()
     check_printable(scenario.name)  # no control or bidi-override characters
-    ops_limits.validate_scenario(_scenario_dict(scenario))  # engine checks + flow-count limit
-
-
-def _scenario_dict(scenario: Scenario) -> dict:
-    return bridge.scenario_document(revision=scenario.revision, workload=scenario.workload,
-                                    routing=scenario.routing, failures=scenario.failures,
-                                    mode=scenario.mode)
+    scenario_validate(scenario)  # engine checks + flow-count limit

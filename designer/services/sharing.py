@@ -21,7 +21,7 @@ from designer.ops import limits
 from designer.params import check_printable
 from designer.selectors import share_link_hash
 from designer.services.audit import audit_record
-from designer.services.topologies import _revision_append
+from designer.services.topologies import revision_append
 
 __all__ = ["audit_record", "share_grant", "share_update", "share_revoke", "share_link_create",
            "share_link_revoke", "topology_transfer", "topology_fork"]
@@ -168,7 +168,7 @@ def topology_fork(*, topology: Topology, user: AbstractBaseUser, name: str | Non
                                        adding_bytes=limits.document_bytes(source.document))
         fork.save()
         if source is not None:
-            revision = _revision_append(
+            revision = revision_append(
                 fork, user, source.document,
                 f"forked from {topology.owner.get_username()}/{topology.name} r{source.number}")
             for scenario in Scenario.objects.filter(topology=topology, revision=source):

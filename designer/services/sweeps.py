@@ -1,8 +1,8 @@
 """Failure sweeps: chunks run as parallel tasks, merged by the last one to finish.
 
-A sweep runs in two steps: the runner (:func:`_sweep_prepare`) lists the candidate failures and
+A sweep runs in two steps: the runner (:func:`sweep_prepare`) lists the candidate failures and
 splits them into ``SweepChunk`` rows, each published as its own task (so more workers finish
-sooner); every chunk that ends calls :func:`_sweep_settle` under the job's row lock, and the one
+sooner); every chunk that ends calls :func:`sweep_settle` under the job's row lock, and the one
 that finds all chunks done merges their rankings - a chord whose counter is the database, not a
 result backend.
 
@@ -28,27 +28,30 @@ from designer import bridge
 from designer.choices import JobState
 from designer.exceptions import JobCancelled
 from designer.models import SimulationJob, SimulationResult, SweepChunk
-from designer.services.queue import _enqueue_chunk, _lock_job, _task_id
-from designer.services.runs import _done_message, _error_text, _Heartbeat, _job_finish, _Run
+from designer.services.queue import enqueue_chunk, lock_job, new_task_id
+from designer.services.runs import done_message, error_text, Heartbeat, job_finish, Run
 
-__all__ = ["sweep_chunk_run"]
+__all__ = ["sweep_prepare", "sweep_chunk_run", "sweep_settle", "sweep_settle_locked",
+           "enqueue_chunks"]
 
 logger = logging.getLogger(__name__)
 
 
-def _sweep_prepare(job: SimulationJob, run: _Run) -> None:
+def sweep_prepare(job: SimulationJob, run: Run) -> None:
+    """A sweep job's run (called by the runner): list its candidate failures and split them into
+    ``SweepChunk`` rows, each published as its own task after the commit."""
     failures = bridge.sweep_candidates(job)
     run.progress(0.0, f"{len(failures)} failures to try")
     n = min(len(failures), int(job.parameters.get("chunks") or settings.FABRICSCOPE_SWEEP_CHUNKS))
     if n == 0:  # nothing to try: the engine's unchunked sweep says so (the job fails with it)
         data = bridge.run_sweep_chunk(job, None, run.progress)
-        _job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
-                    message=_done_message(job, data))
+        job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
+                    message=done_message(job, data))
         return
     # Same contiguous blocks as the engine's chunk=(i, n); stored so pages can show each chunk.
     parts = [failures[i * len(failures) // n:(i + 1) * len(failures) // n] for i in range(n)]
     with transaction.atomic():
-        locked = _lock_job(job.pk)
+        locked = lock_job(job.pk)
         if locked.state != JobState.RUNNING or locked.attempts != job.attempts:
             return
         if locked.cancel_requested:
@@ -60,14 +63,14 @@ def _sweep_prepare(job: SimulationJob, run: _Run) -> None:
         # that never happened (this process dying before on_commit runs).
         now = timezone.now()
         SweepChunk.objects.bulk_create(
-            SweepChunk(job=locked, index=i, failures=part, celery_task_id=_task_id(),
+            SweepChunk(job=locked, index=i, failures=part, celery_task_id=new_task_id(),
                        heartbeat_at=now)
             for i, part in enumerate(parts))
         locked.chunks_total = n
         locked.message = f"{len(failures)} failures in {n} chunks"
         locked.save(update_fields=["chunks_total", "message"])
         chunks = list(SweepChunk.objects.filter(job=locked).values_list("pk", "celery_task_id"))
-        transaction.on_commit(partial(_enqueue_chunks, chunks))
+        transaction.on_commit(partial(enqueue_chunks, chunks))
 
 
 def sweep_chunk_run(*, chunk_id: int, hostname: str = "", task_id: str = "") -> None:
@@ -83,8 +86,8 @@ def sweep_chunk_run(*, chunk_id: int, hostname: str = "", task_id: str = "") -> 
     chunk = _chunk_start(chunk_id, hostname, task_id)
     if chunk is None:
         return
-    run = _Run(SweepChunk, chunk.pk, chunk.attempts, job_id=chunk.job_id)
-    with _Heartbeat(run):
+    run = Run(SweepChunk, chunk.pk, chunk.attempts, job_id=chunk.job_id)
+    with Heartbeat(run):
         try:
             data = bridge.run_sweep_chunk(chunk.job, (chunk.index, chunk.job.chunks_total),
                                           run.progress)
@@ -92,11 +95,11 @@ def sweep_chunk_run(*, chunk_id: int, hostname: str = "", task_id: str = "") -> 
             finished = _chunk_finish(chunk, JobState.CANCELLED)
         except Exception as exc:
             logger.warning("chunk %s failed", chunk.pk, exc_info=not isinstance(exc, ValidationError))
-            finished = _chunk_finish(chunk, JobState.FAILED, error=_error_text(exc))
+            finished = _chunk_finish(chunk, JobState.FAILED, error=error_text(exc))
         else:
             finished = _chunk_finish(chunk, JobState.SUCCEEDED, data=data)
     if finished:  # a separate transaction: if this process dies first, the reaper settles
-        _sweep_settle(chunk.job_id)
+        sweep_settle(chunk.job_id)
 
 
 def _chunk_start(chunk_id: int, hostname: str, task_id: str) -> SweepChunk | None:
@@ -107,7 +110,7 @@ def _chunk_start(chunk_id: int, hostname: str, task_id: str) -> SweepChunk | Non
             return None
         if chunk.job.state != JobState.RUNNING or chunk.job.cancel_requested:
             chunk.save(update_fields=chunk.transition(JobState.CANCELLED))
-            transaction.on_commit(partial(_sweep_settle, chunk.job_id))
+            transaction.on_commit(partial(sweep_settle, chunk.job_id))
             return None
         fields = chunk.transition(JobState.RUNNING)
         chunk.attempts += 1
@@ -131,15 +134,15 @@ def _chunk_finish(chunk: SweepChunk, state: str, *, error: str = "", data: dict 
     return True
 
 
-def _sweep_settle(job_id: int) -> None:
+def sweep_settle(job_id: int) -> None:
     """Settle a sweep from its chunks' rows (idempotent: a settled sweep is left as it is)."""
     with transaction.atomic():
         job = SimulationJob.objects.select_for_update().filter(pk=job_id).first()
         if job is not None:  # None: deleted with its topology
-            _sweep_settle_locked(job)
+            sweep_settle_locked(job)
 
 
-def _sweep_settle_locked(job: SimulationJob) -> None:
+def sweep_settle_locked(job: SimulationJob) -> None:
     """Decide a sweep's fate from its chunks; the caller holds the job's row lock."""
     if job.state != JobState.RUNNING or not job.chunks_total:
         return
@@ -170,13 +173,13 @@ def _sweep_merge(job: SimulationJob) -> None:
     try:
         data = bridge.merge_sweep_parts(parts)
     except Exception as exc:
-        job.error = _error_text(exc)
+        job.error = error_text(exc)
         job.save(update_fields=[*job.transition(JobState.FAILED, message="failed: merge"),
                                 "error"])
         return
     SimulationResult.objects.update_or_create(job=job, defaults={"data": data})
     job.chunks.update(result=None)  # merged into the job's result; do not keep two copies
-    fields = job.transition(JobState.SUCCEEDED, message=_done_message(job, data))
+    fields = job.transition(JobState.SUCCEEDED, message=done_message(job, data))
     job.progress = 100
     job.save(update_fields=[*fields, "progress"])
 
@@ -186,8 +189,8 @@ def _chunks_cancel_queued(job: SimulationJob) -> None:
                                                     finished_at=timezone.now())
 
 
-def _enqueue_chunks(chunks: list[tuple[int, str]]) -> None:
+def enqueue_chunks(chunks: list[tuple[int, str]]) -> None:
     """Publish chunks (after commit); a chunk that cannot be queued fails, which settles its sweep."""
     for chunk_id, task_id in chunks:
-        if not _enqueue_chunk(chunk_id, task_id):
-            _sweep_settle(SweepChunk.objects.values_list("job_id", flat=True).get(pk=chunk_id))
+        if not enqueue_chunk(chunk_id, task_id):
+            sweep_settle(SweepChunk.objects.values_list("job_id", flat=True).get(pk=chunk_id))

@@ -17,10 +17,10 @@ from designer.models import Scenario, SimulationJob, Topology, TopologyRevision
 from designer.ops import limits
 from designer.params import check_printable
 from designer.services.audit import audit_record
-from designer.services.jobs import _jobs_cancel_for_delete
+from designer.services.jobs import jobs_cancel_for_delete
 
-__all__ = ["topology_create", "topology_build", "topology_build_preview", "topology_update",
-           "topology_delete", "revision_save"]
+__all__ = ["topology_create", "topology_build", "topology_build_preview", "topology_new",
+           "topology_update", "topology_delete", "revision_save", "revision_append"]
 
 
 def topology_create(*, owner: AbstractBaseUser, name: str, description: str = "",
@@ -44,7 +44,7 @@ def topology_create(*, owner: AbstractBaseUser, name: str, description: str = ""
             limits.check_storage_quota(user=owner, adding_bytes=limits.document_bytes(normalized))
         topology.save()
         if normalized is not None:
-            _revision_append(topology, owner, normalized, message or "first revision")
+            revision_append(topology, owner, normalized, message or "first revision")
     return topology
 
 
@@ -73,6 +73,24 @@ def topology_build(*, owner: AbstractBaseUser, name: str, template: str, hosts: 
     message = f"generated: {hosts} x {template}, {fabric} fabric"
     return topology_create(owner=owner, name=name, description=description, document=document,
                            message=message)
+
+
+def topology_new(*, owner: AbstractBaseUser, name: str, description: str = "", source: str,
+                 template: str = "", hosts: int | None = None, fabric: str = "rail-optimized",
+                 options: dict | None = None) -> Topology:
+    """The New page's topology: a generated cluster (``source="cluster"``: :func:`topology_build`),
+    one host of ``template`` (``"host"``, host id ``h0``), or a blank topology (anything else).
+
+    Raises as :func:`topology_create` and :func:`topology_build`.
+    """
+    common = {"owner": owner, "name": name, "description": description}
+    if source == "cluster":
+        return topology_build(template=template, hosts=hosts, fabric=fabric, options=options,
+                              **common)
+    if source == "host":
+        document = bridge.host_document(template=template, host_id="h0", name=name)
+        return topology_create(document=document, message=f"from template {template}", **common)
+    return topology_create(**common)
 
 
 def topology_build_preview(*, user: AbstractBaseUser, name: str, template: str, hosts: int,
@@ -108,7 +126,7 @@ def topology_delete(*, topology: Topology, actor: AbstractBaseUser | None = None
     with transaction.atomic():
         audit_record(topology=topology, actor=actor, action="topology.delete",  # issue 9
                      summary=f"deleted {topology.name!r}")
-        _jobs_cancel_for_delete(topology)
+        jobs_cancel_for_delete(topology)
         # Scenarios and jobs PROTECT their revision: remove them first, then the rest cascades.
         SimulationJob.objects.filter(topology=topology).delete()
         Scenario.objects.filter(topology=topology).delete()
@@ -122,7 +140,7 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
     """Append a revision edited from ``base_revision`` (a row, its number, or None for none).
 
     The new content is ``document``, or ``patch`` applied to the base revision's document
-    (``designer.engine.document.patch``; issue 18: a small edit of a 40 MB design posts only
+    (:func:`designer.bridge.patch_document`; issue 18: a small edit of a 40 MB design posts only
     what changed); either way it is validated and stored whole.
 
     The topology row is locked (``select_for_update``) and its head number compared with the
@@ -156,7 +174,7 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
             # the owner's storage, whoever saves (an editor cannot fill someone else's quota
             # unnoticed, and the owner can free it by deleting)
             limits.check_storage_quota(user=locked.owner, adding_bytes=limits.document_bytes(normalized))
-            revision = _revision_append(locked, user, normalized, message)
+            revision = revision_append(locked, user, normalized, message)
     except IntegrityError:
         current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
         if current == base_number:
@@ -194,7 +212,7 @@ def _revision_number(base: TopologyRevision | int | None) -> int:
     raise ValidationError({"base_revision": "must be a revision number (0 for none)"})
 
 
-def _revision_append(topology: Topology, user, document: dict, message: str) -> TopologyRevision:
+def revision_append(topology: Topology, user, document: dict, message: str) -> TopologyRevision:
     """Write revision head + 1 and move the head; the caller holds the topology's row lock."""
     revision = TopologyRevision.objects.create(
         topology=topology, number=topology.revision_number + 1, document=document,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from api import engine_calls
 from designer.choices import JobState
 from designer.models import SimulationJob, SimulationResult
 
@@ -89,10 +88,7 @@ def test_figures(api, scenario, published):
     assert_error(api.get(f"{API}/jobs/{job_id}/figures/"), 409, "job_not_finished")
     succeed(job_id)
     response = api.get(f"{API}/jobs/{job_id}/figures/")
-    if engine_calls.figures_available():
-        assert response.status_code == 200 and isinstance(response.json(), dict)
-    else:  # designer/figures.py not written yet: a clear 501, never fake figures
-        assert_error(response, 501, "not_implemented")
+    assert response.status_code == 200 and isinstance(response.json(), dict)
 
 
 def test_cancel(api, scenario, published):

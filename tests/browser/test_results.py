@@ -3,7 +3,7 @@
 Real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright against Django's own
 WSGI handler, served in a thread by wsgiref. This module is also the test URLconf: its
 ``urlpatterns`` add test-only views that render ``designer/result.html`` / ``compare.html`` with
-:func:`designer.page_selectors.result_context` / ``compare_context`` of results computed in the
+:func:`designer.pages.selectors.result_context` / ``compare_context`` of results computed in the
 fixtures (no database: the pages are rendered for an anonymous request). ``/static/`` is served
 from the repository (the pages load the vendored ``static/vendor/plotly-fabricscope.min.js``).
 
@@ -52,7 +52,7 @@ def run(sc):
 
 # ---------------------------------------------------------------------------------- test views / URLconf
 def result_page(request, name: str):
-    from designer.page_selectors import result_context
+    from designer.pages.selectors import result_context
 
     page = PAGES[name]
     selected = request.GET.get("failure")
@@ -62,7 +62,7 @@ def result_page(request, name: str):
 
 
 def compare_page(request, name: str):
-    from designer.page_selectors import compare_context
+    from designer.pages.selectors import compare_context
 
     page = PAGES[name]
     return render(request, "designer/compare.html", compare_context(a=page["a"], b=page["b"]))

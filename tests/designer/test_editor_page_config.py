@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from designer.forms import TopologyNewForm
+from designer.pages.forms.topologies import TopologyNewForm
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ def _script(html: str, element_id: str) -> str:
 
 
 def test_editor_config_script_reads_back_and_escapes_markup(client, user, small_topology):
-    from designer.page_selectors import editor_config, editor_config_script
+    from designer.pages.selectors import editor_config, editor_config_script
 
     client.force_login(user)
     html = client.get(reverse("editor", args=[small_topology.pk])).content.decode()

@@ -115,7 +115,7 @@ def test_endpoint_is_rate_limited_per_visitor_and_bounds_the_slice(client, setti
     Retry-After past it) and a slice bigger than FIGURE_SLICE_MAX_BYTES is a 413 unparsed."""
     from django.core.cache import cache
 
-    from designer.views_figures import FIGURE_SLICE_MAX_BYTES
+    from designer.pages.results import FIGURE_SLICE_MAX_BYTES
 
     cache.clear()
     settings.FABRICSCOPE_API_THROTTLE_RATES = {"figures": "3/min"}

@@ -19,7 +19,7 @@ import json
 import pytest
 
 from designer import figures as F
-from designer import page_selectors
+from designer.pages import selectors as page_selectors
 from tests.scenarios import dgx_h100_scenario
 
 go = pytest.importorskip("plotly.graph_objects")

@@ -15,6 +15,8 @@ from designer import services
 from designer.choices import JobState
 from designer.exceptions import EngineValidationError, IllegalTransition
 from designer.models import SimulationJob, SimulationResult, SweepChunk
+from designer.services.runs import job_finish
+from designer.services.sweeps import sweep_settle
 
 from tests import job_delay
 from tests.conftest import wait_for
@@ -169,7 +171,7 @@ def test_runner_unexpected_exception_fails_with_its_text(scenario, user, monkeyp
 @pytest.mark.django_db(transaction=True)
 def test_superseded_run_cannot_overwrite_the_new_one(scenario, user):
     job = _job(scenario, user, state=JobState.RUNNING, attempts=2)
-    assert not services._job_finish(job.pk, 1, JobState.SUCCEEDED, data={"x": 1})
+    assert not job_finish(job.pk, 1, JobState.SUCCEEDED, data={"x": 1})
     job.refresh_from_db()
     assert job.state == JobState.RUNNING and not SimulationResult.objects.exists()
 
@@ -208,7 +210,7 @@ def test_sweep_chunk_failure_fails_the_sweep_and_cancels_the_rest(scenario, user
     SweepChunk.objects.create(job=job, index=0, state=JobState.SUCCEEDED, result={})
     SweepChunk.objects.create(job=job, index=1, state=JobState.FAILED, error="worker lost: w")
     SweepChunk.objects.create(job=job, index=2, state=JobState.QUEUED)
-    services._sweep_settle(job.pk)
+    sweep_settle(job.pk)
     job.refresh_from_db()
     assert job.state == JobState.FAILED and job.error == "chunk 1: worker lost: w"
     assert SweepChunk.objects.get(job=job, index=2).state == JobState.CANCELLED

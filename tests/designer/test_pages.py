@@ -310,7 +310,7 @@ def test_result_and_compare_pages(alice, job, scenario, user, published):
 
 def test_scenario_builder_sweep_classes_are_engine_classes():
     from designer.engine.analysis.whatif import SWEEP_CLASSES as ENGINE_CLASSES
-    from designer.forms import SWEEP_CLASSES
+    from designer.pages.forms.scenarios import SWEEP_CLASSES
 
     assert {name for name, _ in SWEEP_CLASSES} <= set(ENGINE_CLASSES)
 

@@ -197,7 +197,7 @@ def test_page_reads_head_and_stored_figures_only(small):
     # The page read less than the body alone: neither the flows nor the topology document.
     assert read < sizes["head"] + sizes["figures"] + 20_000, (read, sizes)
     # Same page as one built from the whole document (figures equal once through JSON).
-    from designer.page_selectors import result_context
+    from designer.pages.selectors import result_context
 
     fresh = result_context(job=None, result=doc, topology_doc=topo)
     assert str(fresh["figures_script"]) in html

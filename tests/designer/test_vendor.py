@@ -77,7 +77,7 @@ def test_every_trace_type_the_figures_draw_is_registered():
     """A type the bundle lacks is drawn by plotly.js as a scatter, silently: build the figures of a
     2-host result, a what-if with a NIC down, a sweep and a comparison, and check each type is there."""
     from designer import figures as F
-    from designer import page_selectors
+    from designer.pages import selectors as page_selectors
     from designer.engine.analysis.simulate import simulate
     from designer.engine.analysis.whatif import simulate_with_diff, sweep
     from tests.scenarios import dgx_h100_scenario

@@ -9,6 +9,8 @@ from django.db import connection
 from designer import services
 from designer.choices import JobState
 from designer.models import SimulationJob, Topology, TopologyRevision
+from designer.services.jobs import jobs_cancel_for_delete
+from designer.services.runs import job_finish
 
 
 @pytest.mark.django_db(transaction=True)
@@ -51,20 +53,20 @@ def test_twenty_concurrent_saves_on_one_base_one_winner_nineteen_409(small_topol
 def test_delete_topology_cancels_live_jobs_first(scenario, user, published, monkeypatch,
                                                  django_capture_on_commit_callbacks):
     revoked = []
-    monkeypatch.setattr("designer.services.jobs._revoke", revoked.extend)
+    monkeypatch.setattr("designer.services.jobs.revoke", revoked.extend)
     queued = services.job_submit_simulate(scenario=scenario, user=user)
     running = services.job_submit_simulate(scenario=scenario, user=user)
     done = services.job_submit_simulate(scenario=scenario, user=user)
     SimulationJob.objects.filter(pk=running.pk).update(state=JobState.RUNNING, attempts=1)
     SimulationJob.objects.filter(pk=done.pk).update(state=JobState.SUCCEEDED)
     seen = []
-    original = services._jobs_cancel_for_delete
+    original = jobs_cancel_for_delete
 
     def spy(topology):
         original(topology)
         seen.extend(SimulationJob.objects.filter(topology=topology)
                     .values_list("pk", "state", "cancel_requested").order_by("pk"))
-    monkeypatch.setattr("designer.services.topologies._jobs_cancel_for_delete", spy)
+    monkeypatch.setattr("designer.services.topologies.jobs_cancel_for_delete", spy)
     with django_capture_on_commit_callbacks(execute=True):
         services.topology_delete(topology=scenario.topology)
     assert seen == [(queued.pk, "cancelled", True), (running.pk, "cancelled", True),
@@ -72,4 +74,4 @@ def test_delete_topology_cancels_live_jobs_first(scenario, user, published, monk
     assert sorted(revoked) == sorted([queued.celery_task_id, running.celery_task_id])
     assert not Topology.objects.filter(pk=scenario.topology_id).exists()
     # A runner still computing for a deleted job ends quietly (no exception, nothing written).
-    assert services._job_finish(running.pk, 1, JobState.SUCCEEDED, data={"x": 1}) is False
+    assert job_finish(running.pk, 1, JobState.SUCCEEDED, data={"x": 1}) is False

@@ -11,6 +11,7 @@ import pytest
 from designer import services
 from designer.choices import JobState
 from designer.models import Scenario, SimulationJob
+from designer.services.runs import error_text
 from tests.conftest import ROOT, RING_ALLREDUCE
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +24,7 @@ ALLTOALL = [{"id": "a2a", "kind": "alltoall", "participants": {"kind": "gpu"}, "
 def test_flow_count_is_computed_without_building_flows(small_topology):
     from designer import bridge
     from designer.engine.traffic.scenario import normalize_scenario
-    from designer.ops.limits import scenario_flow_count
+    from designer.bridge import scenario_flow_count
 
     def count(workload):
         doc = bridge.scenario_document(revision=small_topology.current_revision,
@@ -96,7 +97,7 @@ def test_limit_errors_have_clear_messages(settings):
     assert describe_error(SoftTimeLimitExceeded()).startswith(
         "time limit exceeded: the job ran longer than 90 s")
     assert describe_error(ValueError("x")) is None
-    assert services._error_text(MemoryError()).startswith("out of memory")
+    assert error_text(MemoryError()).startswith("out of memory")
 
 
 def test_memory_limit_turns_a_huge_allocation_into_memory_error():

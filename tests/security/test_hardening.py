@@ -24,7 +24,7 @@ def test_share_tokens_are_redacted_from_any_log_line():
 def test_anonymous_throttle_ignores_forwarded_for():
     from django.core.cache import cache
 
-    from api.throttling import AnonThrottle
+    from designer.ops.throttling import AnonThrottle
 
     cache.clear()
     throttle = AnonThrottle()

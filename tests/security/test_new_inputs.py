@@ -282,7 +282,7 @@ def test_page_import_of_hostile_files_is_a_form_error(world, page_as, content):
 
 
 def test_page_import_of_an_oversized_file_is_refused_unread(world, page_as, monkeypatch):
-    from designer.forms import JobWorkloadForm
+    from designer.pages.forms.scenarios import JobWorkloadForm
 
     monkeypatch.setattr(JobWorkloadForm, "MAX_FILE_BYTES", 1000)
     upload = SimpleUploadedFile("big.txt", simai().encode() + b" " * 2000)
@@ -435,7 +435,7 @@ def test_x_forwarded_for_does_not_dodge_the_figure_throttle(world, page_as, sett
 
 
 def test_an_oversized_figure_slice_is_413_without_parsing(world, page_as):
-    from designer.views_figures import FIGURE_SLICE_MAX_BYTES
+    from designer.pages.results import FIGURE_SLICE_MAX_BYTES
 
     body = "[" + " " * FIGURE_SLICE_MAX_BYTES + "]"
     response = page_as("anon").post("/figures/path/", data=body, content_type="application/json")

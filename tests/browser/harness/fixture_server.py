@@ -53,8 +53,8 @@ def build_form_html() -> str:
     """The Generate dialog's form as editor.html prints it (templates/designer/_build_form.html)."""
     from django.template.loader import render_to_string
 
-    from designer.forms import TopologyNewForm
-    from designer.page_selectors import template_choices
+    from designer.pages.forms.topologies import TopologyNewForm
+    from designer.pages.selectors import template_choices
 
     form = TopologyNewForm(templates=template_choices())
     inner = render_to_string("designer/_build_form.html", {"form": form})

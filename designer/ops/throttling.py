@@ -1,4 +1,8 @@
-"""Request rate limits: anonymous, authenticated, and a stricter one for job submission.
+"""Request rate limits: anonymous, authenticated, a stricter one for job submission, and one for
+the result page's figure requests.
+
+DRF throttles (``REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"]``, ``api.views.jobs``); the figure
+one also guards a page view (:mod:`designer.pages.results`), hence here and not in ``api/``.
 
 Rates come from ``settings.FABRICSCOPE_API_THROTTLE_RATES`` (read per request, so deployments and
 tests can change them) with the defaults below; counters live in Django's default cache.

@@ -1,8 +1,8 @@
-"""One run of a job or a sweep chunk: progress, heartbeat, cancellation, and how it ends.
+"""Progress, heartbeat and cancellation of one run of a job or a sweep chunk.
 
-Shared by ``runner`` (jobs) and ``sweeps`` (chunks), below both. Each run increments the row's
-``attempts``, which doubles as the run's token: every write here is conditional on the row
-still being this run's, so a superseded runner's writes match no row and are dropped.
+Each run increments the row's ``attempts``, which doubles as the run's token: every write here is
+conditional on the row still being this run's, so a superseded runner's writes match no row and
+the run stops.
 """
 from __future__ import annotations
 
@@ -11,63 +11,20 @@ import threading
 import time
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Q, Sum, When
 from django.utils import timezone
 
-from designer.choices import JobKind, JobState
-from designer.exceptions import EngineValidationError, JobCancelled
+from designer.choices import JobState
+from designer.exceptions import JobCancelled
 from designer.models import SimulationJob, SweepChunk
-from designer.ops import limits as ops_limits
-from designer.services.results import result_store
 
-__all__: list[str] = []  # private to the runner and sweeps; services/__init__ re-exports a few
+__all__ = ["Run", "Heartbeat"]
 
 logger = logging.getLogger(__name__)
 
 
-def _job_finish(job_id: int, attempt: int, state: str, *, message: str = "", error: str = "",
-                data: dict | None = None) -> bool:
-    """End run ``attempt`` of a job; False (nothing written) when another run superseded it."""
-    with transaction.atomic():
-        job = SimulationJob.objects.select_for_update().filter(pk=job_id).first()
-        if job is None or job.state != JobState.RUNNING or job.attempts != attempt:
-            # Superseded by another run, cancelled, or deleted with its topology.
-            logger.warning("job %s: run %s was superseded; its outcome is dropped", job_id, attempt)
-            return False
-        if data is not None:
-            result_store(job=job, document=data)
-        if state == JobState.FAILED and not message:
-            message = "failed: " + error.splitlines()[0] if error else "failed"
-        fields = job.transition(state, message=message or state)
-        job.error = error
-        if state == JobState.SUCCEEDED:
-            job.progress = 100
-        job.save(update_fields=[*fields, "error", "progress"])
-    return True
-
-
-def _done_message(job: SimulationJob, data: dict) -> str:
-    elapsed = (timezone.now() - job.started_at).total_seconds() if job.started_at else 0.0
-    if job.kind == JobKind.SWEEP:
-        return f"{len(data.get('ranking') or [])} failures ranked in {elapsed:.1f} s"
-    return f"done in {elapsed:.1f} s"
-
-
-def _error_text(exc: BaseException) -> str:
-    if limit_text := ops_limits.describe_error(exc):  # time or memory limit: say which
-        return limit_text
-    if isinstance(exc, EngineValidationError):
-        lines = [f"{d['path']}: {d['message']}" if d.get("path") else d["message"]
-                 for d in exc.details]
-        return "\n".join([exc.engine_message, *lines])
-    if isinstance(exc, ValidationError):
-        return "; ".join(exc.messages)
-    return f"{type(exc).__name__}: {exc}"
-
-
-class _Run:
+class Run:
     """Progress, heartbeat and cancellation for one run of a job or a sweep chunk.
 
     ``progress`` is the engine's callback: it raises :class:`JobCancelled` once a stop was seen
@@ -120,15 +77,15 @@ class _Run:
         self.stopped.set()
 
 
-class _Heartbeat:
+class Heartbeat:
     """Side thread writing the run's heartbeat even while the engine computes without progress."""
 
-    def __init__(self, run: _Run):
+    def __init__(self, run: Run):
         self.run = run
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._loop, name=f"heartbeat-{run.pk}", daemon=True)
 
-    def __enter__(self) -> "_Heartbeat":
+    def __enter__(self) -> "Heartbeat":
         self.thread.start()
         return self
 

@@ -1,0 +1,47 @@
+"""The one door between the Django side and the engine (docs/ARCHITECTURE.md).
+
+Only modules of this package import ``designer.engine`` (``tests/designer/test_one_door.py``
+fails otherwise). They turn revisions, scenarios and jobs into the engine's plain JSON inputs,
+call the engine, turn engine errors into :class:`designer.exceptions.EngineValidationError` (a
+Django ``ValidationError`` with located details) and engine results into what is stored.
+
+Modules
+-------
+``common``     engine errors as located ValidationErrors, plain JSON, canonical checksums
+``documents``  topology documents: validate, normalize, patch, build, BOM, GraphML, host matrices
+``scenarios``  scenario documents from rows, validation with the per-job flow limit, job overviews
+``analysis``   what workers compute (simulate, sweep, compare) and nccl-tests predictions
+``results``    stored results: head + compressed columnar body, and back
+``imports``    uploaded files: server descriptions, SimAI workloads
+``facts``      templates, fabrics, switch models, sweep classes, the catalog, engine limits (imported
+               on its own: it loads engine modules when imported, the others only when called)
+
+Callers use ``from designer import bridge`` and ``bridge.<function>``; ``facts`` and ``results``
+are imported by name. Engine modules are imported inside the functions (except in ``facts`` and
+``results``): the web process does not pay for numpy start-up until it validates or builds
+something.
+"""
+from designer.bridge.analysis import (
+    merge_sweep_parts, nccl_tests_sweep, run_compare, run_simulation, run_sweep_chunk,
+    sweep_candidates, warm_up)
+from designer.bridge.common import canonical_json, document_checksum, engine_errors, json_safe
+from designer.bridge.documents import (
+    build_cluster_document, build_preview, compare_boms, document_figures, fabric_bom,
+    fabric_summary, graphml, host_document, normalize_document, patch_document, revision_bom,
+    topo_matrix, unprintable, validate_document)
+from designer.bridge.imports import import_host, import_simai_job
+from designer.bridge.scenarios import (
+    job_overview, job_scenario_document, scenario_document, scenario_flow_count,
+    validate_scenario)
+
+__all__ = [
+    "engine_errors", "canonical_json", "document_checksum", "json_safe",
+    "normalize_document", "patch_document", "document_figures", "build_cluster_document",
+    "validate_document", "fabric_summary", "build_preview", "fabric_bom", "revision_bom",
+    "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable",
+    "scenario_document", "job_scenario_document", "scenario_flow_count", "validate_scenario",
+    "job_overview",
+    "run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",
+    "nccl_tests_sweep", "warm_up",
+    "import_host", "import_simai_job",
+]

@@ -1,0 +1,101 @@
+"""Engine analyses: what a worker computes for a job (simulate, sweep, compare) and the
+nccl-tests prediction pages and the API run inline.
+
+Each returns plain JSON (:func:`designer.bridge.common.json_safe`) and raises
+:class:`designer.exceptions.EngineValidationError` for the engine's located errors. Callers look
+the run functions up on ``designer.bridge`` at call time (tests wrap them there).
+"""
+from __future__ import annotations
+
+from designer.bridge.common import Progress, engine_errors, json_safe
+from designer.bridge.scenarios import job_scenario_document
+from designer.engine.errors import EngineError
+from designer.exceptions import EngineValidationError
+
+__all__ = ["run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts",
+           "run_compare", "nccl_tests_sweep", "warm_up"]
+
+
+def run_simulation(job, progress: Progress) -> dict:
+    """Run a simulate job; returns a ``fabricscope.result/1`` dict."""
+    from designer.engine.analysis.simulate import simulate
+
+    with engine_errors():
+        return json_safe(simulate(job_scenario_document(job), progress=progress))
+
+
+def sweep_candidates(job) -> list[dict]:
+    """The single failures a sweep job will try (``over`` classes from its parameters), in the
+    engine's order: candidates already failed in the scenario or unwired are not tried."""
+    from designer.engine.analysis.whatif import sweep_plan
+
+    params = job.parameters or {}
+    with engine_errors():
+        return json_safe(sweep_plan(job_scenario_document(job), list(params.get("over") or []),
+                                    degrade=params.get("degrade"))["candidates"])
+
+
+def run_sweep_chunk(job, chunk: tuple[int, int] | None, progress: Progress) -> dict:
+    """Run block ``chunk = (i, n)`` of a sweep's candidates (None: all of them).
+
+    Returns a ``fabricscope.sweep/1`` part; :func:`merge_sweep_parts` of all n parts equals
+    the unchunked sweep.
+    """
+    from designer.engine.analysis.whatif import sweep
+
+    params = job.parameters or {}
+    with engine_errors():
+        return json_safe(sweep(job_scenario_document(job), over=list(params.get("over") or []),
+                               degrade=params.get("degrade"), chunk=chunk, progress=progress))
+
+
+def merge_sweep_parts(parts: list[dict]) -> dict:
+    """Merge chunk results into one ranking (most harmful first)."""
+    from designer.engine.analysis.whatif import merge_sweeps
+
+    with engine_errors():
+        return json_safe(merge_sweeps(parts))
+
+
+def run_compare(job, progress: Progress) -> dict:
+    """Run the scenario under each NIC policy of the job's parameters and compare."""
+    from designer.engine.analysis.whatif import compare_policies
+
+    policies = tuple((job.parameters or {}).get("policies") or ("affinity", "pxn", "any"))
+    with engine_errors():
+        return json_safe(compare_policies(job_scenario_document(job), policies=policies,
+                                          progress=progress))
+
+
+def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: int, algorithm: str,
+                     log: str | None = None) -> dict:
+    """Predicted nccl-tests rows for a topology document and, with ``log`` (a real run's stdout),
+    the run side by side (engine ``analysis.nccl_tests.side_by_side``).
+
+    Raises
+    ------
+    EngineValidationError
+        Bad arguments (located: ``min_bytes``, ``algorithm`` …) or, under field ``log``, a log
+        that is not nccl-tests output (``line 37: expected 13 columns, got 4``).
+    """
+    from designer.engine.analysis.nccl_tests import side_by_side
+    from designer.engine.io.nccl_tests_log import parse_log
+
+    parsed = None
+    if log:
+        try:
+            parsed = parse_log(log, op=op)
+        except EngineError as exc:   # "line 37: ..." reads best as one message on the log field
+            raise EngineValidationError(code=exc.code, message=exc.message, field="log", details=[
+                {"path": "", "message": line} for line in exc.lines()]) from exc
+    with engine_errors():
+        return json_safe(side_by_side(document, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor,
+                                      algorithm=algorithm, log=parsed))
+
+
+def warm_up() -> None:
+    """Compile (or load) the solver's kernels now: a cold numba cache costs a worker's first job
+    ~5 s otherwise."""
+    from designer.engine.solve.solver import warm_up as warm
+
+    warm()

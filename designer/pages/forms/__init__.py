@@ -1,0 +1,14 @@
+"""The pages' forms, one module per page module of :mod:`designer.pages`.
+
+Forms check shapes (numbers, choices, sizes); services and the engine check meaning, and their
+located errors come back next to the fields they name.
+
+Modules
+-------
+``topologies``  the New topology form (also the editor's Generate dialog)
+``scenarios``   the scenario builder: scenario fields, workload patterns, a job workload, a
+                viewer's run, and the three forms the builder posts taken together
+``sharing``     grants, read-only links, ownership transfer, fork
+``nccl``        the nccl-tests page: collective, sizes, a real run to overlay
+``errors``      service and engine errors next to the fields they name
+"""

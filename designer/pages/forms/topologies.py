@@ -1,0 +1,83 @@
+"""The New topology form (also the editor's Generate dialog: one form, ``_build_form.html``)."""
+from __future__ import annotations
+
+from django import forms
+
+from designer.bridge import facts
+from designer.bridge.facts import MAX_BUILD_HOSTS
+
+__all__ = ["TopologyNewForm", "FABRIC_CHOICES", "SOURCE_CHOICES"]
+
+FABRIC_CHOICES = [("rail-optimized", "Rail-optimized leaf/spine"),
+                  ("leaf-spine", "Leaf/spine (one ToR per rack)"), ("fat-tree", "3-tier fat-tree (k)")]
+SOURCE_CHOICES = [("cluster", "Generate a cluster"), ("host", "One host from a template"),
+                  ("blank", "Blank")]
+
+
+class TopologyNewForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    source = forms.ChoiceField(choices=SOURCE_CHOICES, initial="cluster", widget=forms.RadioSelect)
+    template = forms.ChoiceField(choices=[], initial="dgx-h100")
+    hosts = forms.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS, initial=64,
+                               help_text="Number of hosts of the template.")
+    fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
+    rails = forms.IntegerField(min_value=1, max_value=64, required=False,
+                               help_text="Default: one rail per compute NIC.")
+    spines = forms.IntegerField(min_value=0, max_value=1024, required=False,
+                                help_text="Default: the fewest (≥ 2) whose ports hold every leaf's uplinks.")
+    storage = forms.IntegerField(min_value=0, max_value=256, required=False, initial=0,
+                                 help_text="Storage servers attached to the fabric.")
+    # Generator parameters of issue 16 (engine.fabrics.build_cluster); blank = the engine's default.
+    switch = forms.ChoiceField(choices=[], required=False, label="Switch model",
+                               help_text="Default: 51.2 T Ethernet (NDR/XDR for InfiniBand NICs).")
+    oversubscription = forms.FloatField(min_value=1.0, max_value=64.0, required=False, initial=1.0,
+                                        help_text="Host ports : uplink ports of a leaf (whole ports).")
+    nic_link_tech = forms.ChoiceField(choices=[], required=False, label="NIC speed",
+                                      help_text="Default: the template's NIC port rate.")
+    leaves_per_rail = forms.IntegerField(min_value=1, max_value=1024, required=False,
+                                         help_text="Default: the fewest the switch radix allows.")
+    planes = forms.IntegerField(min_value=1, max_value=64, required=False, initial=1,
+                                help_text="Independent spine planes (rail-optimized).")
+    tiers = forms.TypedChoiceField(choices=[("", "as the radix needs"), (2, "2 (leaf/spine)"),
+                                            (3, "3 (pods + super-spines)")],
+                                   coerce=int, empty_value=None, required=False,
+                                   help_text="Default: a third tier only when one spine layer "
+                                             "cannot hold every leaf.")
+
+    # The generator parameters, in the order both places show them (the New page and the editor's
+    # Generate dialog render this one form through _build_form.html; build_preview.js reads the
+    # fields it marks, so there is no second list of parameters anywhere).
+    BUILD_FIELDS = ("template", "hosts", "fabric", "switch", "oversubscription", "nic_link_tech",
+                    "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage")
+
+    def __init__(self, *args, templates: list[tuple[str, str]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["template"].choices = [(n, f"{n} — {d}") for n, d in templates]
+        self.fields["switch"].choices = [("", "default")] + facts.switch_choices()
+        self.fields["nic_link_tech"].choices = [("", "template default")] + facts.nic_speed_choices()
+        for name in self.BUILD_FIELDS:
+            field = self.fields[name]
+            kind = ("int" if isinstance(field, forms.IntegerField) or name == "tiers" else
+                    "float" if isinstance(field, forms.FloatField) else "str")
+            # How build_preview.js sends the value (the build-preview API takes typed JSON).
+            field.widget.attrs.update({"data-build-param": name, "data-type": kind})
+
+    def build_fields(self) -> list:
+        """Bound fields of the generator parameters, in display order (for _build_form.html)."""
+        return [self[name] for name in self.BUILD_FIELDS]
+
+    _OPTIONS = ("rails", "spines", "storage", "switch", "oversubscription", "nic_link_tech",
+                "leaves_per_rail", "planes", "tiers")
+
+    def cluster_options(self) -> dict:
+        data = self.cleaned_data
+        return {k: data[k] for k in self._OPTIONS if data.get(k) not in (None, "")
+                and not (k == "storage" and data[k] == 0)}
+
+    def service_args(self) -> dict:
+        """The arguments of ``services.topology_new`` (the owner aside)."""
+        data = self.cleaned_data
+        return {"name": data["name"], "description": data["description"],
+                "source": data["source"], "template": data["template"], "hosts": data["hosts"],
+                "fabric": data["fabric"], "options": self.cluster_options()}

@@ -1,0 +1,94 @@
+"""Result pages: a job's result, two results compared, and the figure a click on the result page
+asks for (a picked flow's path, a clicked host).
+
+Result and compare pages are gzipped: a 1,024-GPU result page is ~1 MB of figure JSON (~6x
+smaller compressed). BREACH: the pages reflect no request input and hold no secret but Django's
+per-response masked CSRF token.
+
+``POST /figures/<kind>/``: the page posts the slice of its own embedded data that the figure needs
+and draws what comes back (see :mod:`designer.figures.interactive`), so figures are only ever
+built in Python. The endpoint reads nothing from the database and writes nothing: it is open to
+share-link visitors like the page itself, and a request can only get a figure of the data it
+sent. Because anyone may call it and each call costs Python time, it is rate-limited per visitor
+(``figures`` rate, :mod:`designer.ops.throttling`) and takes slices of at most
+``FIGURE_SLICE_MAX_BYTES``.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.gzip import gzip_page
+from django.views.decorators.http import require_POST
+
+from designer import selectors, services
+from designer.figures import figure_from_slice
+from designer.ops.throttling import FigureThrottle
+from designer.pages import selectors as pages
+from designer.params import id_param, int_param, json_loads_bounded
+
+__all__ = ["result_view", "compare_view", "figure_render", "FIGURE_SLICE_MAX_BYTES"]
+
+
+@gzip_page
+@login_required
+def result_view(request, job_id: int):
+    job = selectors.job_get(user=request.user, pk=job_id)
+    result = selectors.result_get(user=request.user, job_pk=job_id)
+    selected = int_param(request, "failure", default=None)
+    figures = services.result_page_figures(job=job, result=result.data, selected=selected)
+    context = pages.result_context(job=job, result=result.data, selected=selected,
+                                   figures=figures)
+    return render(request, "designer/result.html", {
+        "job": job, "result": result.data, **context,
+        "can_share": selectors.topology_can(request.user, job.topology, "manage")})
+
+
+@login_required
+def compare_view(request):
+    a = selectors.result_get(user=request.user, job_pk=id_param(request, "a", default=0))
+    b = selectors.result_get(user=request.user, job_pk=id_param(request, "b", default=0))
+    context = pages.compare_context(a=a.data, b=b.data)
+    context.update(pages.compare_bom_context(
+        revision_a=getattr(a.job, "revision", None), revision_b=getattr(b.job, "revision", None)))
+    return render(request, "designer/compare.html", {
+        "job_a": a.job, "job_b": b.job, "a": a.data, "b": b.data,
+        "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
+
+
+# A host drill-down of the largest template is ~50 kB and a picked flow's path far less: 4 MiB
+# leaves room for any real slice and keeps an anonymous caller from making the server parse 64 MiB.
+FIGURE_SLICE_MAX_BYTES = 4 * 1024 * 1024
+
+
+@gzip_page  # a host drill-down of a big server is ~50 kB of JSON; nothing secret in it
+@require_POST
+def figure_render(request, kind: str):
+    """``POST /figures/<kind>/`` with a JSON slice → the figure dict (400 when malformed)."""
+    throttle = FigureThrottle()
+    if not throttle.allow_request(request, None):
+        wait = throttle.wait()
+        retry = max(1, int(wait or 1))
+        response = JsonResponse({"error": f"too many figure requests: retry in {retry} s",
+                                 "retry_after": retry}, status=429)
+        response["Retry-After"] = str(retry)
+        return response
+    size = _declared_length(request)
+    if size is None or size <= FIGURE_SLICE_MAX_BYTES:
+        size = len(request.body)
+    if size > FIGURE_SLICE_MAX_BYTES:
+        return JsonResponse({"error": f"figure slice of {size:,} bytes is larger than "
+                                      f"the {FIGURE_SLICE_MAX_BYTES:,} allowed"}, status=413)
+    try:
+        data = json_loads_bounded(request.body, max_depth=settings.FABRICSCOPE_JSON_MAX_DEPTH)
+        return JsonResponse(figure_from_slice(kind, data))
+    except ValueError as exc:  # SliceError, JsonTooDeep, json.JSONDecodeError: all ValueErrors
+        return JsonResponse({"error": str(exc)}, status=400)
+
+
+def _declared_length(request) -> int | None:
+    """``Content-Length`` when it is a plain number: a 60 MiB slice is refused before it is read
+    into memory (the body limit alone would let it be read, up to 64 MiB, then refused)."""
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    return int(declared) if declared.isascii() and declared.isdigit() and len(declared) <= 18 else None
