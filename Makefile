@@ -20,8 +20,9 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 # The solver kernels compiled ahead of time (designer/engine/solve/kernels/_maxmin_aot*.so, see
-# designer/engine/solve/kernels/build.py): a fresh `solve` then skips importing numba. Rebuilt when the
-# kernels or the environment change; if it cannot be built (no C compiler) numba's JIT is used.
+# designer/engine/solve/kernels/build.py): a fresh `solve` then skips importing numba. Rebuilt when any
+# .py file of the kernels package changes (the files loader.py digests: a module built from others is
+# refused) or the environment does; if it cannot be built (no C compiler) numba's JIT is used.
 KERNEL_SOURCES := $(wildcard designer/engine/solve/kernels/*.py)
 $(VENV)/.kernels: $(VENV)/.installed $(KERNEL_SOURCES)
 	@if $(PY) -m designer.engine.solve.kernels.build; then touch $@; \

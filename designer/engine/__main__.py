@@ -2,7 +2,7 @@
 
 Why the hard exit: after a large ``simulate`` the interpreter would free, one by one, the
 millions of objects its module-level caches still hold (topology, routing context) before the
-process ends anyway — 0.85 s CPU after a 16,384-GPU ring (measured, docs/PERFORMANCE.md). Once
+process ends anyway (figures in docs/PERFORMANCE.md). Once
 the command has returned, its output is written and closed, so flushing the standard streams and
 calling :func:`os._exit` loses nothing (no command starts threads or keeps a file open past
 its return). An exception still takes the normal path (traceback,
@@ -14,21 +14,19 @@ import sys
 # No transparent huge pages for numpy's large arrays in a CLI process (NumPy's documented
 # switch; set NUMPY_MADVISE_HUGEPAGE=1 to keep them): with the kernel's THP defrag on
 # ``madvise``, faulting in the routing arrays of a 1M-flow all-to-all compacts memory in the
-# kernel — 1.2–1.6 s system time against 0.57 s without, user time within 0.15 s (measured,
-# 1,024-GPU all-to-all, NUMPY_MADVISE_HUGEPAGE=1 vs 0). numpy reads it when first imported.
+# kernel, in system time (docs/PERFORMANCE.md). numpy reads it when first imported.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 # One OpenBLAS thread: the engine does no linear algebra, yet importing numpy starts a pool of
-# OpenBLAS threads (one per core) that spin while they start — ~0.05 s CPU of every command on 2
-# cores (measured: `import numpy` 0.12–0.14 s CPU → 0.07 s; a 16,384-GPU ring 2.06–2.13 s user →
-# 1.95–2.05 s). Read by OpenBLAS when numpy loads it; set the variable to override.
+# OpenBLAS threads (one per core) that spin while they start, CPU every command pays
+# (docs/PERFORMANCE.md). Read by OpenBLAS when numpy loads it; set the variable to override.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _keep_freed_arrays() -> None:
     """glibc: serve arrays up to 32 MB (its largest mmap threshold) from the heap and keep freed
     memory there, so a numpy temporary reuses pages already faulted in instead of mapping fresh
-    ones (the 1,024-GPU all-to-all makes hundreds of 8 MB ones). Measured on it: 1.84–1.92 s
-    user + 0.51–0.59 s sys → 1.78 s + 0.33–0.35 s, max RSS +9 % (as MALLOC_MMAP_THRESHOLD_,
+    ones (the 1,024-GPU all-to-all makes hundreds of 8 MB ones): less system time for a little more
+    peak memory (as MALLOC_MMAP_THRESHOLD_,
     MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ would set it). Larger blocks too (below: as
     MALLOC_MMAP_MAX_=0). Nothing on another C library."""
     if not sys.platform.startswith("linux"):
@@ -46,10 +44,9 @@ def _keep_freed_arrays() -> None:
     mallopt(top_pad, 64 << 20)
     # Arrays above 32 MB (the threshold's ceiling) were still mapped fresh and unmapped when
     # freed, so each of their temporaries faulted its pages in again: the 4,096-GPU all-to-all
-    # (134 MB per int64 array of its 16.8M flows) made 4.46M page faults for a 5.5 GB peak,
-    # 14 s of system time. Served from the heap too (no mmap for any block): 1.49M faults,
-    # 8.9 s, 32.2 -> 27.6 s CPU, peak 5.97 GB; the 16,384-GPU ring 191k -> 156k faults and
-    # 670 -> 608 MB (measured, docs/PERFORMANCE.md).
+    # (134 MB per int64 array of its 16.8M flows) made millions of page faults, mostly system
+    # time. Served from the heap too (no mmap for any block), a third as many faults and less
+    # CPU for a slightly higher peak (docs/PERFORMANCE.md).
     mallopt(mmap_max, 0)
 
 

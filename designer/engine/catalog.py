@@ -2,8 +2,8 @@
 
 Every technology has a *raw* line rate and an *effective* rate (what is left after protocol
 overhead, as NCCL models it in ``src/graph/topo.h``), both in **Gb/s per direction** (links are
-full duplex), and a default one-way latency in ns. REFERENCE.md quotes most figures in GB/s; they
-are multiplied by 8 here. The default basis is ``"effective"``: a document's link takes its
+full duplex), and a default one-way latency in ns. Vendors quote most figures in GB/s; they are multiplied by 8
+here. The default basis is ``"effective"``: a document's link takes its
 ``capacity_gbps`` from the effective figure unless it says ``"capacity_basis": "raw"``.
 
 Names
@@ -82,8 +82,8 @@ class TechInfo:
 
 # ---------------------------------------------------------------------------- PCIe
 # Per-x16 figures in GB/s per direction. Raw: PCIe base specs (8/16/32/64 GT/s, 128b/130b for
-# Gen3-5, FLIT/PAM4 for Gen6) as in REFERENCE.md. Effective: NCCL topo.h models PCI_BW = 12 GB/s
-# for Gen3 x16 and scales by generation (24/48/96) — REFERENCE.md.
+# Gen3-5, FLIT/PAM4 for Gen6). Effective: NCCL's src/graph/topo.h models PCI_BW = 12 GB/s for Gen3 x16,
+# and the later generations scale it (24/48/96).
 _PCIE_X16_GBYTES = {3: (15.75, 12.0), 4: (31.5, 24.0), 5: (63.0, 48.0), 6: (121.0, 96.0)}
 # One PCIe hop (switch or root port traversal) is ~100-150 ns (Broadcom PEX datasheets quote
 # ~100 ns cut-through latency); the link itself is a few ns. We charge 100 ns per PCIe link.
@@ -93,7 +93,7 @@ _PCIE_WIDTHS = (1, 2, 4, 8, 16)
 # ---------------------------------------------------------------------------- NVLink
 # Per link, GB/s per direction: raw = NVIDIA (A100: 12 links x 25 GB/s = 300 GB/s; H100: 18 links,
 # 450 GB/s per direction; B200: 18 links, 900 GB/s). Effective = NCCL topo.h SM80_NVLINK_BW 20.0,
-# SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 (REFERENCE.md).
+# SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1.
 _NVLINK_LINK_GBYTES = {3: (25.0, 20.0), 4: (25.0, 20.6), 5: (50.0, 40.1)}
 # NVLink/NVSwitch hop latency is a few hundred ns end to end; ~100 ns per link (NVIDIA GTC talks).
 _NVLINK_LATENCY_NS = 100.0
@@ -106,8 +106,8 @@ _NVLINK_C2C_SOURCE = ("NVIDIA GB200 NVL72 page: NVLink-C2C 900 GB/s bidirectiona
                       "(https://www.nvidia.com/en-us/data-center/gb200-nvl72/); effective = raw")
 
 # ---------------------------------------------------------------------------- inter-socket
-# Effective GB/s: NCCL topo.h (SKL_QPI_BW 10, SRP_QPI_BW 22, ERP_QPI_BW 40, AMD Zen3/4 24, Zen5 32
-# as in REFERENCE.md; Zen 2 uses NCCL's older generic AMD_BW 16). Raw GB/s per direction, summed
+# Effective GB/s: NCCL topo.h (SKL_QPI_BW 10, SRP_QPI_BW 22, ERP_QPI_BW 40, AMD Zen3/4 24, Zen5 32;
+# Zen 2 uses NCCL's older generic AMD_BW 16). Raw GB/s per direction, summed
 # over the socket-to-socket links: Intel datasheets (Skylake-SP 3 x UPI 10.4 GT/s = 62.4; SPR
 # 4 x UPI 2.0 16 GT/s = 128; EMR 4 x 20 GT/s = 160); AMD (4 xGMI x16 links: Zen2/3 at 16 GT/s
 # = 128, Zen4/5 at 32 GT/s = 256). Latency: ~100-150 ns extra for a remote access (vendor
@@ -134,7 +134,7 @@ _DDR_LATENCY_NS = 90.0
 
 # ---------------------------------------------------------------------------- network
 # Gb/s per port (data rate after encoding/FEC; NCCL uses the port speed as is, so effective =
-# raw). InfiniBand: EDR 100, HDR 200, NDR 400, XDR 800 per 4x port (REFERENCE.md / IBTA).
+# raw). InfiniBand: EDR 100, HDR 200, NDR 400, XDR 800 per 4x port (IBTA).
 # Latency: a few metres of cable (~5 ns/m) plus PHY/FEC; ~100 ns per link (switch forwarding is
 # modelled by the latency module per hop, not here).
 _NETWORK = {
@@ -242,7 +242,7 @@ NIC_MODELS = {
     "EFA": {"port_gbps": 100.0, "host": "pcie4x8", "effective_gbps": 100.0,
             "source": "AWS p4d (4 x 100 Gb/s EFA) and p5 (32 x 100 Gb/s EFA) instance pages; no per-NIC "
                       "NCCL figure found, so effective = port speed"},
-    # Issue 21 (800G and current NICs). ConnectX-8 SuperNIC: one 800 Gb/s port (XDR InfiniBand or
+    # 800G and current NICs. ConnectX-8 SuperNIC: one 800 Gb/s port (XDR InfiniBand or
     # 800GbE), PCIe Gen6 x16 host interface with an integrated PCIe Gen6 switch (48 lanes).
     "ConnectX-8": {"port_gbps": 800.0, "host": "pcie6x16", "effective_gbps": 800.0,
                    "source": "NVIDIA ConnectX-8 SuperNIC product page (800 Gb/s, PCIe Gen6 x16, integrated "
@@ -425,7 +425,7 @@ def nvls_efficiency(generation: int | None) -> float:
     return NVLS_EFFICIENCY.get(generation, NVLS_EFFICIENCY[newest]) * (channels - 1) / channels
 
 
-# ---- switch models (issue 16) ---------------------------------------------------------------------
+# ---- switch models ---------------------------------------------------------------------------------
 # Fabric switches the generators build from (fabrics.py) and the bill of materials counts (bom.py).
 # Owned by the fabrics work; the link rates above and the collectives section are not touched here.
 # A model has one native port mode and breakout modes (the same SerDes lanes regrouped into more,

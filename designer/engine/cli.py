@@ -13,7 +13,7 @@ import os
 import sys
 
 # Nothing heavier than argparse at the top: ``designer.engine.errors`` (dataclasses, inspect:
-# ~20 ms, as much as the rest of ``--help``) is imported only once a command has raised.
+# as much import time as the rest of ``--help``) is imported only once a command has raised.
 
 __all__ = ["COMMANDS", "main"]
 

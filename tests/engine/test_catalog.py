@@ -1,5 +1,5 @@
-"""Catalog figures against REFERENCE.md (GB/s × 8 = Gb/s per direction), the measured figures
-(issue 15) and per-direction link capacities."""
+"""Catalog figures against their published sources (GB/s × 8 = Gb/s per direction), the measured
+figures of docs/FIDELITY.md and per-direction link capacities."""
 import json
 
 import numpy as np
@@ -65,7 +65,7 @@ def test_catalog_as_dict_is_json():
     assert data["techs"]["pcie5x16"]["effective_gbps"] == 384.0
 
 
-# ---------------------------------------------------------------- calibrated figures (issue 15)
+# ---------------------------------------------------------------- calibrated figures
 
 
 @pytest.mark.parametrize("name, raw, effective, family", [
@@ -141,7 +141,7 @@ def test_catalog_as_dict_lists_measured_figures_and_nic_models():
     assert set(data["nic_models"]) == set(NIC_MODELS)
 
 
-# ---------------------------------------------------------------- issue 21: current parts
+# ---------------------------------------------------------------- current parts
 
 
 def test_xgmi_gpu_links_are_their_own_family():

@@ -86,7 +86,7 @@ def test_missing_file_and_help(tmp_path):
     assert proc.returncode == 0 and "--timeline" in proc.stdout
 
 
-# --------------------------------------------------------------------------- fast JSON path (#20)
+# --------------------------------------------------------------------------- fast JSON path
 
 def _strict_loads(text: str):
     """json.loads that fails on NaN/Infinity tokens: the output must be strict JSON."""
@@ -177,7 +177,7 @@ def test_json_safe_fast_path_equals_walk():
     as_dict, and on what only the walk handles (int keys, big ints, datetimes, sets)."""
     import datetime
 
-    from designer import bridge
+    from designer.bridge import common as bridge
 
     class Row:
         def as_dict(self):

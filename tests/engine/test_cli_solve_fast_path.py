@@ -1,4 +1,4 @@
-"""The fast ``solve`` answer writer (``answer_json``, issue #20) writes the bytes the dict answer
+"""The fast ``solve`` answer writer (``answer_json``) writes the bytes the dict answer
 gave through ``dumps``, for any ids; and the cheaper column checks of the parser accept and refuse
 what they did."""
 import gc

@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from designer.engine.solve.kernels import loader as loader
-from designer.engine.solve.kernels import compiled as jit
+from designer.engine.solve.kernels import jit
 from designer.engine.commands import _scenario_io as sio
 from designer.engine.commands import solve
 from designer.engine.errors import InvalidWorkload

@@ -1,5 +1,5 @@
 """``algorithm: auto`` is the default, the chosen algorithm is in the result, and what-if sweeps
-use the same time model (latency + data ÷ efficiency) as ``simulate`` (issue 15).
+use the same time model (latency + data ÷ efficiency) as ``simulate``.
 
 Two DGX H100 hosts, rail-optimized (8 rails, one leaf per rail)::
 

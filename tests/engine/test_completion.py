@@ -1,4 +1,4 @@
-"""Results tell the truth (issue 14): a pattern with a lost flow does not complete, sweeps rank
+"""Results tell the truth: a pattern with a lost flow does not complete, sweeps rank
 broken jobs first, and the critical bottleneck is the resource that sets the job time.
 
 Clusters are DGX-H100 hosts on a rail-optimized fabric, with an optional storage leaf::

@@ -1,4 +1,4 @@
-"""``document.normalize`` builds nodes and links without a copy call per scalar (issue #20): the
+"""``document.normalize`` builds nodes and links without a copy call per scalar: the
 result — values and key order — equals the previous two-step construction (``_ordered`` then a
 re-ordering of each link), on links with extra keys, explicit None values, missing ids that
 collide, capacities from the tech (effective and raw basis) and given ones. Topology::
@@ -10,7 +10,8 @@ import copy
 
 import orjson
 
-from designer.engine.document import validator as document
+from designer.engine.document import normalize
+from designer.engine.document import normalizer as document
 from designer.engine.catalog import TECHS
 
 
@@ -79,7 +80,7 @@ def test_same_values_and_key_order_as_before():
     for basis in (None, "raw", "effective"):
         doc = _doc(basis)
         before = copy.deepcopy(doc)
-        got = document.normalize(doc)
+        got = normalize(doc)
         assert orjson.dumps(got) == orjson.dumps(_old_normalize(doc))    # bytes: key order too
         assert doc == before                                            # the input is not touched
         ids = [l["id"] for l in got["links"]]
@@ -88,7 +89,7 @@ def test_same_values_and_key_order_as_before():
 
 def test_copies_do_not_alias_the_input():
     doc = _doc()
-    got = document.normalize(doc)
+    got = normalize(doc)
     got["nodes"][0]["attrs"]["deep"]["a"].append(3)
     got["links"][3]["notes"].append("b")
     assert doc["nodes"][0]["attrs"]["deep"]["a"] == [1, 2] and doc["links"][3]["notes"] == ["a"]

@@ -1,4 +1,4 @@
-"""Tests of ``apply_patch``: a patch by element id against a base document (issue 18).
+"""Tests of ``apply_patch``: a patch by element id against a base document.
 
 The base document used throughout::
 

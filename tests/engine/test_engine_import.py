@@ -1,4 +1,4 @@
-"""Importing any engine module loads neither Django, Celery nor Plotly (DESIGN.md §1).
+"""Importing any engine module loads neither Django, Celery nor Plotly (docs/ARCHITECTURE.md, "Rules").
 
 Every module under ``designer/engine`` is imported, found with :func:`pkgutil.walk_packages`, in
 a fresh interpreter: a framework import anywhere in the engine (even in a CLI command or a

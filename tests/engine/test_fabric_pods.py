@@ -1,5 +1,5 @@
-"""Pod groups of three-tier fabrics (issue 16: the editor opens a 32k-GPU design as pods → racks
-and leaves → hosts; a pod is also a failure domain)::
+"""Pod groups of three-tier fabrics (the editor opens a 32k-GPU design as pods → racks and
+leaves → hosts; a pod is also a failure domain)::
 
     super-spines: [core*]                    the top tier, one group (kind other)
     pod{p}: [spine* (attrs.pod = p)]
@@ -67,7 +67,7 @@ def test_two_tier_designs_have_no_pods():
 
 @pytest.mark.slow
 def test_32k_gpu_build_and_validate_within_10_s_cpu():
-    """4,096 x DGX-H100, rail-optimized eth-51t2 (issue 16, item 5: build + validate ≤ 10 s):
+    """4,096 x DGX-H100, rail-optimized eth-51t2 (target: build + validate ≤ 10 s):
     64 leaves per rail, 512 leaves → 8 pods of 64 spines, 256 super-spines."""
     t0 = time.process_time()
     doc = build_cluster("dgx-h100", 4096, switch="eth-51t2")

@@ -115,7 +115,7 @@ def test_a_pattern_that_does_not_complete_fails_without_a_number():
 def test_round_trip_case_uses_the_routed_path():
     """h100-gin-put-round-trip: the round trip follows the simulated flow's path and equals
     latency.round_trip on it; gpu_initiated is cheaper than cpu_proxy on the same path."""
-    from designer.engine.analysis.latency import round_trip
+    from designer.engine.model.hop_latency import round_trip
 
     case = next(c for c in fidelity.load_cases()["cases"] if c["id"] == "h100-gin-put-round-trip")
     topo = fidelity.build_topology(case["topology"])
@@ -142,7 +142,7 @@ def test_render_table_marks_failures():
     assert re.search(r"^a .*120\.00 +\+20\.0% +NO", text, re.MULTILINE) and re.search(r"^b .*— +— +NO", text, re.MULTILINE)
 
 
-# ------------------------------------------------------------------ host-memory copies (issue 15)
+# ------------------------------------------------------------------ host-memory copies
 def _offload(template, direction, nbytes=2**30):
     from designer.engine.model.templates import host_document
     from designer.engine.model.topology import Topology

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine.solve import maxmin as maxmin_module
+from designer.engine.solve import aggregate as maxmin_module
 from designer.engine.solve.kernels.loader import kernels
 
 FIELDS = ("group", "flow_ptr", "flow_res", "demand_gbps", "weights")
@@ -98,7 +98,7 @@ def test_bad_inputs_decline(bad):
 
 def _slot(resource: int, mask: int) -> int:
     """The kernel's slot of a one-resource flow with demand and weight bits 0 (its hash, here)."""
-    from designer.engine.solve.kernels.compiled import _splitmix
+    from designer.engine.solve.kernels.hashing import _splitmix
 
     mix = _splitmix.py_func
     with np.errstate(over="ignore"):

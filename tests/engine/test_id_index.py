@@ -106,7 +106,7 @@ def test_ids_chosen_to_collide_are_left_to_the_dict():
     """The table is not keyed: an untrusted document could crowd one slot and make every probe
     walk all of its ids (quadratic). A table whose keys do not fit within MAX_PROBES of their
     slot is refused (the dict answers); one that fits answers exactly, present or absent."""
-    from designer.engine.solve.kernels.compiled import MAX_PROBES
+    from designer.engine.solve.kernels.constants import MAX_PROBES
 
     crowded = _colliding(MAX_PROBES + 2)            # 66 ids -> a 256-slot table, one slot
     assert len(crowded) * 2 < 256 <= 1 << (2 * len(crowded)).bit_length()
@@ -124,7 +124,7 @@ def test_ids_sharing_a_slot_and_a_long_prefix_are_left_to_the_dict():
     MAX_PROBES): a lookup of the last compared ~47k bytes. A key that costs a lookup more than
     MAX_COMPARED_PER_BYTE bytes of other keys per byte of its own refuses the table; short
     colliding ids, or long ids that differ early, keep it."""
-    from designer.engine.solve.kernels.compiled import MAX_COMPARED_PER_BYTE, MAX_PROBES
+    from designer.engine.solve.kernels.constants import MAX_COMPARED_PER_BYTE, MAX_PROBES
 
     long_prefix = "p" * 996
     crowded = _colliding(48, prefix=long_prefix, width=5)   # 1,001 bytes each

@@ -1,4 +1,4 @@
-"""Issue 21 imports: Blackwell ``nvidia-smi topo -m`` / NCCL XML, RCCL XML and ``rocm-smi --showtopo``
+"""Imports of current parts: Blackwell ``nvidia-smi topo -m`` / NCCL XML, RCCL XML and ``rocm-smi --showtopo``
 map to the templates' vocabulary (``nvlink5x*``, ``xgmi-mi300``, the PCI ids of current parts).
 
 MI300X from ``rocm-smi --showtopo`` (no PCIe switch or NIC in the output)::

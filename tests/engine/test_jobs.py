@@ -189,7 +189,7 @@ def test_template_numbers_on_a_hand_computed_small_model(two):
     fwd FLOPs stage 0 = (2·2·512·2·15,204,352 + 4·2·512²·1024·2) / 8 = 8,321,499,136 → at
     100 TFLOPS × 0.5 = 166.43 µs; TP = 2·2·2·512·1024·2 B = 8 MiB; PP = 2·512·1024·2 / 8 B."""
     from designer.engine.traffic.jobs.layout import normalize_layout
-    from designer.engine.traffic.jobs.models import _dims, stage_numbers
+    from designer.engine.traffic.jobs.models import stage_numbers, template_dims as _dims
 
     dims = _dims({"hidden": 1024, "layers": 4, "heads": 8, "kv_heads": 2, "ffn": 4096, "vocab": 1000,
                   "seq_len": 512, "micro_batch": 2, "peak_tflops": 100.0, "mfu": 0.5}, "t")

@@ -1,4 +1,4 @@
-"""Issue 17's "done when": one step of a Llama-3-70B-class job, TP 8 × PP 4 × DP 32 on the 1,024
+"""The jobs target: one step of a Llama-3-70B-class job, TP 8 × PP 4 × DP 32 on the 1,024
 GPUs of 128 DGX-H100 (rail-optimized, 4 leaves per rail), simulates in ≤ 30 s on this machine,
 with a step whose time, compute and exposed communication add up.
 

@@ -43,7 +43,7 @@ def test_result_page_shows_the_training_step_section(result, rf):
     from django.contrib.auth.models import AnonymousUser
     from django.template.loader import render_to_string
 
-    from designer import page_selectors
+    from designer.pages import selectors as page_selectors
 
     request = rf.get("/")
     request.user = AnonymousUser()
@@ -58,7 +58,7 @@ def _page(rf, result, doc):
     from django.contrib.auth.models import AnonymousUser
     from django.template.loader import render_to_string
 
-    from designer import page_selectors
+    from designer.pages import selectors as page_selectors
 
     request = rf.get("/")
     request.user = AnonymousUser()

@@ -1,4 +1,4 @@
-"""Disaggregated prefill/decode inference (issue 17): KV-cache bytes from the model dimensions,
+"""Disaggregated prefill/decode inference: KV-cache bytes from the model dimensions,
 KV-transfer time per request at a request rate, and the link that limits it.
 
 Topology: 2 DGX-H100, rail-optimized; prefill = the 8 GPUs of h0 (one tp-8 instance), decode =
@@ -92,7 +92,7 @@ def test_two_prefill_instances_queue_and_model_prefill_time(doc):
     assert (inf["prefill_instances"], inf["decode_instances"], inf["bytes_per_flow"]) == (2, 2, 1_024_000 / 4)
     starts = [d["prefill_start_s"] for d in inf["requests_detail"]]
     assert starts == pytest.approx([0.0, 1e-6, 1e-3, 1e-3 + 1e-6], rel=1e-9)
-    from designer.engine.traffic.jobs.models import _dims, stage_numbers
+    from designer.engine.traffic.jobs.models import stage_numbers, template_dims as _dims
 
     sides = {k: TINY[k] for k in ("kind", "prefill", "decode")}
     m = simulate({"topology": doc, "workload": {"job": {"template": {

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from designer.engine.solve.kernels import loader as loader
-from designer.engine.solve.kernels import compiled as jit
+from designer.engine.solve.kernels import jit
 from designer.engine.solve import timeline as timeline_module
 
 AOT = loader.load_aot()
@@ -197,3 +197,24 @@ def test_entry_points_list_the_kernel_parameters():
         names = [p.rstrip("!") for p in params.split()]
         assert names == list(inspect.signature(getattr(jit, name).py_func).parameters)
         assert all(p in loader.PARAM_TYPES for p in names)
+
+
+def test_every_entry_point_comes_from_its_owner_module():
+    """The JIT namespace holds each entry point of its owner file (no copy), and every kernel
+    module's entry points are all listed for the AOT build."""
+    import importlib
+
+    for owner, names in loader.ENTRY_POINTS_BY_FILE.items():
+        module = importlib.import_module(f"designer.engine.solve.kernels.{owner}")
+        assert sorted(module.__all__) == sorted(names), owner
+        for name in names:
+            assert getattr(jit, name) is getattr(module, name)
+            assert loader.OWNERS[name] == module.__name__
+    assert len(loader.ENTRY_POINTS) == sum(len(names) for names in loader.ENTRY_POINTS_BY_FILE.values())
+
+
+def test_the_shared_constants_import_no_numba():
+    code = ("import sys, designer.engine.solve.kernels.constants, designer.engine.solve.kernels.loader;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

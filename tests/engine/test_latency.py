@@ -3,7 +3,7 @@ collective step (+ payload read + receive completion) and of a ping-pong round t
 import pytest
 
 from designer.engine.errors import InvalidScenario
-from designer.engine.analysis.latency import (
+from designer.engine.model.hop_latency import (
     COMPLETION_NS,
     CONTROL_NS,
     FORWARDING_NS,
@@ -57,7 +57,7 @@ def test_rate_and_overrides():
         path_latency(topo, nodes, 1, initiator="dpu")
 
 
-# ---------------------------------------------------------------- collective steps and round trips (issue 15)
+# ---------------------------------------------------------------- collective steps and round trips
 
 _FABRIC = ["h0/gpu0", "h0/pcie0", "h0/nic0", "leaf0", "h1/nic0", "h1/pcie0", "h1/gpu0"]
 
@@ -172,7 +172,7 @@ def test_network_step_follows_nccls_buffer_placement_per_protocol():
     GPU polls it there, one PCIe read round trip; LL128 lands in GPU memory and carries its flag;
     Simple completes through a CQE, the receiving proxy's poll and a flag. All three are posted
     by the sending CPU proxy."""
-    from designer.engine.analysis.latency import HOST_BUFFER_PROTOCOLS, network_step
+    from designer.engine.model.hop_latency import HOST_BUFFER_PROTOCOLS, network_step
 
     topo = mini()
     nodes = _path(topo, _FABRIC)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.engine.solve import maxmin as maxmin_module
+from designer.engine.solve import aggregate as maxmin_module
 from designer.engine.solve.solver import assert_valid_allocation, maxmin
 
 

@@ -1,4 +1,4 @@
-"""GB200 NVL72 (issue 21): the rack template reproduces NVIDIA's published facts, NVLink carries
+"""GB200 NVL72: the rack template reproduces NVIDIA's published facts, NVLink carries
 GPU traffic between the trays of one rack, the network carries it between racks.
 
 One rack, as ``host_document("gb200-nvl72")`` builds it (``h0`` is the NVLink domain)::

@@ -1,4 +1,4 @@
-"""Collectives across a GB200 NVL72 NVLink domain (issue 21): NVLS runs across the 18 trays
+"""Collectives across a GB200 NVL72 NVLink domain: NVLS runs across the 18 trays
 (NVSwitch gen 4 reduces and multicasts for all 72 GPUs), and between racks the collective falls
 back to the network (NVLS inside each rack, trees over the NICs: nvlstree).
 

@@ -18,7 +18,7 @@ from designer.engine.catalog import TECHS
 from designer.engine.routing import route, routing_context
 from designer.engine.analysis.simulate import simulate
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 NVL = TECHS["nvlink5x1"].effective_gbps
 

@@ -1,5 +1,5 @@
 """NVLS's per-host check (``Group.nvls_gap``) from per-topology facts equals the walk of every
-host's NVSwitch plane (issue 20: 2,048 walks were ~0.1 s of a 16,384-GPU ring's validation).
+host's NVSwitch plane (2,048 walks were ~0.1 s of a 16,384-GPU ring's validation).
 
 Hosts are DGX-H100 / DGX-A100 (8 GPUs on 4 / 6 NVSwitches) and GB200 NVL72 domains, broken
 one way each::

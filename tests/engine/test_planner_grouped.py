@@ -19,7 +19,7 @@ from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, forget_routes, route, route_grouped, router
 from designer.engine.routing.context import cached_context
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 
 @pytest.fixture

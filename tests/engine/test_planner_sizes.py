@@ -19,7 +19,7 @@ from designer.engine.traffic.collectives.common import group_of
 from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import route
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 _SHARES = [5 / 18, 4 / 18, 1 / 3, 0.1, 0.7, 1.0]
 

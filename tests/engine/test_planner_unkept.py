@@ -14,7 +14,7 @@ from designer.engine.model.fabrics import build_cluster
 from designer.engine.routing import FailureSet, route, route_grouped, router
 from designer.engine.routing.context import cached_context
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 _FIELDS = ("flow_ptr", "flow_res", "owner", "share", "first", "count", "status", "weight", "class_code")
 

@@ -1,4 +1,4 @@
-"""The bottleneck-relief re-solves stop their fill early (issue 20) and give the same answer.
+"""The bottleneck-relief re-solves stop their fill early and give the same answer.
 
 ``maxmin_levels_until`` fills like the full solve and stops right after a flow freezes at or
 below its stop level; every level it reports is the full solve's, bit for bit. The relief of

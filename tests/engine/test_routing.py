@@ -9,7 +9,7 @@ from designer.engine.errors import InvalidScenario
 from designer.engine.routing import FailureSet, route
 from designer.engine.solve.solver import assert_valid_allocation, maxmin
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 
 # ------------------------------------------------------------------------------ builders

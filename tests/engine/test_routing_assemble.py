@@ -24,7 +24,7 @@ from designer.engine.routing.hashing import FABRIC_SALT, flow_hash
 from designer.engine.routing.nic_policies import resolve
 from designer.engine.routing.routes import OK
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 FIELDS = ("flow_ptr", "flow_res", "owner", "share", "src", "first", "count", "status", "_subject", "_nic",
           "weight", "stripes")

@@ -20,7 +20,7 @@ from designer.engine.routing.fabric import _pair_ranks
 from designer.engine.routing.hashing import FABRIC_SALT, flow_hash, hashed_rows
 from designer.engine.routing.nic_policies import resolve
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 needs_aot = pytest.mark.skipif(_kernel_loader.aot_kernels() is None, reason="AOT kernels not built")
 
@@ -175,7 +175,7 @@ def _kernel_namespaces():
 def _kernels(which: str):
     if which == "aot":
         return _kernel_loader.aot_kernels()
-    from designer.engine.solve.kernels import compiled as _maxmin_kernels   # imports numba: the JIT build of the same code
+    from designer.engine.solve.kernels import jit as _maxmin_kernels   # imports numba: the JIT build of the same code
 
     return _maxmin_kernels
 

@@ -238,7 +238,7 @@ def test_seg_table_joins_lists_and_blocks_in_order():
 
 
 def test_first_appearance_codes_tell_values_as_a_dict_does():
-    from designer.engine.model.topology import first_appearance_codes
+    from designer.engine.numbers import first_appearance_codes
 
     nan = float("nan")
     values = ["b", None, "a", "b", 1, 1.0, True, nan, nan, float("nan"), None, "a", 2]

@@ -20,7 +20,7 @@ from designer.engine.routing import FailureSet, router
 from designer.engine.routing.context import cached_context
 from designer.engine.routing.nic_policies import resolve
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 
 FIELDS = ("flow_ptr", "flow_res", "owner", "share", "src", "first", "count", "status", "class_code",
           "_subject", "_nic", "weight", "stripes")

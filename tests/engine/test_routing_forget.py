@@ -13,7 +13,7 @@ import pytest
 from designer.engine.routing import FailureSet, forget_routes, route
 from designer.engine.routing.context import cached_context
 from designer.engine.analysis.simulate import prepare
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 from tests.engine.test_routing import mini
 
 

@@ -6,7 +6,7 @@ the answer. Uses ``mini()`` of test_routing (2 hosts × 2 GPUs, 2 leaves, 2 spin
 import numpy as np
 
 from designer.engine.routing import FailureSet, route, routing_context
-from designer.engine.traffic.workloads import Flows
+from designer.engine.traffic.flows import Flows
 from tests.engine.test_routing import mini
 
 

@@ -1,4 +1,4 @@
-"""How a simulation ends (issue #20): ``gc_paused`` hands the survivors to the oldest generation
+"""How a simulation ends: ``gc_paused`` hands the survivors to the oldest generation
 without a scan, and ``python -m designer.engine`` leaves without freeing its heap — with its
 output complete and its exit status kept.
 """

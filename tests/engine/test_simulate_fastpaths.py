@@ -1,4 +1,4 @@
-"""Shortcuts of the whole ``simulate`` path (issue #20) change nothing in the result:
+"""Shortcuts of the whole ``simulate`` path change nothing in the result:
 
 - the planner's prediction fills the max-min solve only up to its slowest flow: the same
   document as with the whole fill;

@@ -1,4 +1,4 @@
-"""Shortcuts of the 16,384-GPU ring's ``simulate`` (issue #20, figure 2) change nothing:
+"""Shortcuts of the 16,384-GPU ring's ``simulate`` change nothing:
 
 - the planner keeps its last ``_reasons`` on the topology: validation and planning of the same
   group ask once; another group (or protocol) is answered afresh, and callers get copies;

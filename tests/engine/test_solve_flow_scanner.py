@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.engine.solve.kernels import loader as loader
-from designer.engine.solve.kernels import compiled as jit
+from designer.engine.solve.kernels import jit
 from designer.engine.solve import id_index
 from designer.engine.commands import solve
 

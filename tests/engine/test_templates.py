@@ -1,4 +1,4 @@
-"""Host templates against REFERENCE.md: counts, PCIe switch sharing, socket placement.
+"""Host templates against their vendors' published topologies: counts, PCIe switch sharing, socket placement.
 
 DGX A100 quadrant q (socket q // 2)::
 

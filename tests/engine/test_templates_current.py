@@ -1,4 +1,5 @@
-"""Issue 21 templates against their vendors' published topology facts.
+"""Templates of current parts (Blackwell, H200, MI300X/MI325X) against their vendors' published
+topology facts.
 
 DGX B200 (one of 8 GPU slots; NVSwitch chips s0, s1)::
 

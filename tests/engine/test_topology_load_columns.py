@@ -1,4 +1,4 @@
-"""The cheaper column reads of the topology load (issue 20) give exactly what the plain
+"""The cheaper column reads of the topology load give exactly what the plain
 computations they replace give, on usual and on unusual or invalid input: the shape codes of
 ``document_accept._read``, the ASCII printable test of ids, the links without capacity nor
 tech found by the tech codes, the float arrays made from the tech codes, the attrs and
@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from designer.engine.document import validator as document
+from designer.engine.document import normalizer, validator as document
 
 from designer.engine.document import accept as document_accept
 from designer.engine.model.fabrics import build_cluster
-from designer.engine.model.topology import Topology, _attrs_or_empty, _floats, _latencies, first_appearance_codes
+from designer.engine.model.topology import Topology, _attrs_or_empty, _floats, _latencies
+from designer.engine.numbers import first_appearance_codes
 
 
 # ---------------------------------------------------------------------------- _read
@@ -75,7 +76,7 @@ def test_read_is_the_item_by_item_read(items, known):
     assert [got["shape_list"][c] for c in got["shape_codes"].tolist()] == want["shapes"]
     assert got["shape_codes"].dtype == np.int64
     for shapes in ({s for s in got["shape_list"] if "id" in s}, set(), set(got["shape_list"])):
-        assert document._having_shape(got, shapes) == [n for n, s in enumerate(want["shapes"]) if s in shapes]
+        assert normalizer._having_shape(got, shapes) == [n for n, s in enumerate(want["shapes"]) if s in shapes]
 
 
 def test_first_appearance_codes_of_an_iterable_is_that_of_the_list():

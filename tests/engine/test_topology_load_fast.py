@@ -23,7 +23,8 @@ from designer.engine.document import validator as document
 from designer.engine.model import tiers
 from designer.engine.errors import InvalidTopology
 from designer.engine.model.fabrics import build_cluster
-from designer.engine.model.topology import Topology, first_appearance_codes, node_attr_keys
+from designer.engine.model.topology import Topology, node_attr_keys
+from designer.engine.numbers import first_appearance_codes
 
 
 def _slow(monkeypatch, doc):

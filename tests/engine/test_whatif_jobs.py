@@ -1,4 +1,4 @@
-"""What-ifs, sweeps and NIC-policy comparisons on a job rank by **step-time** impact (issue 17).
+"""What-ifs, sweeps and NIC-policy comparisons on a job rank by **step-time** impact.
 
 16 DGX-H100 (128 GPUs), rail-optimized (GPU k -- NIC k -- leaf k of every host), layout
 tp 8 × pp 2 × dp 8 (Megatron order tp-cp-ep-dp-pp: stage 0 = hosts h0..h7, stage 1 = h8..h15;

@@ -3,11 +3,15 @@
 Modules
 -------
 - :mod:`.simulate`: one scenario end to end (route, solve, timeline) → the result document;
+  :mod:`.flow_rates`: per-flow rates, bottlenecks and completions from the sub-flows' answer;
+  :mod:`.result_summary`: the result's summary fields (patterns, bottlenecks, tiers, classes);
 - :mod:`.completion`, :mod:`.bottlenecks`, :mod:`.diff`: completion times, the critical
   resources, and the difference between two runs;
-- :mod:`.whatif`: failure what-ifs and N-1 sweeps; :mod:`.job_sweep`: a step-time sweep of a job;
-- :mod:`.latency`: per-hop and end-to-end latency (GPU-initiated vs CPU-proxied);
+- :mod:`.whatif`: failure what-ifs, N-1 sweeps and policy comparisons; :mod:`.whatif_states`:
+  the nominal and failed states they compare; :mod:`.job_sweep`: a step-time sweep of a job;
+- :mod:`.latency`: the result's latency section (GPU-initiated vs CPU-proxied), over the model
+  of :mod:`designer.engine.model.hop_latency`;
 - :mod:`.nccl_tests`: predicted nccl-tests tables and the comparison with a measured log;
-- :mod:`.listed_flows`: node ids along paths for listed-flow output;
+- :mod:`.listed_flows`: which flows a result lists, and their records (node ids along paths);
 - :mod:`.result_columns`: the columnar packing of stored results.
 """

@@ -1,4 +1,5 @@
-"""Diff of two solved states of one scenario (DESIGN.md §2.3a ``diff``, §2.6).
+"""Diff of two solved states of one scenario (``diff`` in docs/FORMATS.md, Result; docs/ENGINE.md,
+"What-if").
 
 :func:`compare` answers "what changed" between a *before* and an *after* outcome of the same
 flows (same topology, same workload): flows disconnected (with the reason), flows rerouted (old
@@ -136,8 +137,9 @@ def _job(p: dict) -> float | None:
 
 
 def _impact(p0: dict, p1: dict, disconnected: int) -> dict:
-    """What a failure does to the job (DESIGN.md §2.3b): the patterns it breaks (complete before,
-    not after), the flows it disconnects, and the slowdown of the patterns that still complete.
+    """What a failure does to the job: the patterns it breaks (complete before, not after), the
+    flows it disconnects, and the slowdown of the patterns that still complete (docs/ENGINE.md,
+    "Completion, impact and bottlenecks").
 
     ``slowdown`` (the largest after/before completion ratio over the patterns) is None when
     something broke — a broken collective has no finite slowdown; ``slowdown_of_completing``

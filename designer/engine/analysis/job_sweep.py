@@ -1,4 +1,4 @@
-"""Rank single failures by their impact on a job's **step time** (issue 17).
+"""Rank single failures by their impact on a job's **step time**.
 
 A thin view of :func:`designer.engine.analysis.whatif.sweep` — the sweep the CLI, the API and the pages
 run — for a scenario whose workload is a job: every candidate failure of the chosen classes

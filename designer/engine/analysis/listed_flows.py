@@ -2,7 +2,7 @@
 
 A 16,384-GPU ring lists 20,000 flows of ~3 striped paths each: record by record (the one-flow
 reference is in tests/engine/test_simulate_shortcuts_wave2.py) that was 57,892 Python walks of
-``Routes.path_nodes`` and ~20 numpy scalar reads per flow, ~0.38 s CPU. Here
+``Routes.path_nodes`` and ~20 numpy scalar reads per flow. Here
 :func:`path_node_ids` walks every listed path in numpy — the first link's tail, then each link's
 head, node resources skipped, the flow's source when the path crosses no link — and
 :func:`flow_records` reads every per-flow number with one ``tolist`` per array, giving the same
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["flow_records", "path_node_ids", "json_floats"]
+__all__ = ["pick_listed", "flow_records", "path_node_ids", "json_floats"]
 
 
 def path_node_ids(topo, routes, paths) -> dict[int, list[str]]:
@@ -102,3 +102,25 @@ def json_floats(values: np.ndarray) -> list:
         for k in np.flatnonzero(~np.isfinite(values)).tolist():
             out[k] = None
     return out
+
+
+def pick_listed(flows, routes, solved, limit: int) -> np.ndarray:
+    """Flows worth listing when there are too many: unroutable, slowest per pattern, a sample."""
+    n = len(flows)
+    if n <= limit:
+        return np.arange(n)
+    bad = np.flatnonzero(routes.status != 0)[: limit // 4]
+    chosen = [bad]
+    per_pattern = max(1, (limit // 2) // max(1, len(flows.pattern_ids)))
+    times = np.where(np.isnan(solved.flow_completion_s), -1.0, solved.flow_completion_s)
+    for k in range(len(flows.pattern_ids)):
+        mine = np.flatnonzero(flows.pattern == k)
+        order = np.argsort(-times[mine], kind="stable")[:per_pattern]
+        chosen.append(mine[order])
+    picked = np.unique(np.concatenate(chosen))
+    room = limit - len(picked)
+    if room > 0:
+        rest = np.setdiff1d(np.arange(n), picked, assume_unique=True)
+        sample = rest[np.linspace(0, len(rest) - 1, min(room, len(rest))).astype(np.int64)] if len(rest) else rest
+        picked = np.union1d(picked, sample)
+    return picked[:limit]

@@ -168,7 +168,7 @@ def _patterns(op: str, size: int, ranks: list[str], algorithm: str) -> list[dict
         return [{"id": f"{_PATTERN_ID}{k}", "kind": "p2p", "src": src, "dst": ranks[(k + 1) % len(ranks)],
                  "bytes": size} for k, src in enumerate(ranks)]
     pattern = {"id": _PATTERN_ID, "kind": kind, "participants": {"ids": ranks}, "bytes": size}
-    # "auto" is the contract's default (DESIGN.md §2.3b): leaving the field out asks for it and
+    # "auto" is the contract's default (docs/FORMATS.md, Scenario): leaving the field out asks for it and
     # keeps working on an engine whose validator predates the value.
     if algorithm != "auto":
         pattern["algorithm"] = algorithm

@@ -40,35 +40,34 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
 
 import numpy as np
 
-from designer.engine.solve import solver
 from designer.engine.analysis.bottlenecks import rank_bottlenecks
-from designer.engine.traffic.collectives import collective_fields, fallback_fields
-from designer.engine.analysis.completion import (PatternCompletion, headline, job_completion, pattern_completions,
-                                        pattern_time_model)
+from designer.engine.analysis.completion import (headline, job_completion, pattern_completions,
+                                                 pattern_time_model)
 from designer.engine.analysis.diff import Frame, Outcome, compare, echo_failures
-from designer.engine.traffic.failures import failed_resources, resolve_failures
-from designer.engine.routing import Routes, route, routing_context
-from designer.engine.traffic.scenario import Scenario, normalize_scenario
+from designer.engine.analysis.flow_rates import flow_completions, per_flow, run_timeline
+from designer.engine.analysis.latency import latency_section
+from designer.engine.analysis.listed_flows import flow_records, json_floats, pick_listed
+from designer.engine.analysis.result_summary import (add_fallbacks, bottleneck_lists, class_counts, pattern_summary,
+                                                     tier_utilization)
 from designer.engine.model.tiers import TIERS, resource_tier, resource_tiers
 from designer.engine.model.topology import Topology
-from designer.engine.traffic.workloads import Flows, generate
 from designer.engine.numbers import json_float as _num
+from designer.engine.routing import Routes, route, routing_context
+from designer.engine.solve import solver
+from designer.engine.traffic.failures import failed_resources, resolve_failures
+from designer.engine.traffic.flows import Flows
+from designer.engine.traffic.scenario import Scenario, normalize_scenario
+from designer.engine.traffic.workloads import generate
 
 __all__ = ["RESULT_FORMAT", "TIERS", "Prepared", "Solved", "prepare", "prepare_failures", "flows_crossing",
            "solve_prepared", "build_result", "simulate", "gc_paused", "resource_tier", "resource_tiers"]
 
 RESULT_FORMAT = "fabricscope.result/1"
-# How many bottleneck ids the summary names (all of them are in ``resources``).
-_TOP_BOTTLENECKS = 20
 # Relative tolerance for "saturated" (the solver freezes at capacity up to rounding).
 _SATURATED = 1e-6
-# Sub-flows of one flow whose levels agree to this relative tolerance froze together (the
-# solver snaps ties at 1e-12; a demand-limited sub-flow's level is demand·share / share).
-_COMMON_LEVEL_RTOL = 1e-12
 # Sub-flows from which identical ones are grouped before solving (see _aggregation).
 _AGGREGATE_MIN_PATHS = 100_000
 
@@ -226,13 +225,13 @@ def solve_prepared(prep: Prepared, *, mode: str | None = None, progress=None) ->
     alloc = solver.maxmin(prep.capacity_gbps, routes.flow_ptr, routes.flow_res, demand,
                           weights=routes.weight, aggregate=_aggregation(prep, demand))
     t1 = time.perf_counter()
-    rate, bneck, completion = _per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck,
-                                        alloc.flow_level)
+    rate, bneck, completion = per_flow(routes, flows, alloc.rates_gbps, alloc.bottleneck,
+                                       alloc.flow_level)
     solved = Solved(alloc.rates_gbps, alloc.bottleneck, alloc.load_gbps, alloc.utilization, rate, bneck,
                     completion, int(getattr(alloc, "levels", 0) or 0), timings_s={"solve": t1 - t0})
     if mode == "timeline":
         _progress(progress, 0.65, "timeline: re-solving at every completion")
-        _timeline(prep, solved, demand)
+        run_timeline(prep, solved, demand)
         solved.timings_s["timeline"] = time.perf_counter() - t1
     return solved
 
@@ -243,11 +242,11 @@ def _aggregation(prep: Prepared, demand: np.ndarray):
     merge; found once per preparation and reused by every re-solve (bottleneck relief).
 
     A ring all-reduce sends the same bytes between the same neighbours on every channel: on
-    16,384 GPUs its 475,136 sub-flows are 81,920 distinct ones, and a solve takes 0.068 s
-    instead of 0.149 s once grouped (0.171 s, paid once). Below :data:`_AGGREGATE_MIN_PATHS`
-    sub-flows the grouping costs more than the solves it shortens (1,024 GPUs: 9.5 ms to group,
-    3.4 ms to solve), and sweeps re-prepare per failure, so small problems are solved as they are.
-    An all-to-all has nothing to merge (the cheap first test says so in a few ms). Exact either
+    16,384 GPUs its 475,136 sub-flows are 81,920 distinct ones, and a grouped solve takes about
+    half the time (the grouping is paid once). Below :data:`_AGGREGATE_MIN_PATHS` sub-flows the
+    grouping costs more than the solves it shortens, and sweeps re-prepare per failure, so small
+    problems are solved as they are. An all-to-all has nothing to merge (a cheap first test on
+    each path's ends and length says so). Exact either
     way (tests/engine/test_maxmin_aggregate.py).
     """
     from designer.engine.solve.maxmin import aggregate_identical
@@ -262,119 +261,6 @@ def _aggregation(prep: Prepared, demand: np.ndarray):
                                   np.ascontiguousarray(routes.weight, dtype=np.float64)) or False
     prep.__dict__["_aggregation"] = (routes, demand, agg)
     return agg
-
-
-def _per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=None):
-    """Per flow: rate (Gb/s), bottleneck (resource index) and steady-state completion (s).
-
-    ``level`` = the solver's rate per unit of weight of each sub-flow (λ_p; ``path_rate /
-    weight`` when not given). rate = ``Σ path_rate`` = Σ w_p·λ_p, or exactly the common level
-    when every sub-flow froze at one λ (to the solver's snapping tolerance: Σ w = 1 only up to
-    rounding); completion = ``bytes / min λ_p`` (the slowest sub-flow, whose bottleneck is the
-    flow's). Weights are the shares (see the module docstring), so a level is a whole-flow rate.
-    """
-    n = routes.num_flows
-    rate = np.full(n, np.nan)
-    pace = np.full(n, np.nan)      # slowest level: the rate at which the flow's bytes complete
-    bneck = np.full(n, -1, dtype=np.int64)
-    if routes.num_paths:
-        if path_level is None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                path_level = path_rate / routes.weight
-        has = routes.count > 0
-        starts = routes.first[has]
-        lo = np.minimum.reduceat(path_level, starts)
-        hi = np.maximum.reduceat(path_level, starts)
-        common = hi <= lo * (1 + _COMMON_LEVEL_RTOL)
-        rate[has] = np.where(common, lo, np.add.reduceat(path_rate, starts))
-        pace[has] = lo
-    if routes.num_paths:
-        slowest = path_level == pace[routes.owner]
-        owners, first_slow = _first_of_runs(routes.owner[slowest])
-        bneck[owners] = path_bneck[np.flatnonzero(slowest)[first_slow]]
-    return rate, bneck, _completions(flows, pace, np.isnan(rate))
-
-
-def _completions(flows: Flows, pace: np.ndarray, pathless: np.ndarray) -> np.ndarray:
-    """Steady-state completion (s) per flow: ``bytes * 8 / (pace * 1e9)``, 0 for no bytes, NaN
-    for a flow without a path (``pathless``)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        completion = flows.bytes * 8.0 / (pace * 1e9)
-    completion[flows.bytes == 0] = 0.0
-    completion[pathless] = np.nan
-    return completion
-
-
-def _flow_completions(routes: Routes, flows: Flows, path_level: np.ndarray) -> np.ndarray:
-    """The completions of :func:`_per_flow` alone, from the sub-flow levels: the slowest
-    sub-flow's level is the flow's pace (one reduction instead of three; the relief re-solves
-    read nothing else)."""
-    pace = np.full(routes.num_flows, np.nan)
-    has = routes.count > 0
-    if routes.num_paths:
-        pace[has] = np.minimum.reduceat(path_level, routes.first[has])
-    return _completions(flows, pace, ~has)
-
-
-def _first_of_runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_index=True)``; without its sort when ``values`` never decrease
-    (paths are laid out in flow order, so their owners do): 16.8M sub-flows at 4,096 GPUs."""
-    if len(values) == 0 or not bool(np.all(values[1:] >= values[:-1])):
-        return np.unique(values, return_index=True)
-    first = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-    return values[first], first
-
-
-def _timeline(prep: Prepared, solved: Solved, demand: np.ndarray) -> None:
-    routes, flows, topo = prep.routes, prep.flows, prep.topology
-    tiers = resource_tiers(topo)
-    tier_code = np.array([TIERS.index(t) for t in tiers], dtype=np.int64)
-    cap = prep.capacity_gbps
-    used = np.zeros(len(cap), dtype=bool)
-    used[routes.flow_res] = True
-    present = [k for k in range(len(TIERS)) if (used & (tier_code == k)).any()]
-    samples = {"t_s": [], **{TIERS[k]: {"max": [], "mean": []} for k in present}}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv_cap = np.where(cap > 0, 1.0 / cap, 0.0)
-
-    path_pattern = flows.pattern[routes.owner]
-    n_patterns = len(flows.pattern_ids)
-    pattern_rates = []          # per event: Gb/s of each pattern, constant until the next event
-
-    def on_event(t_s, active, rates, load):
-        util = load * inv_cap
-        samples["t_s"].append(float(t_s))
-        for k in present:
-            u = util[used & (tier_code == k)]
-            samples[TIERS[k]]["max"].append(float(u.max()))
-            samples[TIERS[k]]["mean"].append(float(u.mean()))
-        pattern_rates.append(np.bincount(path_pattern, weights=np.where(active, rates, 0.0), minlength=n_patterns))
-
-    path_bytes = flows.bytes[routes.owner] * routes.share
-    res = solver.timeline(cap, routes.flow_ptr, routes.flow_res, path_bytes, demand, weights=routes.weight,
-                          on_event=on_event)
-    done = np.full(routes.num_flows, np.nan)
-    has = routes.count > 0
-    if routes.num_paths:
-        done[has] = np.maximum.reduceat(res.completion_s, routes.first[has])
-    solved.flow_completion_s = done
-    t_s = samples.pop("t_s")
-    solved.timeline = {"t_s": t_s, "tiers": samples, "events": len(res.events_s),
-                       "truncated": bool(res.truncated),
-                       "patterns": _delivered(flows.pattern_ids, t_s, pattern_rates)}
-
-
-def _delivered(pattern_ids: list[str], t_s: list[float], rates: list[np.ndarray]) -> dict:
-    """Per pattern, at each event time: its rate (Gb/s, held until the next event) and the bytes
-    delivered so far — the integral of its rate, so the curve rises continuously, not in steps
-    at flow completions."""
-    if not rates:
-        return {}
-    r = np.vstack(rates)                                   # events × patterns
-    dt = np.diff(np.asarray(t_s, dtype=float), prepend=t_s[0] if t_s else 0.0)
-    delivered = np.cumsum(np.vstack([np.zeros(r.shape[1]), r[:-1]]) * dt[:, None], axis=0) * 1e9 / 8
-    return {pid: {"rate_gbps": r[:, k].tolist(), "delivered_bytes": delivered[:, k].tolist()}
-            for k, pid in enumerate(pattern_ids)}
 
 
 # ======================================================================================== result
@@ -395,12 +281,12 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     tiers = resource_tiers(topo)
     members = [np.flatnonzero(flows.pattern == k) for k in range(len(flows.pattern_ids))]
     done = pattern_completions(flows, routes, solved.flow_completion_s, members)
-    patterns = _pattern_summary(topo, flows, routes, solved, done, members)
+    patterns = pattern_summary(topo, flows, routes, solved, done, members)
     if prep.failures:
-        _fallbacks(prep, patterns)
+        add_fallbacks(prep, patterns)
     job, order = _job_summary(prep, solved, done, members, tiers)
-    bottlenecks, by_tier = _bottlenecks(topo, solved, tiers, order)
-    listed = _listed_flows(flows, routes, solved, sc.max_flows_listed)
+    bottlenecks, by_tier = bottleneck_lists(topo, tiers, order)
+    listed = pick_listed(flows, routes, solved, sc.max_flows_listed)
     result = {
         "format": RESULT_FORMAT,
         "summary": {
@@ -409,12 +295,12 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
             **job,
             "bottlenecks": bottlenecks,
             "bottlenecks_by_tier": by_tier,
-            "utilization_by_tier": _tier_utilization(solved, tiers, routes),
+            "utilization_by_tier": tier_utilization(solved, tiers, routes),
             "flows_total": len(flows),
             "flows_listed": len(listed),
             "flows_omitted": len(flows) - len(listed),
             "paths": routes.num_paths,
-            "classes": _class_counts(routes),
+            "classes": class_counts(routes),
         },
         "flows": _flow_records(topo, flows, routes, solved, listed),
         "resources": _resources(topo, solved, tiers, prep.capacity_gbps),
@@ -435,7 +321,7 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     if solved.timeline is not None:
         result["summary"]["timeline"] = solved.timeline
     if sc.job is not None:
-        from designer.engine.traffic.jobs.dag import run_job, step_headline   # a step as a DAG (DESIGN.md §2.3b)
+        from designer.engine.traffic.jobs.dag import run_job, step_headline   # a step as a DAG (FORMATS.md, Jobs)
 
         _progress(progress, 0.95, "simulating the job's phases")
         result["summary"]["job"] = run_job(prep, sc.job)
@@ -445,42 +331,8 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
 
             result["diff"]["job"] = step_diff(run_job(baseline[0], sc.job), result["summary"]["job"])
     if sc.latency is not None:
-        result["latency"] = _latency(prep, solved, patterns)
+        result["latency"] = latency_section(prep, solved, patterns)
     return result
-
-
-def _pattern_summary(topo: Topology, flows: Flows, routes: Routes, solved: Solved,
-                     done: dict[str, PatternCompletion], members: list[np.ndarray]) -> dict:
-    """Per pattern: completion by :mod:`designer.engine.analysis.completion` (a pattern with a lost flow
-    does not complete), throughput, the slowest flow and the resource that limits it."""
-    out = {}
-    for k, pid in enumerate(flows.pattern_ids):
-        c = done[pid]
-        entry = {**c.as_dict(), "slowest_flow": None, "flows": c.flows, "bytes": c.bytes, "kind": c.kind,
-                 "bottleneck": None}
-        for key in ("completion_s", "throughput_gbps", "surviving_completion_s"):
-            entry[key] = _num(entry[key]) if entry[key] is not None else None
-        if c.slowest is not None:
-            entry["slowest_flow"] = flows.flow_id(c.slowest)
-            good = members[k][routes.status[members[k]] == 0]
-            entry["min_rate_gbps"] = _num(np.nanmin(solved.flow_rate_gbps[good]))
-            b = int(solved.flow_bottleneck[c.slowest])
-            entry["bottleneck"] = topo.resource_id(b) if b >= 0 else None
-        plan = flows.pattern_plans[k] if flows.pattern_plans else None
-        if plan is not None:
-            entry.update(collective_fields(plan, c.kind, entry["completion_s"]))
-        out[pid] = entry
-    return out
-
-
-def _fallbacks(prep: Prepared, patterns: dict) -> None:
-    """``fallback`` of every collective pattern under failures (see
-    :func:`designer.engine.traffic.collectives.fallback_fields`)."""
-    flows, sc = prep.flows, prep.scenario
-    for k, pid in enumerate(flows.pattern_ids):
-        if flows.pattern_plans[k] is not None:
-            patterns[pid]["fallback"] = fallback_fields(prep.topology, sc.patterns[k], sc.routing, prep.failed,
-                                                        prep.capacity_gbps)
 
 
 def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.ndarray], tiers: list[str]):
@@ -499,14 +351,14 @@ def _job_summary(prep: Prepared, solved: Solved, done: dict, members: list[np.nd
         if at_least is None:
             alloc = solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight,
                                   aggregate=aggregation)
-            return _flow_completions(routes, flows, alloc.flow_level), True
+            return flow_completions(routes, flows, alloc.flow_level), True
         if not fills:
             fills.append(solver.StoppedFills(routes.flow_ptr, routes.flow_res, demand, len(capacity),
                                              weights=routes.weight, aggregate=aggregation or None))
         level, stopped = fills[0].levels(capacity, _stop_levels(flows, at_least)[routes.owner])
         if stopped:   # not reached yet: it freezes at or above every known level (counts 0 here)
             level[np.isnan(level)] = np.inf
-        return _flow_completions(routes, flows, level), not stopped
+        return flow_completions(routes, flows, level), not stopped
 
     ranked = rank_bottlenecks(topo, solved, tiers, done, resolve, prep.capacity_gbps, routed, len(routes.flow_res),
                               pattern_time_model(flows))
@@ -540,67 +392,9 @@ def _stop_levels(flows: Flows, at_least: np.ndarray) -> np.ndarray:
     return stop
 
 
-def _bottlenecks(topo: Topology, solved: Solved, tiers: list[str], order: list[int]):
-    """Saturated resources that limit some flow, most consequential first (``order`` from
-    :func:`~designer.engine.analysis.bottlenecks.rank_bottlenecks`), overall and per tier."""
-    ranked = order
-    by_tier: dict[str, list[str]] = {}
-    for r in ranked:
-        ids = by_tier.setdefault(tiers[r], [])
-        if len(ids) < _TOP_BOTTLENECKS:
-            ids.append(topo.resource_id(r))
-    return [topo.resource_id(r) for r in ranked[:_TOP_BOTTLENECKS]], by_tier
-
-
-def _tier_utilization(solved: Solved, tiers: list[str], routes: Routes) -> dict:
-    used = np.zeros(len(solved.utilization), dtype=bool)
-    used[routes.flow_res] = True
-    out = {}
-    # Tier codes by one dict lookup per resource, then integer masks (383k object comparisons
-    # per tier were 46 ms at 16,384 GPUs).
-    code = {t: k for k, t in enumerate(TIERS)}
-    codes = np.fromiter(map(code.get, tiers, repeat(-1)), dtype=np.int64, count=len(tiers))
-    for k, t in enumerate(TIERS):
-        m = used & (codes == k)
-        if m.any():
-            u = solved.utilization[m]
-            out[t] = {"max": _num(u.max()), "mean": _num(u.mean()), "resources": int(m.sum())}
-    return out
-
-
-def _class_counts(routes: Routes) -> dict:
-    codes = routes.class_code[routes.class_code >= 0]
-    counts = np.bincount(codes, minlength=len(routes.class_names)) if len(codes) else []
-    return {name: int(c) for name, c in zip(routes.class_names, counts)}
-
-
-def _listed_flows(flows: Flows, routes: Routes, solved: Solved, limit: int) -> np.ndarray:
-    """Flows worth listing when there are too many: unroutable, slowest per pattern, a sample."""
-    n = len(flows)
-    if n <= limit:
-        return np.arange(n)
-    bad = np.flatnonzero(routes.status != 0)[: limit // 4]
-    chosen = [bad]
-    per_pattern = max(1, (limit // 2) // max(1, len(flows.pattern_ids)))
-    times = np.where(np.isnan(solved.flow_completion_s), -1.0, solved.flow_completion_s)
-    for k in range(len(flows.pattern_ids)):
-        mine = np.flatnonzero(flows.pattern == k)
-        order = np.argsort(-times[mine], kind="stable")[:per_pattern]
-        chosen.append(mine[order])
-    picked = np.unique(np.concatenate(chosen))
-    room = limit - len(picked)
-    if room > 0:
-        rest = np.setdiff1d(np.arange(n), picked, assume_unique=True)
-        sample = rest[np.linspace(0, len(rest) - 1, min(room, len(rest))).astype(np.int64)] if len(rest) else rest
-        picked = np.union1d(picked, sample)
-    return picked[:limit]
-
-
 def _flow_records(topo: Topology, flows: Flows, routes: Routes, solved: Solved, listed) -> list[dict]:
     """The listed flows' records, built for all of them at once
     (:func:`~designer.engine.analysis.listed_flows.flow_records`; unroutable ones by :func:`_unroutable_record`)."""
-    from designer.engine.analysis.listed_flows import flow_records
-
     return flow_records(topo, flows, routes, solved, listed, lambda i: _unroutable_record(topo, flows, routes, i))
 
 
@@ -620,9 +414,8 @@ def _unroutable_record(topo: Topology, flows: Flows, routes: Routes, i: int) -> 
 def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.ndarray) -> list[dict]:
     """One record per loaded resource (230k at 16,384 GPUs), built column by column: the numbers
     are converted once (``tolist`` gives the same Python floats as ``float`` per element) and the
-    records are made by one dict display per row — no branch or f-string per resource (0.39 ->
-    0.12 s CPU at 16,384 GPUs, the same records: tests/engine/test_simulate_fastpaths.py)."""
-    from designer.engine.analysis.listed_flows import json_floats
+    records are made by one dict display per row — no branch or f-string per resource (the same records:
+    tests/engine/test_simulate_fastpaths.py)."""
 
     rs = np.flatnonzero(solved.load_gbps > 0)
     is_link = rs < 2 * topo.num_links   # resources are sorted: every link direction comes first
@@ -643,39 +436,6 @@ def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.nd
             for rid, lid, direction, tech, tier, cap, load, util in columns]
 
 
-def _latency(prep: Prepared, solved: Solved, patterns: dict) -> list[dict]:
-    from designer.engine.analysis.latency import path_latency
-
-    opts = prep.scenario.latency
-    flows, routes, topo = prep.flows, prep.routes, prep.topology
-    wanted = opts.get("flows")
-    if wanted is None:
-        wanted = [p["slowest_flow"] for p in patterns.values() if p["slowest_flow"]]
-    index = {}
-    if wanted:
-        want = set(wanted)
-        for k, pid in enumerate(flows.pattern_ids):
-            for i in np.flatnonzero(flows.pattern == k).tolist():
-                fid = f"{pid}#{int(flows.index[i])}"
-                if fid in want:
-                    index[fid] = i
-    out = []
-    for fid in wanted:
-        i = index.get(fid)
-        if i is None or routes.status[i] != 0:
-            out.append({"flow": fid, "error": "unknown or unroutable flow"})
-            continue
-        nodes = routes.path_nodes(int(routes.first[i]))
-        entry = {"flow": fid, "class": routes.path_class(i), "path": [topo.node_ids[n] for n in nodes],
-                 "initiators": {}}
-        for init in opts["initiators"]:
-            entry["initiators"][init] = path_latency(topo, nodes, opts["message_bytes"], initiator=init,
-                                                     rate_gbps=solved.flow_rate_gbps[i],
-                                                     overrides=opts.get("overrides"))
-        out.append(entry)
-    return out
-
-
 _gc_lock = threading.Lock()
 _gc_pauses = [0, False]   # active gc_paused() blocks (any thread), whether gc was on at the first
 
@@ -686,8 +446,8 @@ def gc_paused():
 
     A simulation builds millions of small lists, dicts and tuples that stay alive (the topology
     document, paths, result records) and creates almost no reference cycles, so every
-    collection walks a large heap and frees nothing: 2.0 of 9.8 s CPU of a 16,384-GPU ring,
-    same peak RSS without it (measured, docs/PERFORMANCE.md). Objects are still freed by
+    collection walks a large heap and frees nothing: a fifth of a 16,384-GPU ring's CPU, for
+    the same peak RSS without it (docs/PERFORMANCE.md). Objects are still freed by
     reference counting; cycles made inside are collected after. Nested and concurrent blocks
     (threads of one process) share one count: the collector comes back on when the last ends,
     if it was on when the first began.
@@ -712,8 +472,7 @@ def _age_survivors() -> None:
 
     Why: with the collector off, the millions of containers a simulation keeps (its result, the
     cached topology) all stay in generation 0, so the first allocation after ``gc.enable()``
-    starts a young collection that walks every one of them: 0.55 s CPU after a 16,384-GPU ring
-    (measured). ``freeze`` + ``unfreeze`` merges the generation lists into the oldest one (O(1))
+    starts a young collection that walks every one of them. ``freeze`` + ``unfreeze`` merges the generation lists into the oldest one (O(1))
     and resets the young count; cycles made inside the block are still freed, by the next full
     collection. Skipped when someone else has frozen objects (``unfreeze`` would release theirs).
     """
@@ -728,7 +487,7 @@ def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
     Parameters
     ----------
     scenario : dict or Scenario
-        A ``fabricscope.scenario/1`` document (DESIGN.md §2.3a).
+        A ``fabricscope.scenario/1`` document (docs/FORMATS.md, Scenario).
     progress : callable, optional
         ``progress(fraction, message)``, called at each stage (fraction in [0, 1]).
     topology_loader : callable, optional

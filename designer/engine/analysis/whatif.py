@@ -1,4 +1,5 @@
-"""What-if engine: failure diffs, N-1 sweeps, chunk merging and NIC-policy comparison (DESIGN.md §2.6).
+"""What-if engine: failure diffs, N-1 sweeps, chunk merging and NIC-policy comparison (docs/ENGINE.md,
+"What-if"; formats in docs/FORMATS.md, "Sweep and comparison").
 
 Entry points
 ------------
@@ -27,7 +28,7 @@ Failure semantics (decided here, documented for users)
 - **Ranking.** Most harmful first (:func:`ranking_key`): broken jobs first — more patterns broken,
   then more flows disconnected — then the larger slowdown (of the patterns still completing),
   then more throughput lost; ties keep candidate order.
-- **Jobs rank by step time.** When the workload is a job (DESIGN.md §2.3b), every state's step
+- **Jobs rank by step time.** When the workload is a job (docs/FORMATS.md, Jobs), every state's step
   is re-simulated (:func:`~designer.engine.traffic.jobs.dag.run_job`: phases, dependencies and overlap)
   and ``impact.job`` gives the step before/after; a step that no longer completes (a broken
   communicator hangs it) ranks first, then the larger **step-time** slowdown — a 2× slower
@@ -56,7 +57,7 @@ Per candidate failure:
 3. The max-min allocation is global (a failure can change rates anywhere in the component of
    shared resources), so the whole problem is re-solved with the compiled solver, warm in the
    sense that nothing but the merged CSR arrays changes. On a 1,024-GPU ring all-reduce this is
-   ~3 ms, cheaper than tracking components.
+   cheaper than tracking components.
 """
 from __future__ import annotations
 
@@ -64,20 +65,15 @@ import copy
 import dataclasses
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from designer.engine import routing as _routing
-from designer.engine.analysis.diff import Frame, compare, echo_failures, pattern_stats
+from designer.engine.analysis.diff import compare, echo_failures
+from designer.engine.analysis.simulate import resource_tiers, simulate
+from designer.engine.analysis.whatif_states import WhatIf, run_step, split_scenario, state_summary, step_impact
 from designer.engine.errors import InvalidScenario, Problem
-from designer.engine.traffic.failures import failed_resources, normalize_failures, resolve_failures
-from designer.engine.traffic.jobs.dag import run_job, step_diff
-from designer.engine.routing import FailureSet, Routes, routing_context
-from designer.engine.traffic.scenario import Scenario, normalize_scenario
-from designer.engine.numbers import json_float as _num
-from designer.engine.analysis.simulate import (Prepared, Solved, flows_crossing, prepare, prepare_failures, resource_tiers,
-                                      simulate, solve_prepared)
+from designer.engine.traffic.failures import normalize_failures
 
 __all__ = ["SWEEP_FORMAT", "COMPARE_FORMAT", "SWEEP_CLASSES", "simulate_with_diff", "diff_results",
            "sweep_candidates", "sweep_plan", "sweep", "merge_sweeps", "compare_policies", "ranking_key"]
@@ -88,82 +84,11 @@ SWEEP_CLASSES = ("nic", "pcie_switch", "nvswitch", "gpu", "cpu", "leaf-spine", "
                  "host", "switch", "leaf", "spine", "nvlink_switch_tray", "nvlink")
 # Classes that are whole groups of this kind (a GB200 NVL72's NVLink-switch trays, racks.py).
 _GROUP_CLASSES = ("nvlink_switch_tray",)
+
+
 def _progress(progress, fraction: float, message: str) -> None:
     if progress is not None:
         progress(float(min(max(fraction, 0.0), 1.0)), message)
-
-
-
-# ======================================================================================== states
-@dataclass
-class _State:
-    """Routes, capacities and the solved allocation under one failure list (a diff Outcome)."""
-
-    entries: list
-    failed: FailureSet
-    capacity: np.ndarray
-    routes: Routes
-    solved: Solved
-    affected: np.ndarray     # flow indices re-routed against the nominal routes
-    prep: Prepared
-
-
-def _split_scenario(scenario, topology_loader) -> tuple[Scenario, list]:
-    """The scenario without failures (normalized) and its failures (normalized entries)."""
-    sc = normalize_scenario(scenario, topology_loader=topology_loader)
-    return dataclasses.replace(sc, failures=[]), sc.failures
-
-
-class _WhatIf(Frame):
-    """A scenario's nominal (no-failure) routes and allocation, and states derived from them
-    with :func:`~designer.engine.analysis.simulate.prepare_failures` (stable re-routing)."""
-
-    def __init__(self, sc: Scenario, *, derive: bool = False, base_entries: list | None = None):
-        self.sc = sc
-        self.prep0 = prepare(sc, failures=[])
-        super().__init__(self.prep0.topology, self.prep0.flows, resource_tiers(self.prep0.topology))
-        self.routes0 = self.prep0.routes
-        self.nominal = self._make_state([], self.prep0)
-        self.base_entries = list(base_entries or [])
-        self.derive = derive
-        self.ctx_base = None
-        if derive:
-            base_failed, _ = resolve_failures(self.topo, self.base_entries)
-            self.ctx_base = routing_context(self.topo, base_failed, base=routing_context(self.topo))
-
-    def touching(self, resources: np.ndarray) -> np.ndarray:
-        """Flows (sorted) whose nominal paths cross any of ``resources``."""
-        return flows_crossing(self.prep0, resources)
-
-    def state(self, entries: list) -> _State:
-        if not entries:
-            return self.nominal
-        prep = prepare_failures(self.prep0, entries, derive_from=self.ctx_base, derive=self.derive)
-        return self._make_state(entries, prep)
-
-    def unchanged(self, cand: dict, base: _State) -> bool:
-        """True when adding ``cand`` to ``base``'s failures provably leaves ``base`` as it is.
-
-        A ``down`` candidate qualifies only on a failure-free base whose paths avoid it (with
-        other elements already down, removing one more can still change an ECMP choice); a
-        ``degrade`` qualifies when no path of ``base`` crosses what it slows.
-        """
-        failed, mult = resolve_failures(self.topo, [cand])
-        if failed.nodes or failed.links:
-            if base.failed.nodes or base.failed.links:
-                return False
-            if len(self.touching(failed_resources(self.topo, failed))):
-                return False
-        used = base.__dict__.get("_used")
-        if used is None:
-            used = base.__dict__["_used"] = np.bincount(base.routes.flow_res,
-                                                        minlength=self.topo.num_resources) > 0
-        return not ((mult != 1.0) & used).any()
-
-    def _make_state(self, entries, prep: Prepared) -> _State:
-        solved = solve_prepared(prep)
-        return _State(entries, prep.failed or FailureSet(), prep.capacity_gbps, prep.routes, solved,
-                      prep.affected, prep)
 
 
 # ======================================================================================== ranking
@@ -183,24 +108,6 @@ def _step_key(step: dict | None) -> tuple:
     if not step:
         return (0, 0.0)
     return (-int(step["complete"]["after"] is False), -(step.get("slowdown") or 1.0))
-
-
-_STEP_KEYS = ("complete", "step_time_s", "compute_s", "communication_s", "exposed_communication_s",
-              "critical_path", "reason")
-
-
-def _step_numbers(step: dict | None) -> dict | None:
-    """The headline numbers of a ``summary.job`` (no per-phase detail), or None."""
-    return {k: step.get(k) for k in _STEP_KEYS} if step else None
-
-
-def _step_impact(before: dict, after: dict) -> dict:
-    """``impact.job``: :func:`~designer.engine.traffic.jobs.dag.step_diff` plus the step-time increase (s)
-    and the critical path after the failure."""
-    d = step_diff(before, after)
-    b, a = d["step_time_s"]["before"], d["step_time_s"]["after"]
-    return {**d, "step_time_increase_s": _num(a - b) if a is not None and b is not None else None,
-            "critical_path": after.get("critical_path") or []}
 
 
 # ======================================================================================== simulate
@@ -239,8 +146,8 @@ def simulate_with_diff(scenario, progress=None, *, topology_loader=None) -> dict
 
 def diff_results(scenario, failures: list, *, topology_loader=None) -> dict:
     """Only the ``diff`` of ``scenario`` with ``failures`` added (no result document)."""
-    sc, own = _split_scenario(scenario, topology_loader)
-    w = _WhatIf(sc)
+    sc, own = split_scenario(scenario, topology_loader)
+    w = WhatIf(sc)
     entries = normalize_failures(sc.topology, list(own) + list(failures))
     return compare(w, w.nominal, w.state(entries), details=True)
 
@@ -272,7 +179,7 @@ def sweep_candidates(scenario, over, *, degrade: float | None = None, topology_l
     """
     from designer.engine.model.topology import Topology
 
-    topo = scenario if isinstance(scenario, Topology) else _split_scenario(scenario, topology_loader)[0].topology
+    topo = scenario if isinstance(scenario, Topology) else split_scenario(scenario, topology_loader)[0].topology
     classes = [c.strip() for c in over.split(",")] if isinstance(over, str) else list(over or [])
     bad = [Problem(f"over[{k}]", f"unknown class {c!r} (choose from {', '.join(SWEEP_CLASSES)})")
            for k, c in enumerate(classes) if c not in SWEEP_CLASSES]
@@ -318,31 +225,6 @@ def _parse_chunk(chunk, total: int) -> tuple[int, int, int, int] | None:
     return i, n, i * total // n, (i + 1) * total // n
 
 
-def _summary(w: _WhatIf, st: _State, step: dict | None = None) -> dict:
-    """Per-pattern completion, job completion, utilization and path classes of a state; ``job``
-    (the step's numbers, :func:`_step_numbers`) when ``step`` is given."""
-    p = pattern_stats(w, st)
-    complete = all(v["complete"] for v in p.values())
-    times = [v["completion_s"] or 0.0 for v in p.values()]
-    util = st.solved.utilization
-    return {"patterns": {k: {"complete": v["complete"], "completion_s": _num(v["completion_s"]),
-                             "throughput_gbps": _num(v["throughput_gbps"]), "unroutable": v["unroutable"],
-                             "reason": v["reason"]} for k, v in p.items()},
-            "complete": complete, "broken": [k for k, v in p.items() if not v["complete"]],
-            "job_completion_s": _num(max(times, default=0.0)) if complete else None,
-            "max_utilization": _num(util.max()) if len(util) else 0.0,
-            "flows_total": len(w.flows), "unroutable": int((st.routes.status != 0).sum()),
-            "classes": {name: int(c) for name, c in zip(
-                st.routes.class_names, np.bincount(st.routes.class_code[st.routes.class_code >= 0],
-                                                   minlength=len(st.routes.class_names)).tolist())},
-            **({"job": _step_numbers(step)} if step is not None else {})}
-
-
-def _run_step(sc: Scenario, st: _State) -> dict | None:
-    """The job's step on a state (None when the workload is not a job)."""
-    return run_job(st.prep, sc.job) if sc.job is not None else None
-
-
 def _plan(sc, topo, base_entries: list, over, failures, degrade) -> tuple[list[dict], dict]:
     by_class = sweep_candidates(sc, over, degrade=degrade) if over else []
     if not by_class and not failures:
@@ -362,7 +244,7 @@ def sweep_plan(scenario, over=None, *, failures: list | None = None, degrade: fl
         of :func:`sweep` is ``candidates[i*N//n:(i+1)*N//n]``) and ``skipped``
         (``already_failed`` labels, ``unwired`` targets with the reason).
     """
-    sc, own = _split_scenario(scenario, topology_loader)
+    sc, own = split_scenario(scenario, topology_loader)
     topo = sc.topology
     candidates, skipped = _plan(sc, topo, normalize_failures(topo, own), over, failures, degrade)
     return {"candidates": [{x: c[x] for x in ("target", "mode", "factor") if c[x] is not None} for c in candidates],
@@ -448,7 +330,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
         Unknown class or target (located ``failures[k].target``), bad chunk.
     """
     _progress(progress, 0.0, "validating scenario")
-    sc, own = _split_scenario(scenario, topology_loader)
+    sc, own = split_scenario(scenario, topology_loader)
     topo = sc.topology
     base_entries = normalize_failures(topo, own)
     candidates, skipped = _plan(sc, topo, base_entries, over, failures, degrade)
@@ -456,12 +338,12 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     part = _parse_chunk(chunk, total)
     lo, hi = (part[2], part[3]) if part else (0, total)
     _progress(progress, 0.02, "routing and solving the baseline")
-    w = _WhatIf(sc, derive=derive, base_entries=base_entries)
+    w = WhatIf(sc, derive=derive, base_entries=base_entries)
     base = w.state(base_entries) if base_entries else w.nominal
     idle = compare(w, base, base, details=False)
-    step0 = _run_step(sc, base)
+    step0 = run_step(sc, base)
     if step0 is not None:
-        idle["impact"]["job"] = _step_impact(step0, step0)
+        idle["impact"]["job"] = step_impact(step0, step0)
     ranking, stats = [], {"solved": 0, "untouched": 0, "rerouted_flows": 0}
     clock = time.perf_counter()
     for k in range(lo, hi):
@@ -473,7 +355,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
             st = w.state(base_entries + [cand])
             diff = compare(w, base, st, details=False)
             if step0 is not None:
-                diff["impact"]["job"] = _step_impact(step0, _run_step(sc, st))
+                diff["impact"]["job"] = step_impact(step0, run_step(sc, st))
             stats["solved"] += 1
             stats["rerouted_flows"] += len(st.affected)
         ranking.append({"index": k, "failure": {x: cand[x] for x in ("target", "mode", "factor") if cand[x] is not None},
@@ -487,10 +369,9 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     return {"format": SWEEP_FORMAT,
             "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(base_entries)},
             "over": ([c.strip() for c in over.split(",")] if isinstance(over, str) else list(over)) if over else None,
-            "degrade": degrade, "baseline": _summary(w, base, step0), "candidates": total,
+            "degrade": degrade, "baseline": state_summary(w, base, step0), "candidates": total,
             "chunk": [part[0], part[1]] if part else None, "evaluated": hi - lo, "stats": stats,
             "skipped": skipped, "ranking": ranking}
-
 
 
 def merge_sweeps(parts: list[dict]) -> dict:
@@ -561,22 +442,22 @@ def compare_policies(scenario, *, policies=("affinity", "pxn", "any"), progress=
            for k, p in enumerate(policies) if p not in _routing.NIC_POLICIES]
     if bad or not policies:
         raise InvalidScenario("bad policies", bad or [Problem("policies", "choose at least one policy")])
-    sc, own = _split_scenario(scenario, topology_loader)
+    sc, own = split_scenario(scenario, topology_loader)
     entries = normalize_failures(sc.topology, own)
     out = {}
     for k, pol in enumerate(policies):
         _progress(progress, k / len(policies), f"policy {pol}")
-        w = _WhatIf(dataclasses.replace(sc, routing={**sc.routing, "nic_policy": pol}))
-        step0 = _run_step(sc, w.nominal)
-        entry = {"baseline": _summary(w, w.nominal, step0), "with_failures": None, "impact": None,
+        w = WhatIf(dataclasses.replace(sc, routing={**sc.routing, "nic_policy": pol}))
+        step0 = run_step(sc, w.nominal)
+        entry = {"baseline": state_summary(w, w.nominal, step0), "with_failures": None, "impact": None,
                  "diff_summary": None}
         if entries:
             st = w.state(entries)
             diff = compare(w, w.nominal, st, details=False)
-            step = _run_step(sc, st)
+            step = run_step(sc, st)
             if step is not None:
-                diff["impact"]["job"] = _step_impact(step0, step)
-            entry.update({"with_failures": _summary(w, st, step), "impact": diff["impact"],
+                diff["impact"]["job"] = step_impact(step0, step)
+            entry.update({"with_failures": state_summary(w, st, step), "impact": diff["impact"],
                           "diff_summary": diff["summary"]})
         out[pol] = entry
     _progress(progress, 1.0, "done")

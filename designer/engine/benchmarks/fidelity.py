@@ -14,7 +14,7 @@ Metrics (``case["metric"]``), read from the simulated pattern's summary:
 - ``algbw_gbs``: ``bytes / completion_s`` in GB/s (copies, point to point);
 - ``time_us``: ``completion_s`` in µs (nccl-tests' time column);
 - ``round_trip_us``: a ping-pong along the simulated flow's routed path
-  (:func:`designer.engine.analysis.latency.round_trip`, the case's ``initiator``).
+  (:func:`designer.engine.model.hop_latency.round_trip`, the case's ``initiator``).
 """
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def _participants(topo, pattern: dict) -> int:
 
 
 def _round_trip_us(case: dict, topo, result: dict) -> float:
-    from designer.engine.analysis.latency import round_trip
+    from designer.engine.model.hop_latency import round_trip
 
     flow = next(f for f in result["flows"] if f["pattern"] == "case" and f.get("status") == "ok")
     nodes = [topo.node_index[n] for n in flow["path"]]

@@ -1,4 +1,4 @@
-"""Benchmarks of GB200 NVL72 rack-scale NVLink domains (issue 21).
+"""Benchmarks of GB200 NVL72 rack-scale NVLink domains.
 
 - ``nvl72_pod_alltoall_route``: route an all-to-all over the 576 GPUs of 8 NVL72 racks in a
   rail-optimized fabric (331,200 flows; 40,896 GPU pairs inside a rack ride NVLink through the
@@ -23,7 +23,7 @@ def pod_alltoall_route() -> dict:
     from designer.engine.model.fabrics import build_cluster
     from designer.engine.routing import route
     from designer.engine.model.topology import Topology
-    from designer.engine.traffic.workloads import Flows
+    from designer.engine.traffic.flows import Flows
 
     topo = Topology.from_document(build_cluster("gb200-nvl72", RACKS, fabric="rail-optimized"))
     gpus = np.array(topo.nodes_of_kind("gpu"), dtype=np.int64)

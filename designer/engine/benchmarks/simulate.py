@@ -1,9 +1,9 @@
 """Benchmarks of routing + solving at cluster scale (1,024 H100 GPUs, rail-optimized fabric).
 
 Figures: seconds per stage, flow/path/entry counts, peak traced memory (bytes, numpy included).
-Targets (DESIGN.md §2.5, issue 3): the ~1M-flow all-to-all routes and solves in ≤ 10 s total
-within ≤ 4 GB. Issue 17: one step of a Llama-3-70B-class job, TP 8 × PP 4 × DP 32 on the 1,024
-GPUs (``llama3_70b_step_1024``), in ≤ 30 s.
+Targets: the ~1M-flow all-to-all routes and solves in ≤ 10 s total within ≤ 4 GB; one step of a
+Llama-3-70B-class job, TP 8 × PP 4 × DP 32 on the 1,024 GPUs (``llama3_70b_step_1024``), in ≤ 30 s.
+Measured figures are in docs/PERFORMANCE.md.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def cli_simulate(hosts: int, pattern: dict, **fabric) -> dict:
     """The whole ``python -m designer.engine simulate scenario.json -o result.json`` process
     (interpreter, imports, topology read + validate + compile, flows, routing, solve, result
     document, JSON write) on ``hosts`` DGX-H100, rail-optimized (``fabric``: options of
-    :func:`~designer.engine.model.fabrics.build_cluster`), in a fresh process of its own (issue #20).
+    :func:`~designer.engine.model.fabrics.build_cluster`), in a fresh process of its own, as a user sees it.
 
     Figures: the child's CPU (user + sys), wall and max RSS (``cli_rusage``), the result's size
     and its ``timings_s``. numba's on-disk cache is warmed by a tiny ``solve`` first.
@@ -121,9 +121,9 @@ def cli_simulate(hosts: int, pattern: dict, **fabric) -> dict:
 BENCHMARKS = {
     "cli_allreduce_ring_16384": lambda: cli_simulate(2048, RING, leaves_per_rail=64),
     "cli_alltoall_1024": lambda: cli_simulate(HOSTS, ALLTOALL, leaves_per_rail=4),
-    # Issue 20: 4,096 GPUs' all-to-all (16.8M flows) in <= 60 s and <= 16 GB RSS.
+    # Target: 4,096 GPUs' all-to-all (16.8M flows) in <= 60 s and <= 16 GB RSS.
     "cli_alltoall_4096": lambda: cli_simulate(512, ALLTOALL),
-    # Issue 16: 4,096 DGX-H100, 3-tier rail-optimized on 51.2T switches (as topology.fabric_32k).
+    # 4,096 DGX-H100, 3-tier rail-optimized on 51.2T switches (as topology.fabric_32k).
     "cli_allreduce_ring_32768": lambda: cli_simulate(4096, RING, switch="eth-51t2"),
     "allreduce_ring_1024": bench_allreduce_ring,
     "alltoall_1024": bench_alltoall_1024,

@@ -6,7 +6,7 @@ tracemalloc peak of the solve (numpy allocations included) and the process's max
 
 ``solve_cli_200k`` is the exception: it times the *whole* ``python -m designer.engine solve``
 process (interpreter, imports, JSON read, parse, kernel load from a warm cache, solve, JSON write)
-in a subprocess of its own, as a user sees it (issue #20).
+in a subprocess of its own, as a user sees it.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Benchmarks of the topology pipeline: build a rail-optimized DGX-H100 cluster, validate,
 normalize and compile it. Figures: seconds per phase, node and link counts.
 
-Targets (issue 2): 1,024 GPUs in ≤ 1 s and 16,384 GPUs in ≤ 15 s for normalize + compile.
+Targets: 1,024 GPUs in ≤ 1 s and 16,384 GPUs in ≤ 15 s for normalize + compile.
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
 
 def fabric_32k(hosts: int = 4096) -> dict:
     """Build + validate 4,096 DGX-H100 (32,768 GPUs), rail-optimized, eth-51t2 in 128 x 400G mode:
-    64 hosts per leaf at o = 1 → 64 leaves per rail, 512 leaves > 128 → three tiers (issue 16;
-    target ≤ 10 s)."""
+    64 hosts per leaf at o = 1 → 64 leaves per rail, 512 leaves > 128 → three tiers
+    (target ≤ 10 s)."""
     from designer.engine.document import validate
     from designer.engine.model.fabrics import build_cluster
 

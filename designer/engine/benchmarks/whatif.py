@@ -1,4 +1,4 @@
-"""Benchmarks of the what-if engine at cluster scale (issue 5).
+"""Benchmarks of the what-if engine at cluster scale.
 
 Target: an N-1 sweep over every NIC, PCIe switch and leaf–spine link of a 128-host (1,024-GPU)
 rail-optimized DGX-H100 cluster running ring all-reduce on all GPUs in ≤ 60 s on one core, with a

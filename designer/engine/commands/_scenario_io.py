@@ -1,8 +1,8 @@
 """Helpers shared by the engine commands (simulate, sweep, compare, solve, nccl-tests): reading
 JSON input with located errors, stderr progress, writing the JSON output.
 
-JSON goes through orjson (a compiled codec, ~5x faster than the stdlib on the 21 MB ``solve``
-instance of issue #20) with the stdlib as the fallback wherever the two differ, so what is accepted,
+JSON goes through orjson (a compiled codec, several times faster than the stdlib on large
+documents) with the stdlib as the fallback wherever the two differ, so what is accepted,
 what is rejected and every error message stay as they were:
 
 - reading: a document orjson refuses (``NaN``/``Infinity`` literals, integers beyond 64 bits, lone
@@ -36,8 +36,8 @@ def gc_paused():
     """Pause the cyclic garbage collector while a big document is built or encoded.
 
     Why: parsing the 200k-flow ``solve`` instance allocates ~1.4M dicts, lists and strings; every
-    700 new containers start a collection that rescans all the survivors, which costs ~3/4 of the
-    parse (1.0 s against 0.25 s with the collector paused, orjson, on this machine). JSON
+    700 new containers start a collection that rescans all the survivors, which costs most of the
+    parse. JSON
     documents hold no reference cycles, so nothing is left for the collector to free.
     """
     was_enabled = gc.isenabled()
@@ -159,7 +159,7 @@ def write_stdout(data: bytes, *, end: bytes = b"") -> None:
 
 
 # --------------------------------------------------------------------------- big documents
-# Reading and writing the 200k-flow ``solve`` instance of issue #20 without one Python object per
+# Reading and writing a large ``solve`` instance (200k flows) without one Python object per
 # item where it can be avoided; each helper says when it cannot be exact, and callers then take
 # the plain path (:func:`loads` of the whole document, dicts through :func:`dumps`).
 
@@ -173,8 +173,7 @@ def array_chunks(data: bytes, key: str, chunk_bytes: int = 1 << 19):
     """The document ``data`` (an object) parsed without the items of its top-level array ``key``,
     and those items as JSON arrays of about ``chunk_bytes`` each, to parse one at a time: the
     parsed items then fill the same memory again and again (on the 200k-flow ``solve`` input,
-    13k page faults against 58k and 95 MB against 240 MB for the whole document, and ~60 ms less
-    CPU). Returns ``(frame, chunks)`` (an iterable of lists, None for a chunk orjson refuses: stop
+    a fraction of the page faults and of the peak memory of the whole document). Returns ``(frame, chunks)`` (an iterable of lists, None for a chunk orjson refuses: stop
     there; ``chunks.pieces`` holds the raw bytes each list was parsed from, see :class:`Chunks`),
     or None when the document does not allow an exact cut (:func:`array_region`): then parse it
     whole.
@@ -203,8 +202,8 @@ def array_region(data: bytes, key: str, *, last: bool = False):
     top-level array ``key`` (the frame), and where that array's content may lie in ``data``
     (between its ``[`` and ``data[end]``, a ``]``); or None when it cannot be told exactly.
     ``end``: the first ``}]`` after the ``[`` (or the ``]`` of an empty array), or with ``last``
-    the document's last ``]`` (what ends the array when ``key`` is the last key: found in
-    ~0 ms, where the first ``}]`` of the 200k-flow ``solve`` input takes ~35 ms to find).
+    the document's last ``]`` (what ends the array when ``key`` is the last key: found at
+    once from the end, where the first ``}]`` means a scan of the whole array).
 
     Exact: with no backslash in ``data`` every quote delimits a string and every key is written
     as is, so the one occurrence of ``"key"`` in the frame (the document with ``[]`` for that
@@ -338,9 +337,8 @@ class ObjectWriter:
     from orjson's encoding of the keys and of the values: no Python bytes object per key or per
     value (:func:`object_heads`, :func:`numbers_json`, :func:`object_json`).
 
-    Why: on the 200k-flow ``solve`` answer of issue #20 cutting and joining those ~1.2M pieces
-    took ~0.05 s of the ~0.08 s the answer cost; written here, the answer costs ~0.035 s (most of
-    it orjson's encoding of the numbers). Exact where :func:`split_strings` is (its docstring):
+    Why: on the 200k-flow ``solve`` answer cutting and joining those ~1.2M pieces was most of
+    what the answer cost; written here, what is left is mostly orjson's encoding of the numbers. Exact where :func:`split_strings` is (its docstring):
     ``ok`` is False for keys it would refuse (and TypeError is raised for keys orjson refuses),
     then the caller takes its other path."""
 

@@ -1,6 +1,6 @@
 """``import-workload FILE --format simai -o job.json``: a SimAI / ASTRA-sim workload file as a job.
 
-Writes ``{"job": {...}}`` — a scenario's ``workload`` (DESIGN.md §2.3b) — on stdout or into
+Writes ``{"job": {...}}`` — a scenario's ``workload`` (docs/FORMATS.md, Jobs) — on stdout or into
 ``-o``; a summary line (layout, phases, patterns) goes to stderr. Unknown header fields, columns
 or communication types are located errors (``line 7: fwd comm type: unsupported ...``).
 """

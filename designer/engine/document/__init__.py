@@ -3,11 +3,15 @@
 Modules
 -------
 - :mod:`.validator`: load, validate (every problem, located), normalize, dump;
+- :mod:`.normalizer`: the normalized copy of a valid document (key order, link ids, catalog
+  capacities and latencies), from the columns the acceptance read when it could;
 - :mod:`.accept`: the columnar fast path that accepts a well-formed document in one pass;
+- :mod:`.rules`: the format name, size limits and value rules both of those check;
 - :mod:`.patch`: JSON-Patch-like edits applied to a document (the editor's saves).
 
 The public names are re-exported here: ``from designer.engine.document import normalize``.
 """
-from designer.engine.document.validator import FORMAT, LIMITS, check, dump, load, normalize, unprintable, validate
+from designer.engine.document.rules import FORMAT, LIMITS, unprintable
+from designer.engine.document.validator import check, dump, load, normalize, validate
 
 __all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check", "unprintable"]

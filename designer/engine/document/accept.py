@@ -2,7 +2,7 @@
 valid document, or "don't know" — never a wrong yes.
 
 :func:`designer.engine.document.validate` walks every node and link in Python to locate each
-problem (~300k items at 16,384 GPUs: about 1 s of CPU). A valid document has no problem to
+problem (~300k items at 16,384 GPUs). A valid document has no problem to
 locate, so :func:`accept_nodes` and :func:`accept_links` first test the same rules on whole columns
 (one comprehension per field, set inclusions, one regular-expression search over all ids joined,
 numpy range tests on the numbers). They accept only what they can vouch for, with rules at least
@@ -13,8 +13,7 @@ So the problems validate returns are unchanged; only the time to find that there
 
 :func:`node_columns` and :func:`link_columns` keep what the acceptance read (columns, key shapes,
 the set of value types per key, end indices) so that normalize and compile need not read the
-items again: loading the 16,384-GPU topology (103k nodes, 191k links) went from ~1.25 to ~0.9 s
-CPU (collector paused, as simulate runs it).
+items again (103k nodes and 191k links at 16,384 GPUs).
 """
 from __future__ import annotations
 
@@ -23,8 +22,10 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
+from designer.engine.catalog import NODE_KINDS, TECHS
+from designer.engine.document.rules import BASES, DIRECTION_KEYS, LIMITS, SMALLEST_NORMAL, UNPRINTABLE
+from designer.engine.numbers import first_appearance_codes
 from designer.engine.solve.id_index import IdIndex
-from designer.engine.model.topology import first_appearance_codes
 
 __all__ = ["accept_nodes", "accept_links", "node_columns", "link_columns"]
 
@@ -34,12 +35,6 @@ _NUMBER_TYPES = frozenset({int, float})
 _NODE_KEYS = frozenset({"id", "kind", "group", "capacity_gbps", "attrs"})
 _LINK_NUMBER_KEYS = ("capacity_gbps", "latency_ns", "capacity_ab_gbps", "capacity_ba_gbps")
 _LINK_KEYS = frozenset({"id", "a", "b", "tech", "capacity_basis", "attrs", *_LINK_NUMBER_KEYS})
-
-
-def _document():
-    from designer.engine.document import validator as document   # document imports this module: look up at call time
-
-    return document
 
 
 def accept_nodes(nodes: list, group_ids) -> set | None:
@@ -59,10 +54,8 @@ def node_columns(nodes: list, group_ids) -> dict | None:
     """:func:`accept_nodes` keeping what it read (None: not accepted): :func:`_read`'s
     ``columns``, ``present``, ``positions``, ``types``, ``shape_list``, ``shape_codes`` and
     ``distinct_shapes``, ``index`` (node id → position), ``attr_keys`` (the keys of all the
-    nodes' attrs) and ``kind_codes`` (:func:`~designer.engine.model.topology.first_appearance_codes`
+    nodes' attrs) and ``kind_codes`` (:func:`~designer.engine.numbers.first_appearance_codes`
     of the kinds)."""
-    from designer.engine.catalog import NODE_KINDS
-
     accepted = _read(nodes, _NODE_KEYS)
     if accepted is None:
         return None
@@ -99,47 +92,14 @@ def link_columns(links: list, node_index: dict, node_ids: list | None = None) ->
     ``index`` (None: the link id → position dict is left to Topology, which builds it when first
     read) and ``tech_codes`` (of the ``tech`` column, None where absent; None when no link has a
     tech)."""
-    from designer.engine.catalog import TECHS
-
-    doc = _document()
     accepted = _read(links, _LINK_KEYS)
-    if accepted is None:
+    if accepted is None or not _link_ids_ok(accepted, len(links)):
         return None
-    columns, present, types = accepted["columns"], accepted["present"], accepted["types"]
-    ids = present.get("id", [])
-    complete = len(ids) == len(links) and _NONE not in types.get("id", ())
-    if not complete:
-        ids = [i for i in ids if i is not None]
-    if not _valid_ids(ids, types.get("id", set()) - {_NONE}):
+    ends = _link_ends(accepted, len(links), node_index, node_ids)
+    if ends is None:
         return None
-    # A set, not the id -> position dict Topology keeps: a simulation never asks a link by id,
-    # so Topology builds that dict at the first lookup (~30 against ~18 ms at 16,384 GPUs).
-    if len(set(ids)) != len(ids):   # a duplicate id
-        return None
-    a, b = columns.get("a"), columns.get("b")
-    if a is None or b is None or types["a"] != {str} or types["b"] != {str} \
-            or len(present["a"]) != len(links) or len(present["b"]) != len(links):
-        return None
-    by_bytes = IdIndex.of(node_ids) if node_ids is not None and len(node_ids) == len(node_index) else None
-    ends = _indices(a, node_index, by_bytes), _indices(b, node_index, by_bytes)
-    if ends[0] is None or ends[1] is None or bool(np.any(ends[0] == ends[1])):   # unknown end, self-loop
-        return None
-    tech, cap = columns.get("tech"), columns.get("capacity_gbps")
-    if not types.get("tech", set()) <= {str, _NONE}:
-        return None
-    tech_codes = None if tech is None else first_appearance_codes(tech)   # kept, as the kinds'
-    if tech_codes is not None and not set(tech_codes[0]) - {None} <= TECHS.keys():
-        return None
-    if _no_capacity_nor_tech(tech, cap, tech_codes):
-        return None
-    if not types.get("capacity_basis", set()) <= {str, _NONE} \
-            or not set(present.get("capacity_basis", ())) <= {None, *doc._BASES}:
-        return None
-    if not all(_positive_numbers(present.get(k, ()), types.get(k))
-               for k in ("capacity_gbps", *doc._DIRECTION_KEYS)):
-        return None
-    if not _non_negative_numbers(present.get("latency_ns", ()), types.get("latency_ns")) \
-            or not _attrs_ok(present.get("attrs", ()), types.get("attrs")):
+    tech_codes = _tech_codes(accepted)
+    if tech_codes is _REFUSED or not _link_values_ok(accepted, tech_codes):
         return None
     accepted["a"], accepted["b"] = ends
     accepted["index"] = None   # Topology's link_index: built when first read
@@ -147,10 +107,69 @@ def link_columns(links: list, node_index: dict, node_ids: list | None = None) ->
     return accepted
 
 
+_REFUSED = object()   # what _tech_codes returns for a tech column it does not accept
+
+
+def _link_ids_ok(accepted: dict, count: int) -> bool:
+    """Every given link id valid (:func:`_valid_ids`) and none given twice."""
+    present, types = accepted["present"], accepted["types"]
+    ids = present.get("id", [])
+    complete = len(ids) == count and _NONE not in types.get("id", ())
+    if not complete:
+        ids = [i for i in ids if i is not None]
+    if not _valid_ids(ids, types.get("id", set()) - {_NONE}):
+        return False
+    # A set, not the id -> position dict Topology keeps: a simulation never asks a link by id,
+    # so Topology builds that dict at the first lookup (a set is cheaper to build).
+    return len(set(ids)) == len(ids)   # else a duplicate id
+
+
+def _link_ends(accepted: dict, count: int, node_index: dict, node_ids: list | None) -> tuple | None:
+    """The ``a`` and ``b`` node indices of every link (int64 arrays), None when an end is missing,
+    not a string, not a node, or both ends are one node (a self-loop)."""
+    columns, present, types = accepted["columns"], accepted["present"], accepted["types"]
+    a, b = columns.get("a"), columns.get("b")
+    if a is None or b is None or types["a"] != {str} or types["b"] != {str} \
+            or len(present["a"]) != count or len(present["b"]) != count:
+        return None
+    by_bytes = IdIndex.of(node_ids) if node_ids is not None and len(node_ids) == len(node_index) else None
+    ends = _indices(a, node_index, by_bytes), _indices(b, node_index, by_bytes)
+    if ends[0] is None or ends[1] is None or bool(np.any(ends[0] == ends[1])):   # unknown end, self-loop
+        return None
+    return ends
+
+
+def _tech_codes(accepted: dict):
+    """:func:`first_appearance_codes` of the ``tech`` column (kept, as the kinds'), None when no
+    link has a tech, :data:`_REFUSED` when a tech is not a catalog name (or not a string)."""
+    tech, types = accepted["columns"].get("tech"), accepted["types"]
+    if not types.get("tech", set()) <= {str, _NONE}:
+        return _REFUSED
+    if tech is None:
+        return None
+    codes = first_appearance_codes(tech)
+    return codes if set(codes[0]) - {None} <= TECHS.keys() else _REFUSED
+
+
+def _link_values_ok(accepted: dict, tech_codes: tuple | None) -> bool:
+    """Every link has a capacity or a tech, a known basis, positive capacities, non-negative
+    latencies and physical ``attrs``."""
+    columns, present, types = accepted["columns"], accepted["present"], accepted["types"]
+    if _no_capacity_nor_tech(columns.get("tech"), columns.get("capacity_gbps"), tech_codes):
+        return False
+    if not types.get("capacity_basis", set()) <= {str, _NONE} \
+            or not set(present.get("capacity_basis", ())) <= {None, *BASES}:
+        return False
+    if not all(_positive_numbers(present.get(k, ()), types.get(k)) for k in ("capacity_gbps", *DIRECTION_KEYS)):
+        return False
+    return _non_negative_numbers(present.get("latency_ns", ()), types.get("latency_ns")) \
+        and _attrs_ok(present.get("attrs", ()), types.get("attrs"))
+
+
 def _no_capacity_nor_tech(tech: list | None, cap: list | None, tech_codes: tuple | None = None) -> bool:
     """Whether a link has neither a capacity nor a tech to take it from (columns, or None when
     no link has the key; ``tech_codes``: :func:`first_appearance_codes` of ``tech``, to find
-    the links without a tech with no pass over the links: ~6 ms at 16,384 GPUs)."""
+    the links without a tech with no pass over the links)."""
     if tech is None:
         return cap is None or None in cap
     if cap is None:
@@ -195,7 +214,7 @@ def _read(items: list, known: frozenset) -> dict | None:
     if items and _types(items) != {dict}:
         return None
     # One hashing pass gives both the distinct key tuples and each item's (a set, then a lookup
-    # per item, hashed every tuple twice: ~19 against ~12 ms for 191k links), the tuples not
+    # per item, hashed every tuple twice), the tuples not
     # kept (191k fewer objects alive: ~15 MB).
     shape_list, shape_codes = first_appearance_codes(map(tuple, items), len(items))
     keys = set(chain.from_iterable(shape_list))
@@ -219,7 +238,7 @@ def _read_partial_keys(items: list, keys: set, known: frozenset, shape_list: lis
                        columns: dict, present: dict, positions: dict) -> None:
     """Columns of keys only some shapes have. A key on few items (``capacity_gbps``,
     ``latency_ns``, ``bundle``: 17k of 191k links at 16,384 GPUs) is read from those items only
-    (a full pass per key was ~20 ms); a key on most (``tech``: 175k) in one C-level pass, its
+    (not a full pass per key); a key on most (``tech``: 175k) in one C-level pass, its
     present values picked by a mask. Only a known key gets a column (``bundle``'s was never
     read)."""
     for k in keys:
@@ -242,22 +261,21 @@ def _read_partial_keys(items: list, keys: set, known: frozenset, shape_list: lis
 def _valid_ids(ids: list, types: set) -> bool:
     """Every id (of ``types``) an exact ``str`` of 1 to ``max_id_length`` characters, all
     printable (one search over the ids joined by a space, itself printable)."""
-    doc = _document()
     if not ids:
         return True
     if types != {str}:
         return False
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    if lengths.min() < 1 or lengths.max() > doc.LIMITS["max_id_length"]:
+    if lengths.min() < 1 or lengths.max() > LIMITS["max_id_length"]:
         return False
     joined = " ".join(ids)
     # Printable ASCII has nothing _UNPRINTABLE matches, and testing its bytes is ~5x faster.
-    return (joined.isascii() and _printable_ascii(joined)) or doc._UNPRINTABLE.search(joined) is None
+    return (joined.isascii() and _printable_ascii(joined)) or UNPRINTABLE.search(joined) is None
 
 
 def _printable_ascii(text: str) -> bool:
     """``text.isprintable()`` of an ASCII ``text``: every byte 0x20-0x7e (one numpy test of the
-    bytes, ~0.6 ms for the 191k link ids joined, against ~4 ms)."""
+    bytes, cheaper than ``isprintable`` on the 191k link ids joined)."""
     codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     return not bool(np.any(codes - np.uint8(0x20) >= np.uint8(0x7f - 0x20)))   # below 0x20 wraps
 
@@ -280,7 +298,7 @@ def _positive_numbers(values: list, types: set | None = None) -> bool:
     """Capacities: finite and at least the smallest normal float (the item walk's positive
     rule; a zero on a link declared down is left to it)."""
     arr = _numbers(values, types)
-    return arr is not None and bool(np.all(np.isfinite(arr) & (arr >= _document()._SMALLEST_NORMAL)))
+    return arr is not None and bool(np.all(np.isfinite(arr) & (arr >= SMALLEST_NORMAL)))
 
 
 def _non_negative_numbers(values: list, types: set | None = None) -> bool:

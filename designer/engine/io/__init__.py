@@ -8,6 +8,17 @@ for ``nvidia-smi``, the relationships NCCL computes for NCCL XML. What a source 
 becomes a documented default and a line in ``ImportResult.warnings`` — never an error. Bad input
 (not the format, malformed, hostile XML, over the limits) raises :class:`ImportFormatError`.
 
+Modules
+-------
+- :mod:`.nccl_xml`, :mod:`.nvidia_smi`, :mod:`.hwloc`, :mod:`.rocm_smi`: one parser per format
+  (sniffed by :func:`sniff_format`); :mod:`.safe_xml`: bounded parsing of untrusted XML;
+  :mod:`.pci_ids`: PCI vendor:device ids → device models;
+- :mod:`._model`: the parsers' common form of one server and its conversion to a document;
+- :mod:`.compare`: the imported host's path matrix next to the file's;
+- :mod:`.nccl_export`: one host of a document as NCCL topology XML;
+- :mod:`.simai`: SimAI / ASTRA-sim workload files → a job; :mod:`.nccl_tests_log`: the output of
+  a real nccl-tests run.
+
 Example
 -------
 >>> result = import_text(open("topo.txt").read(), host_id="h0")   # doctest: +SKIP

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from designer.engine.model.templates import SOCKET_FABRIC_GBPS, SOCKET_FABRIC_LATENCY_NS
+from designer.engine.model.host_spec import SOCKET_FABRIC_GBPS, SOCKET_FABRIC_LATENCY_NS
 
 __all__ = ["Device", "Bridge", "Numa", "NvLink", "HostModel", "to_document", "pcie_tech",
            "pcie_capacity_gbps", "nvlink_capacity_gbps", "INTERSOCKET", "cpu_family", "walk_devices"]

@@ -155,6 +155,7 @@ class _Reader:
             found = (4, 16)
         item.gen, item.width = found
 
+    # radon D: a parser, one branch per PCI class (GPU, NIC, NVMe) and OS-device naming: kept flat.
     def pci_device(self, el) -> Device | None:
         busid = el.get("pci_busid") or f"pci{id(el)}"
         m = _PCI_TYPE.match(el.get("pci_type") or "")

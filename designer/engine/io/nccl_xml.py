@@ -137,6 +137,7 @@ class _Reader:
             self.model.warn(f"<pci> without busid: named {busid}")
         return busid
 
+    # radon D: a parser, one branch per PCI class NCCL writes (NIC, GPU, bridge, NVMe, NVSwitch): kept flat.
     def pci(self, el, numa: Numa):
         busid = self.busid(el)
         where = f"pci {busid}"

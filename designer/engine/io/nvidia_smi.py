@@ -56,6 +56,7 @@ def _clean(text: str) -> list[str]:
     return [line.rstrip() for line in text.split("\n")]
 
 
+# radon D: a line-by-line text parser, one branch per kind of line and cell of the table (kept in one reading pass).
 def parse_matrix(text: str) -> dict:
     """Parse the table: ``{"devices": [...], "matrix": {(a, b): code}, "extra": {dev: {col: v}},
     "legend": {"NIC0": "mlx5_0"}}``.
@@ -105,7 +106,7 @@ def _check_devices(devices: list[str], header_at: int) -> None:
     """A header of at most :data:`MAX_GPUS` GPUs named ``GPU<k>`` and :data:`MAX_DEVICES` columns.
 
     One server shows 8-16 GPUs (HGX); the matrix is quadratic in the columns, and 300 GPUs
-    took 3 s of CPU to import, so more is refused like rocm-smi's 64 (``rocm_smi._MAX_GPUS``).
+    took seconds of CPU to import, so more is refused like rocm-smi's 64 (``rocm_smi._MAX_GPUS``).
     """
     where = [Problem(f"line {header_at + 1}", "header")]
     gpus = [d for d in devices if d.startswith("GPU")]
@@ -160,6 +161,7 @@ def _split(parsed: dict, items: list, max_level: int, hint=None) -> list[list]:
     return clusters.groups(items)
 
 
+# radon D: a parser, one branch per NUMA-domain case and per fact the text does not give (kept in one reading pass).
 def parse_nvidia_smi(text: str, gpu_model: str | None = None) -> HostModel:
     """Parse ``nvidia-smi topo -m`` text into a :class:`HostModel` (warnings inside it).
 
@@ -269,6 +271,7 @@ def _affinity(extra: dict) -> dict:
     return out
 
 
+# radon D: a parser, one branch per NV<n> case (direct links or an NVSwitch plane, generation given or guessed).
 def _nvlinks(parsed: dict, model: HostModel, known_gen: int | None = None) -> None:
     gpus = [d for d in parsed["devices"] if d.startswith("GPU")]
     pairs = {}

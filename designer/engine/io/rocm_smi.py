@@ -22,7 +22,7 @@ How it maps (the templates' vocabulary, ``amd-mi300x``):
   and of two sockets ``SYS``;
 - a pair whose link type is ``XGMI`` and whose weight is one xGMI hop (15: the kernel driver
   adds 15 per physical xGMI hop, 20 per PCIe segment — ROCm/rocm-systems#7372) → one direct
-  ``gpu``–``gpu`` link, tech ``xgmi-mi300`` (or the GPU model's, :data:`templates.XGMI_TECH_BY_MODEL`);
+  ``gpu``–``gpu`` link, tech ``xgmi-mi300`` (or the GPU model's, :data:`servers.XGMI_TECH_BY_MODEL`);
   ``topo_matrix`` calls it ``NV1``. The hop table is not used to decide directness: it reads 1
   for every xGMI pair, direct or not (ROCm/rocm-systems#5763, open-mpi/hwloc#775);
 - ``PCIE`` pairs: hops 2 = same socket, 3 = different sockets (AMD MI200 system-optimization
@@ -53,7 +53,7 @@ __all__ = ["GpuLink", "FabricHostModel", "parse_rocm_smi", "parse_sections", "wr
 
 #: Nodes (sockets, bridges, devices) and GPU links one imported host may have: a server has a
 #: few hundred PCIe objects at most, and writing and checking the host is quadratic in them (an
-#: NCCL XML of 3,200 copies of one <pci> line, 280 kB, took 14 s of CPU; 1,024 nodes take 0.6 s).
+#: NCCL XML of 3,200 copies of one <pci> line, only 280 kB, took many seconds of CPU).
 MAX_HOST_NODES = 1024
 MAX_HOST_LINKS = 4096
 #: Weight the amdgpu driver gives one physical xGMI hop (ROCm/rocm-systems#7372).
@@ -127,7 +127,7 @@ def looks_like_rocm_smi(head: str) -> bool:
 
 def xgmi_tech(model: str | None) -> str:
     """Catalog xGMI tech of an AMD GPU model (MI300X figures for an unknown one)."""
-    from designer.engine.model.templates import XGMI_TECH_BY_MODEL
+    from designer.engine.model.servers import XGMI_TECH_BY_MODEL
 
     return XGMI_TECH_BY_MODEL.get(family_of(model), "xgmi-mi300")
 

@@ -68,7 +68,7 @@ def parse_simai(text: str) -> dict:
         Located at ``line N`` (and the column name) for anything unexpected.
     """
     # Lines are read lazily and parsing stops early: a 4 MB file of a million bad lines made a
-    # million problems (1 GB, 20 s of CPU and a 200 MB error message) before this.
+    # million problems (1 GB and a 200 MB error message) before this.
     lines = ((n + 1, ln.strip()) for n, ln in enumerate(io.StringIO(text, newline=None)) if ln.strip())
     first, second = next(lines, None), next(lines, None)
     if second is None:
@@ -166,7 +166,7 @@ def _layer(n: int, line: str) -> dict:
 
 
 def simai_job(text: str, *, time_unit_s: float = 1e-9) -> dict:
-    """The ``{"job": {...}}`` workload (DESIGN.md §2.3b) of a SimAI workload file.
+    """The ``{"job": {...}}`` workload (docs/FORMATS.md, Jobs) of a SimAI workload file.
 
     Raises
     ------

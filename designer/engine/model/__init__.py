@@ -5,12 +5,17 @@ Modules
 - :mod:`.topology`: :class:`~.topology.Topology`, the compiled graph (node and link arrays, resource
   numbering: one resource per link direction, plus node capacities);
 - :mod:`.templates`: host templates (DGX, HGX, AWS, AMD, commodity) instantiated into groups, nodes
-  and links; :mod:`.racks`: rack-scale builders (GB200 NVL72);
+  and links — the registry, parameters and user templates; :mod:`.servers`: the built-in server
+  builders; :mod:`.racks`: rack-scale builders (GB200 NVL72); :mod:`.host_spec`: the
+  host-template spec format, its builder and its instances;
 - :mod:`.fabrics`: leaf/spine/core fabrics (rail-optimized, rail-only, planes) around hosts;
   :mod:`.clos`: the port arithmetic and wiring of two- and three-tier Clos networks;
+  :mod:`.pods`: the pod groups of a three-tier fabric;
 - :mod:`.bom`: the bill of materials (switches, ports, cables, power);
 - :mod:`.tiers`: the tier of each link (NVLink, PCIe, host–leaf, leaf–spine, …);
-- :mod:`.pathclass`: NCCL-style path classes (NVL, PIX, PXB, PHB, SYS, NET) between nodes.
+- :mod:`.pathclass`: NCCL-style path classes (NVL, PIX, PXB, PHB, SYS, NET) between nodes;
+- :mod:`.hop_latency`: the latency of one message, collective step or round trip along a path
+  (per-hop forwarding, the initiator's control path, receive completion).
 
 Hardware figures come from :mod:`designer.engine.catalog`, below this layer.
 """

@@ -17,7 +17,7 @@ Ids and groups
   take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
 - Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks whose
   hosts reach only those leaves (as ``parent``) and its storage servers; the super-spines are
-  in group ``super-spines`` (kind ``other``). See ``_group_pods``.
+  in group ``super-spines`` (kind ``other``). See :func:`.pods.group_pods`.
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
 - Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
 
@@ -43,7 +43,9 @@ from designer.engine.model.clos import LeafPorts, SwitchSpec, max_down_ports, wi
 from designer.engine.document import FORMAT, LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.model.racks import rack_fabric_nics
-from designer.engine.model.templates import _instantiate, _spec, compute_nics
+from designer.engine.model.host_spec import instantiate
+from designer.engine.model.pods import group_pods
+from designer.engine.model.templates import compute_nics, resolved_spec
 
 __all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech", "default_switch"]
 
@@ -178,7 +180,7 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Bad parameters or a request the switch ports cannot hold (located by parameter name,
         with the port counts).
     """
-    spec = _spec(template, dict(params or {}))
+    spec = resolved_spec(template, dict(params or {}))
     nics = compute_nics(spec)
     if spec.get("rack_scale"):  # a rack-scale system (racks.py) fills its rack; rails = NICs per tray
         nics, rails, hosts_per_rack = rack_fabric_nics(spec, nics, rails)
@@ -205,78 +207,10 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
     else:
         info.update(_fat_tree(out, args))
     if info.get("pods"):
-        _group_pods(out.doc)
+        group_pods(out.doc)
     info["notes"] = out.notes
     out.doc["fabric"] = info
     return out.doc
-
-
-def _group_pods(doc: dict) -> None:
-    """Pod groups of a three-tier fabric: ``pod{p}`` (kind ``pod``) holds its spines and leaves and
-    the racks (and storage servers) whose every fabric port lands on those leaves; the
-    super-spines form one group ``super-spines`` (kind ``other``).
-
-    Why: a 32k-GPU design is read pod by pod (the editor opens it as pods → racks and leaves →
-    hosts), and a pod is a failure domain a scenario can take down. A leaf belongs to the pod of
-    its spines (``attrs.pod``); a rack split over two pods' leaves stays where it was.
-    """
-    nodes = {n["id"]: n for n in doc["nodes"]}
-    pod_of = {n["id"]: n["attrs"]["pod"] for n in doc["nodes"]
-              if n["kind"] == "switch" and (n.get("attrs") or {}).get("pod") is not None}
-    edge = {n["id"] for n in doc["nodes"] if n["kind"] in ("switch", "storage")}
-    # Only links to a switch or storage server matter (a third of a DGX design's links).
-    links = [lk for lk in doc["links"] if lk["a"] in edge or lk["b"] in edge]
-    reach: dict[str, set] = {}  # node -> pods of the switches it links to
-    for link in links:
-        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
-            if y in pod_of:
-                reach.setdefault(x, set()).add(pod_of[y])
-    for n in doc["nodes"]:  # leaves: the pod of their spines
-        if n["kind"] == "switch" and n["id"] not in pod_of and len(reach.get(n["id"], ())) == 1:
-            pod_of[n["id"]] = next(iter(reach[n["id"]]))
-    groups = {g["id"]: g for g in doc["groups"]}
-    member = _pods_of_groups(links, nodes, groups, pod_of)
-    pods = sorted(set(pod_of.values()) | set(member.values()))
-    doc["groups"][:0] = [{"id": f"pod{p}", "kind": "pod"} for p in pods]
-    cores = [n for n in doc["nodes"] if n["kind"] == "switch" and (n.get("attrs") or {}).get("role") == "core"
-             and n.get("group") is None]
-    if cores and "super-spines" not in groups:  # the top tier as one unit beside the pods
-        doc["groups"].insert(len(pods), {"id": "super-spines", "kind": "other"})
-        for n in cores:
-            n["group"] = "super-spines"
-    for gid, p in member.items():
-        groups[gid]["parent"] = f"pod{p}"
-    for nid, p in pod_of.items():
-        if nodes[nid].get("group") is None:
-            nodes[nid]["group"] = f"pod{p}"
-    storage: dict[str, set] = {}  # storage servers hanging off one pod's storage leaves
-    for link in links:
-        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
-            if nodes[x]["kind"] == "storage":
-                storage.setdefault(x, set()).add(pod_of.get(y))
-    for nid, p in storage.items():
-        if len(p) == 1 and None not in p and nodes[nid].get("group") is None:
-            nodes[nid]["group"] = f"pod{p.pop()}"
-
-
-def _pods_of_groups(links: list, nodes: dict, groups: dict, pod_of: dict) -> dict:
-    """Top-level groups (racks) whose nodes' fabric ports all land in one pod: {group: pod}."""
-    top = {}
-    for g in groups.values():  # the top-level ancestor of every group
-        root, seen = g, set()
-        while root.get("parent") in groups and root["id"] not in seen:
-            seen.add(root["id"])
-            root = groups[root["parent"]]
-        top[g["id"]] = root["id"]
-    seen_pods: dict[str, set] = {}
-    for link in links:
-        for x, y in ((link["a"], link["b"]), (link["b"], link["a"])):
-            group = nodes[x].get("group")
-            if y in pod_of and group in top:
-                seen_pods.setdefault(top[group], set()).add(pod_of[y])
-    return {gid: next(iter(p)) for gid, p in seen_pods.items()
-            if len(p) == 1 and groups[gid].get("parent") is None}
-
 
 
 class _Args:
@@ -367,7 +301,7 @@ def _add_hosts(out: _Doc, spec: dict, hosts: int, hpr: int) -> None:
     for r in range((hosts + hpr - 1) // hpr):
         doc["groups"].append({"id": f"rack{r}", "kind": "rack"})
     for h in range(hosts):
-        frag = _instantiate(spec, f"h{h}", f"rack{h // hpr}")
+        frag = instantiate(spec, f"h{h}", f"rack{h // hpr}")
         doc["groups"] += frag["groups"]
         doc["nodes"] += frag["nodes"]
         doc["links"] += frag["links"]
@@ -576,11 +510,24 @@ def fabric_summary(doc: dict) -> dict:
     """
     kinds = {n["id"]: n["kind"] for n in doc["nodes"]}
     roles = {n["id"]: (n.get("attrs") or {}).get("role") for n in doc["nodes"] if n["kind"] == "switch"}
-    storage_leaf = {n["id"] for n in doc["nodes"] if (n.get("attrs") or {}).get("storage")}
     switches: dict[str, int] = {}
     for role in roles.values():
         switches[role] = switches.get(role, 0) + 1
     top = next((r for r in ("core", "spine") if r in switches), None)
+    injection, top_in = _injection_and_top_gbps(doc, kinds, roles, top)
+    groups = doc.get("groups") or []
+    return {"hosts": sum(1 for g in groups if g.get("kind") == "host"),
+            "gpus": sum(1 for k in kinds.values() if k == "gpu"),
+            "nodes": len(doc["nodes"]), "links": len(doc["links"]), "switches": switches,
+            "injection_gbps": injection,
+            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2,
+            "fabric": doc.get("fabric")}
+
+
+def _injection_and_top_gbps(doc: dict, kinds: dict, roles: dict, top: str | None) -> tuple[float, float]:
+    """Capacity of the host⇄fabric links (a NIC to a switch), and of the compute-side links into
+    the ``top`` switch tier from below (storage leaves left out)."""
+    storage_leaf = {n["id"] for n in doc["nodes"] if (n.get("attrs") or {}).get("storage")}
     injection = top_in = 0.0
     for link in doc["links"]:
         a, b = link["a"], link["b"]
@@ -590,10 +537,4 @@ def fabric_summary(doc: dict) -> dict:
         elif ka == kb == "switch" and top and (roles[a] == top) != (roles[b] == top) \
                 and a not in storage_leaf and b not in storage_leaf:
             top_in += _link_gbps(link)
-    groups = doc.get("groups") or []
-    return {"hosts": sum(1 for g in groups if g.get("kind") == "host"),
-            "gpus": sum(1 for k in kinds.values() if k == "gpu"),
-            "nodes": len(doc["nodes"]), "links": len(doc["links"]), "switches": switches,
-            "injection_gbps": injection,
-            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2,
-            "fabric": doc.get("fabric")}
+    return injection, top_in

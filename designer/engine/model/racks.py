@@ -28,6 +28,7 @@ Routing keeps GPU⇄GPU traffic of one domain on NVLink, across trays too
 from __future__ import annotations
 
 from designer.engine.errors import InvalidTopology, Problem
+from designer.engine.model.host_spec import SpecBuilder
 
 __all__ = ["rack_fabric_nics", "RACK_BUILDERS", "RACK_PARAM_HELP", "NVL72_TRAYS", "NVL72_SWITCH_TRAYS",
            "NVSWITCH_CHIPS_PER_TRAY", "GPUS_PER_TRAY", "domain_links_per_gpu"]
@@ -119,12 +120,10 @@ def _gb200_nvl72(trays: int = NVL72_TRAYS, switch_trays: int = NVL72_SWITCH_TRAY
     partly populated rack (tests, what-ifs); ``nic_gbps=800, nic_model="ConnectX-8"`` the GB300
     NVL72 trays' NICs (NVIDIA NVL72 AI factory RA: 4 ConnectX-8 per GB300 tray).
     """
-    from designer.engine.model.templates import _Spec   # templates imports this module
-
     for name, value in (("trays", trays), ("switch_trays", switch_trays)):
         if value < 1:
             raise InvalidTopology(f"{name} must be at least 1", [Problem(f"params.{name}", "must be at least 1")])
-    b = _Spec("gb200-nvl72", "NVIDIA GB200 NVL72 rack (one 72-GPU NVLink domain)")
+    b = SpecBuilder("gb200-nvl72", "NVIDIA GB200 NVL72 rack (one 72-GPU NVLink domain)")
     b.spec.update({"kind": "nvlink_domain", "rack_scale": True, "rails": GPUS_PER_TRAY, "groups": []})
     groups = b.spec["groups"]
     for t in range(trays):

@@ -77,9 +77,9 @@ def _link_tier_array(topo: Topology) -> np.ndarray:
     :func:`_cpu_link_tiers`).
 
     Why by codes: 191,488 links of a 16,384-GPU cluster have a few dozen such keys; a tuple key
-    per link in a Python loop (:func:`_link_tiers_itemwise`) took ~75 ms, integer codes of the
-    columns (kinds and techs kept from the load, shared with the routing context) and one
-    ``np.unique`` ~30 ms (CPU, collector paused). Roles that are not hashable take that loop,
+    per link in a Python loop (:func:`_link_tiers_itemwise`) costs a dict lookup per link, integer
+    codes of the columns (kinds and techs kept from the load, shared with the routing context) and
+    one ``np.unique`` do it in a few array passes. Roles that are not hashable take that loop,
     which raises as it always did."""
     try:
         roles, role_code = value_codes(topo, "node_role")

@@ -11,8 +11,8 @@ Resources
 Every link is full duplex: each direction is its own resource. Resource ``2*l`` is link ``l`` in
 the a→b direction and ``2*l + 1`` the b→a direction. Nodes that carry their own
 ``capacity_gbps`` (a root complex's peer-to-peer limit, memory bandwidth) are resources too,
-numbered after the links: ``2*L + k`` for the k-th such node. Resource ids as strings follow
-DESIGN.md: ``"<link id>:a>b"``, ``"<link id>:b>a"``, or the node id.
+numbered after the links: ``2*L + k`` for the k-th such node. Resource ids as strings
+(docs/FORMATS.md, Result): ``"<link id>:a>b"``, ``"<link id>:b>a"``, or the node id.
 
 A link's two directions may differ (a measured host→device rate below the device→host one): a
 document link's ``capacity_ab_gbps`` / ``capacity_ba_gbps`` override ``capacity_gbps`` for the
@@ -24,13 +24,16 @@ import operator
 import threading
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
-from itertools import count, repeat
+from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
 
+from designer.engine.document.validator import _normalize
+from designer.engine.numbers import first_appearance_codes
+
 __all__ = ["Topology", "Adjacency", "ENDPOINT_KINDS", "SWITCH_KIND", "HOST_INTERNAL_KINDS", "value_codes",
-           "first_appearance_codes", "kind_nodes", "node_attr_keys"]
+           "kind_nodes", "node_attr_keys"]
 
 _FINISHING = threading.Lock()   # one thread completes a document left unfinished, the others wait
 
@@ -126,7 +129,7 @@ class Topology:
         owned : bool
             The caller hands ``doc`` over (a dict it just parsed, held by nobody else): its
             nodes and links may be completed in place and become the topology's document
-            instead of being copied (the same document; t2048: ~0.1 s CPU and 77 MB less
+            instead of being copied (the same document, without a second copy of every item
             while loading).
             Never for a document someone keeps.
 
@@ -135,11 +138,9 @@ class Topology:
         InvalidTopology
             With every located problem, when the document is not valid (``doc`` unchanged).
         """
-        from designer.engine.document.validator import _normalize  # local: document imports this module
-
         normalized, columns = _normalize(doc, owned=owned)
         # The columns validation read are handed over, not read again from the normalized
-        # document (~0.1 s at 16,384 GPUs); None when the item walk validated.
+        # document (one pass over every item fewer); None when the item walk validated.
         return cls._assemble(normalized, columns or _document_columns(normalized))
 
     @classmethod
@@ -199,7 +200,7 @@ class Topology:
 
         Why a property: loading a file it owns (``from_document(..., owned=True)``), the loader
         completes the links' dicts in place only here, at the first read — a simulation never
-        reads them (16,384 GPUs: 191k dicts, ~0.1 s CPU); the document is the same."""
+        reads them (16,384 GPUs: 191k dicts); the document is the same."""
         if "_finish_doc" in self.__dict__:
             with _FINISHING:
                 finish = self.__dict__.get("_finish_doc")
@@ -212,7 +213,7 @@ class Topology:
     @property
     def link_index(self) -> dict[str, int]:
         """Link id -> link index (do not mutate), built at the first read: a simulation never
-        asks a link by id (failures, what-ifs do), and the dict is ~30 ms at 16,384 GPUs."""
+        asks a link by id (failures, what-ifs do), and the dict has an entry per link."""
         index = self.__dict__.get("_link_index")
         if index is None:
             index = self.__dict__["_link_index"] = _positions(self.link_ids)
@@ -242,7 +243,7 @@ class Topology:
         return 2 * link + (0 if self.link_a[link] == src_node else 1)
 
     def resource_id(self, resource: int) -> str:
-        """The DESIGN.md string id of a resource index."""
+        """The string id of a resource index (docs/FORMATS.md, Result)."""
         if resource < 2 * self.num_links:
             return f"{self.link_ids[resource // 2]}:{'a>b' if resource % 2 == 0 else 'b>a'}"
         return self.node_ids[int(self.resource_node[resource - 2 * self.num_links])]
@@ -261,7 +262,7 @@ class Topology:
 
     def _host_index(self) -> dict:
         # Built once: collective planning asks per host, several times per host, and a scan of
-        # every node per call was 18 of 29 s CPU of a 16,384-GPU ring (node_host never changes).
+        # every node per call was most of a 16,384-GPU ring's CPU (node_host never changes).
         index = self.__dict__.get("_nodes_by_host")
         if index is None:
             index = {}
@@ -314,8 +315,8 @@ class Adjacency(Sequence):
 
     Each node's list is built the first time it is asked (then kept: the same list every
     time), from the link ends sorted by node once. Why: the 16,384-GPU ring's simulate asks 83
-    of 103,296 nodes' lists, and building all of them (382,976 tuples) took 70-140 ms CPU of
-    the load; the sort takes ~5 ms.
+    of 103,296 nodes' lists, and building all of them (382,976 tuples) costs far more than the
+    one sort.
     """
 
     __slots__ = ("_ptr", "_other", "_link", "_rows")
@@ -357,8 +358,7 @@ class Adjacency(Sequence):
 
 def _document_columns(doc: dict) -> dict:
     """The per-node and per-link values :meth:`Topology._assemble` reads, one list per field
-    (one C-level pass over the items each: compile of the 16,384-GPU document went from ~0.44
-    to ~0.22 s with them)."""
+    (one C-level pass over the items each, instead of a Python loop per item)."""
     nodes, links = doc["nodes"], doc["links"]
 
     def column(items, key):
@@ -398,14 +398,14 @@ def _floats(values: list) -> np.ndarray:
 
 def _attrs_or_empty(attrs: list) -> list:
     """``[a or {} for a in attrs]``: a copy of the list when every item is truthy (every node
-    has non-empty attrs, the usual case: one C-level test, ~1 ms for 103k nodes against ~8)."""
+    has non-empty attrs, the usual case: one C-level test instead of a Python loop)."""
     return list(attrs) if all(attrs) else [a or {} for a in attrs]
 
 
 def _latencies(values: list) -> np.ndarray:
     """``float(v or 0.0)`` of every latency, as float64: one numpy conversion when they are all
-    exact ints and floats (a list of floats from the catalog, the usual case: ~1 against ~10 ms
-    for 191k links), a zero of either sign then made +0.0 as ``or`` does."""
+    exact ints and floats (a list of floats from the catalog, the usual case: no Python call per
+    link), a zero of either sign then made +0.0 as ``or`` does."""
     if set(map(type, values)) <= {float, int}:
         out = np.array(values, dtype=np.float64)
         out[out == 0] = 0.0
@@ -475,18 +475,3 @@ def kind_nodes(topo: Topology, kind: str) -> np.ndarray:
     Python pass over the nodes (106k at 16,384 GPUs) for the few CPUs or NVSwitches asked for."""
     kinds, codes = value_codes(topo, "node_kind")
     return np.flatnonzero(codes == kinds.index(kind)) if kind in kinds else np.zeros(0, dtype=np.int64)
-
-
-def first_appearance_codes(values, size: int | None = None) -> tuple[list, np.ndarray]:
-    """The distinct values in order of first appearance, and per value its position there
-    (int64). Values are told apart as a dict does (``==`` and hash); raises TypeError on an
-    unhashable one. ``values``: a list, or an iterable of ``size`` values (read once).
-
-    One ``setdefault`` pass (each value's first position), then a search among the distinct
-    ones' first positions: 16 ms for the 191,488 link techs of 16,384 GPUs, where
-    ``dict.fromkeys`` then one lookup per value took 25 ms."""
-    index: dict = {}
-    size = len(values) if size is None else size
-    first = np.fromiter(map(index.setdefault, values, count()), dtype=np.int64, count=size)
-    starts = np.fromiter(index.values(), dtype=np.int64, count=len(index))
-    return list(index), np.searchsorted(starts, first)

@@ -9,7 +9,7 @@ Modules
   path classes via :func:`designer.engine.model.pathclass.classify_grouped`, blocks of 1M flows above
   5M); :mod:`.assemble`: the paths of the pieces a Router found, in one row gather;
 - :mod:`.routes`: :class:`Routes`, unroutable reasons, re-routing a subset, folding virtual flows,
-  joining blocks;
+  joining blocks; :mod:`.memo`: the recent routes kept per context (:func:`forget_routes`);
 - :mod:`.context`: the failure context — :class:`FailureSet`, :class:`RoutingContext` (host shapes,
   host maps, uplinks, fabric tables, cached per failure set) and its derivation under more failures;
 - :mod:`.intra`: intra-host search (:class:`~.intra.HostShape`: equal-cost paths, NVLink striping);
@@ -18,8 +18,8 @@ Modules
   tables in :mod:`.nic_tables`;
 - :mod:`.hashing` (seeded per-flow hash), :mod:`.csr` (CSR helpers), :mod:`.limits`.
 
-Transit rules (DESIGN.md §2.4)
-------------------------------
+Transit rules (docs/ENGINE.md, Routing)
+---------------------------------------
 - fabric nodes (no enclosing host) forward, except endpoints (``storage``);
 - a host's internal components forward only traffic that starts or ends in that host, so a path
   never crosses a third host;
@@ -91,7 +91,8 @@ from __future__ import annotations
 from designer.engine.routing.context import FailureSet, RoutingContext, routing_context
 from designer.engine.routing.limits import MAX_EQUAL_COST_PATHS, MAX_PATH_ENTRIES
 from designer.engine.routing.nic_policies import NIC_POLICIES
-from designer.engine.routing.router import MULTIPATH_MODES, forget_routes, route, route_grouped
+from designer.engine.routing.memo import forget_routes
+from designer.engine.routing.router import MULTIPATH_MODES, route, route_grouped
 from designer.engine.routing.routes import Routes, path_nodes_from_resources
 
 __all__ = [

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from designer.engine.solve.kernels.constants import PIECE_INTRA, PIECE_ROWS, PIECE_SINGLE
 from designer.engine.solve.kernels.loader import aot_kernels
 from designer.engine.routing.csr import gather_rows
 
@@ -96,11 +97,6 @@ def assemble_paths(ctx, pieces, counts, owner, combo, fab_hash, tables):
     return flow_ptr, flow_res, stripes
 
 
-# Piece kinds and fields of the AOT kernels path_lengths / path_entries (keep equal to
-# _maxmin_kernels.PIECE_*; importing that module imports numba).
-_PIECE_SINGLE, _PIECE_INTRA, _PIECE_ROWS = 0, 1, 2
-
-
 def _compiled_paths(ctx, pieces, picks, owner, tables):
     """(flow_ptr, flow_res) of the paths by the AOT kernels ``path_lengths``/``path_entries``,
     or None without them or for inputs they do not take (the numpy gather then answers).
@@ -126,9 +122,9 @@ def _compiled_paths(ctx, pieces, picks, owner, tables):
             return None
         if not (first >= 0).any():
             continue   # absent on every flow: no entry
-        kind = {"single": _PIECE_SINGLE, "intra": _PIECE_INTRA}.get(piece[0], _PIECE_ROWS)
+        kind = {"single": PIECE_SINGLE, "intra": PIECE_INTRA}.get(piece[0], PIECE_ROWS)
         host_col = -1
-        if kind == _PIECE_INTRA:
+        if kind == PIECE_INTRA:
             host = piece[3]
             if host.dtype != np.int64 or len(host) != n:
                 return None

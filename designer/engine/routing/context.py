@@ -18,7 +18,8 @@ import numpy as np
 from designer.engine.routing.csr import dense_ids
 from designer.engine.routing.fabric import FabricPaths, Uplinks, build_uplinks, node_classes
 from designer.engine.routing.intra import HostShape, is_nvlink, local_id
-from designer.engine.model.topology import Topology, first_appearance_codes, node_attr_keys, value_codes
+from designer.engine.model.topology import Topology, node_attr_keys, value_codes
+from designer.engine.numbers import first_appearance_codes
 
 __all__ = ["FailureSet", "RoutingContext", "routing_context", "cached_context"]
 
@@ -123,8 +124,7 @@ def _local_id_ranks(topo: Topology) -> np.ndarray:
     """Per node: a rank of its :func:`~.intra.local_id` (in order among the distinct ones; the
     whole id of a node outside hosts ranks with them, which changes no order or equality among
     the hosts' nodes). ``str.removeprefix`` of ``host + "/"`` is local_id (a node id without that
-    prefix stays whole), mapped in C: ~17 ms for 103k nodes, where local_id inlined in a
-    comprehension took ~30 ms."""
+    prefix stays whole), mapped in C rather than by local_id inlined in a comprehension."""
     prefix = {h: h + "/" if h else "" for h in dict.fromkeys(topo.node_host)}   # as local_id: no host, no prefix
     lids = list(map(str.removeprefix, topo.node_ids, map(prefix.__getitem__, topo.node_host)))
     distinct, code = first_appearance_codes(lids)
@@ -203,7 +203,7 @@ def _node_columns(topo: Topology, layout: _HostLayout) -> list[np.ndarray]:
     cols = [layout.lid_rank, _kind_codes(topo)[nodes], cap_code]
     attrs = list(map(topo.node_attrs.__getitem__, nodes.tolist()))
     absent = _Absent()
-    # A key no node has is absent everywhere: no column (``nic`` at 16,384 GPUs: ~15 ms).
+    # A key no node has is absent everywhere: no column (``nic`` at 16,384 GPUs: a pass saved).
     known = node_attr_keys(topo)
     keys = _ROUTING_ATTRS if known is None else [k for k in _ROUTING_ATTRS if k in known]
     cols += _attr_codes([list(map(dict.get, attrs, repeat(key), repeat(absent))) for key in keys])
@@ -213,8 +213,8 @@ def _node_columns(topo: Topology, layout: _HostLayout) -> list[np.ndarray]:
 
 def _attr_codes(columns: list[list]) -> list[np.ndarray]:
     """Codes of the routing attrs' columns, equal exactly when the values' reprs are: one code
-    for all the columns whose values compare like their reprs (a tuple per node: 33 ms for 102k
-    nodes where a code per column took 60 ms), one per other column (:func:`_value_codes`)."""
+    for all the columns whose values compare like their reprs (a tuple per node, cheaper than a
+    code per column), one per other column (:func:`_value_codes`)."""
     exact = [c for c in columns if _exact(set(map(type, c)))]
     codes = [_value_codes(c) for c in columns if not any(c is e for e in exact)]
     if exact:
@@ -286,10 +286,9 @@ class RoutingContext:
         be coded exactly (:func:`_host_layout`, :meth:`_shape_keys`).
 
         Why: the walk builds one signature per host (a tuple and an attrs repr per node, a tuple
-        per link), most of the 1.1-1.3 s CPU a 16,384-GPU ring's context took for its 2,048
-        alike hosts. Codes per node and link give the same grouping, numbering and
-        representatives in a few passes: the whole context now takes 0.25 s (measured
-        in-process, garbage collector off as in ``simulate``).
+        per link), most of what a 16,384-GPU ring's context cost for its 2,048 alike hosts.
+        Codes per node and link give the same grouping, numbering and representatives in a few
+        passes.
         """
         layout = _cached_layout(self.topo, self.node_hidx, len(self.hosts))
         keys = self._shape_keys(layout)

@@ -60,8 +60,7 @@ class SegTable:
         """CSR pointer and tokens of the rows, and the weight of each row.
 
         Array parts are joined by one concatenate, without a conversion each, and weigh 1
-        without a list of ones: the fabric table of a 16,384-GPU tree has 4,080 of them (the
-        tables of the ring's three candidates: 9.5-11 -> 2.2-4.4 ms CPU, measured)."""
+        without a list of ones: the fabric table of a 16,384-GPU tree has 4,080 of them."""
         lens, data = [], []
         for part in self._parts:
             if isinstance(part, list):
@@ -163,8 +162,8 @@ def range_positions(starts: np.ndarray, lens: np.ndarray, dtype=np.int64) -> np.
     By one running sum over a buffer of ones with each range's jump at its head, in place:
     one array of the result's size instead of three (``arange + repeat(starts - offsets)``).
     Why: above 32 MB (glibc's largest mmap threshold) every such array is a fresh mapping
-    faulted in page by page; for 1.9M ranges of 5.7M positions, 0.03 against 0.13-0.41 s CPU
-    in a fresh process (measured).
+    faulted in page by page, and the three of them cost several times the one (1.9M ranges of
+    5.7M positions).
     """
     starts, lens = np.asarray(starts, dtype=np.int64), np.asarray(lens, dtype=np.int64)
     some = lens > 0

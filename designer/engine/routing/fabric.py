@@ -37,7 +37,7 @@ def node_classes(topo: Topology) -> tuple[np.ndarray, np.ndarray]:
     got = topo.__dict__.get("_fabric_node_classes")
     if got is None:
         # From the kind and host codes the topology keeps (one value per distinct kind / host,
-        # not per node: ~20 ms of Python at 103k nodes).
+        # not per node: no Python step per node).
         kinds, kind_code = value_codes(topo, "node_kind")
         hosts, host_code = value_codes(topo, "node_host")
         got = topo.__dict__["_fabric_node_classes"] = (
@@ -116,7 +116,7 @@ class FabricPaths:
     @property
     def adj(self) -> list[list[tuple[int, int]]]:
         """Per node: its alive links to other forwarders as (neighbour, link), in link order
-        (built when first asked: routing reads the CSR tables, 100k lists cost 10 ms)."""
+        (built when first asked: routing reads the CSR tables, not these 100k lists)."""
         if self._adj is None:
             topo, links = self.topo, self._links
             self._adj = [[] for _ in range(topo.num_nodes)]
@@ -200,8 +200,8 @@ class FabricPaths:
     def prepare_pairs(self, xs: np.ndarray, ys: np.ndarray) -> None:
         """Enumerate the switch paths of every pair (xs[k], ys[k]) not cached yet, in batches.
 
-        Why: one depth-first walk per pair cost 1.35 s for the 2,528 leaf pairs of a
-        16,384-GPU ring (226k next-hop steps in Python). Here every pair of one hop count
+        Why: one depth-first walk per pair is a Python step per next hop (226k for the 2,528
+        leaf pairs of a 16,384-GPU ring). Here every pair of one hop count
         advances one level per numpy pass. The walk emits paths in lexicographic order of their
         next-hop choices and stops at the cap; expanding each level's partial paths in order and
         keeping each pair's first MAX_EQUAL_COST_PATHS gives the same paths (every partial path
@@ -306,15 +306,16 @@ def _hop_counts(ptr: np.ndarray, nbr: np.ndarray, sources: np.ndarray) -> np.nda
     unreachable), by one breadth-first search whose frontier holds, per vertex, a bitset of the
     sources that reach it at this level: a level is one gather and one OR-reduction per vertex.
 
-    Why: one search per target (:meth:`FabricPaths.distances_to`) took 0.24 s for the 512 leaves
-    of a 16,384-GPU ring; this takes 7 ms (scipy's csgraph takes 50 ms, and 0.3 s to import).
+    Why: one search per target (:meth:`FabricPaths.distances_to`) repeats the walk for each of
+    the 512 leaves of a 16,384-GPU ring; this is one walk for all of them (scipy's csgraph is
+    slower here, and costs more to import than the search).
     """
     n, k = len(ptr) - 1, len(sources)
     bit = np.arange(k, dtype=np.int64)
     # The bitsets in 64-bit words (the OR-reduction handles 8 times fewer elements), read
     # bytewise: a little-endian word's bytes are its bits 0-7, 8-15, …, so byte j of a row holds
-    # the sources 8j..8j+7 either way. With the mask fill below: the 512 leaves of a
-    # 16,384-GPU ring 25 -> 7 ms (uint8 bitsets and index lists before).
+    # the sources 8j..8j+7 either way. With the mask fill below this replaced uint8 bitsets
+    # and index lists.
     frontier = np.zeros((n, (k + 63) // 64), dtype="<u8")
     frontier.view(np.uint8)[sources, bit // 8] = (1 << (bit % 8)).astype(np.uint8)   # sources are distinct
     # A level's new bits, unpacked, are one mask over the table (read transposed): no
@@ -367,8 +368,7 @@ _DENSE_BYTES_PER_KEY = 64
 def _distinct(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` of keys in ``[0, space)``: by a presence table
     (no sort) when the space is at most 64 bytes per key, since scanning it costs less than
-    sorting them (the switch paths of a 16,384-GPU ring's three candidates: 54-59 -> 49-51 ms
-    with the table, measured)."""
+    sorting them."""
     if space > _DENSE_BYTES_PER_KEY * len(keys):
         distinct, inverse = np.unique(keys, return_inverse=True)
         return distinct, inverse.reshape(-1)
@@ -406,8 +406,7 @@ def _scanned_by_degree(ptr, nbr, table, d_row, d_cur, remaining: int, deg, degre
 
     Why: three hops from the target a pod spine's 68 steps are scanned for its 4 up-links (1.8M
     steps for the tree of a 16,384-GPU ring); the flat scan's per-step owner, position and row
-    gathers were 3/4 of its time (switch paths of the ring's three candidates: 61-63 -> 54-57 ms
-    CPU, measured)."""
+    gathers were most of its time."""
     flat, n_cols = table.reshape(-1), table.shape[1]
     start = np.zeros(len(d_cur), dtype=np.int64)
     lens = np.zeros(len(d_cur), dtype=np.int64)
@@ -446,8 +445,7 @@ def _first_children(ptr, nbr, table, row, pair, cur, remaining: int, n_pairs: in
     Why in rounds: finding next hops scans every step of a switch (a pod spine's down-links
     too), and once a pair has 64 children its later partial paths add none. Round r scans the
     partial paths of rank [2^r - 1, 2^(r+1) - 1) in their pair, for pairs still short of the
-    cap; only the children kept are generated. On the tree of a 16,384-GPU ring: 73 ms instead
-    of 107 ms for its 1,504 new pairs.
+    cap; only the children kept are generated.
     """
     limit = MAX_EQUAL_COST_PATHS
     n = len(pair)
@@ -527,8 +525,7 @@ def _register_pairs(ctx, table: SegTable, keys: np.ndarray, nf: int):
 
     Why not :func:`~designer.engine.routing.csr.lookup`: its two per-key tables span every
     switch pair (896² for a 16,384-GPU ring, 13 MB a call), and its per-key callback cost
-    more than the registration itself (4,080 pairs for the ring's three planner candidates:
-    24-25 -> 16-17 ms CPU for their fabric_segments once their switch paths are known)."""
+    more than the registration itself."""
     needed, at = _pair_ranks(keys, nf * nf)
     xs, ys = ctx.forwarders[needed // nf], ctx.forwarders[needed % nf]
     ctx.fabric.prepare_pairs(xs, ys)
@@ -544,8 +541,8 @@ def _pair_ranks(keys: np.ndarray, space: int):
     position among them, ``len(distinct)`` for a negative key). By a presence table when the ``space`` of
     keys is small against their number, else by ``np.unique`` and ``np.searchsorted``.
 
-    Why: 1,024 GPUs' all-to-all has 1.04M fabric flows over 7,968 switch pairs: the sort and the
-    binary searches cost ~25 ms CPU, the table (a few hundred kB) ~5 ms."""
+    Why: 1,024 GPUs' all-to-all has 1.04M fabric flows over 7,968 switch pairs: a table of a few
+    hundred kB costs a fraction of the sort and the binary searches."""
     if len(keys) and space <= max(4 * len(keys), 1 << 16) and int(keys.min()) >= -1:
         seen = np.zeros(space + 1, dtype=bool)   # key -1 lands on the extra last slot
         seen[keys] = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from designer.engine.solve.kernels.constants import GOLDEN
 from designer.engine.solve.kernels.loader import aot_kernels
 from designer.engine.solve.splitmix import mix
 
@@ -22,7 +23,7 @@ UPLINK_SALT, FABRIC_SALT, NIC_SALT = 0x0F1, 0xEC3, 0x51AB
 
 
 def flow_hash(flows, seed: int, salt: int) -> np.ndarray:
-    """Per-flow uint64 hash of ``flows`` (a :class:`~designer.engine.traffic.workloads.Flows`) under
+    """Per-flow uint64 hash of ``flows`` (a :class:`~designer.engine.traffic.flows.Flows`) under
     ``seed``, for the decision named by ``salt``.
 
     ``mix(mix(mix(mix(src·φ ^ seed) ^ dst) ^ (pattern << 40) ^ index) ^ salt)`` with splitmix64's
@@ -31,7 +32,7 @@ def flow_hash(flows, seed: int, salt: int) -> np.ndarray:
     """
     with np.errstate(over="ignore"):
         h = flows.src.astype(np.uint64)
-        h *= np.uint64(0x9E3779B97F4A7C15)
+        h *= np.uint64(GOLDEN)
         h ^= np.uint64(seed & (2**63 - 1))
         tmp = np.empty_like(h)
         _mix_in_place(h, tmp)

@@ -6,7 +6,7 @@ member host's resources by one array gather (see :mod:`designer.engine.routing.c
 
 Local tokens: ``2*ll + dir`` is local link ``ll`` in direction ``dir`` (0 = a→b), ``2*nl + v``
 the own resource of capacity-bearing local node ``v``. Hop costs: NVLink 1, anything else 2, so
-NVLink is preferred. Transit rules: only non-endpoint kinds forward (DESIGN.md §2.4).
+NVLink is preferred. Transit rules: only non-endpoint kinds forward (docs/ENGINE.md, Routing).
 """
 from __future__ import annotations
 

@@ -51,8 +51,8 @@ class Ends:
 
 
 def storage_mask(topo: Topology) -> np.ndarray:
-    """Per node: whether it is a storage box (cached on the topology, read only: a list pass
-    over every node's kind is 11 ms per routing call at 16,384 GPUs)."""
+    """Per node: whether it is a storage box (cached on the topology, read only: otherwise a list
+    pass over every node's kind per routing call)."""
     mask = topo.__dict__.get("_storage_mask")
     if mask is None:
         mask = np.array([k == "storage" for k in topo.node_kind], dtype=bool)
@@ -88,8 +88,8 @@ def _bind(ctx, out, nodes, hosts, todo, to_storage, table) -> None:
 
     Why per node: :func:`_bound` is elementwise in (node, host), and a node's host is
     ``ctx.node_hidx[node]``: binding the few distinct nodes met and gathering their gateways per
-    flow leaves out the masked copies and the ~10 per-flow passes of ``_bound`` (1.04M flows of
-    1,024 GPUs' all-to-all: ~30 -> ~15 ms CPU for both sides). The same gateways: checked first
+    flow leaves out the masked copies and the ~10 per-flow passes of ``_bound`` (1.04M flows on
+    1,024 GPUs' all-to-all). The same gateways: checked first
     that every selected flow's host is its node's (else the per-flow binding)."""
     # Node ids in range too: a negative one would mark another node's slot (found in review).
     per_node = (len(nodes) >= _PER_NODE_MIN and bool(np.all(((nodes >= 0) & (nodes < len(ctx.node_hidx))) | ~todo))
@@ -233,7 +233,7 @@ def _live_destination(ctx, ends: Ends, didx, storage, h) -> None:
 
 def every_live_nic(router) -> np.ndarray:
     """``any`` + ``split``: each cross-host flow leaving a host is split evenly over every live
-    NIC of that host (DESIGN §2.4): the number of NICs per flow (1 for the others)."""
+    NIC of that host (docs/ENGINE.md, Routing): the number of NICs per flow (1 for the others)."""
     ctx, f = router.ctx, router.flows
     src, dst = f.src.astype(np.int64), f.dst.astype(np.int64)
     hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]

@@ -9,7 +9,6 @@ paths: every combination of the intra-host alternatives (striped), and of the fa
 """
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 from typing import NamedTuple
 
@@ -24,6 +23,7 @@ from designer.engine.routing.domain import domain_segments
 from designer.engine.routing.fabric import fabric_segments
 from designer.engine.routing.hashing import FABRIC_SALT, hashed_rows
 from designer.engine.routing.limits import MAX_PATH_ENTRIES
+from designer.engine.routing.memo import recent_routes, remember
 from designer.engine.routing.nic_policies import Ends, resolve, storage_mask
 from designer.engine.routing.routes import (
     DST_DOWN, NIC_DOWN, NO_FABRIC, NO_INTRA, NO_INTRA_DST, NO_INTRA_SRC, NO_NIC, OK, SAME_NODE, SRC_DOWN,
@@ -31,7 +31,7 @@ from designer.engine.routing.routes import (
 )
 from designer.engine.model.topology import Topology
 
-__all__ = ["MULTIPATH_MODES", "Grouped", "forget_routes", "lay_out", "route", "route_grouped", "Router"]
+__all__ = ["MULTIPATH_MODES", "Grouped", "lay_out", "route", "route_grouped", "Router"]
 
 MULTIPATH_MODES = ("hash", "split")
 
@@ -87,14 +87,13 @@ def route_grouped(topo: Topology, flows, *, nic_policy="affinity", multipath: st
 
     Why: to predict a candidate algorithm's time the planner needs only what each resource
     carries, and the 16,384-GPU tree's 524,256 flows are 98,272 distinct routes: laying them out
-    as 1.9M paths (:func:`~designer.engine.routing.routes.take_flows`) cost ~0.2 s CPU of which
-    it used nothing. Shares the memo of :func:`route` (same options, same flows), so routing the
+    as 1.9M paths (:func:`~designer.engine.routing.routes.take_flows`) is work of which it uses
+    nothing. Shares the memo of :func:`route` (same options, same flows), so routing the
     same flows afterwards lays the kept routes out without routing them again.
 
     ``keep=False`` leaves the memo alone (neither looked up nor filled): for routes nobody
     will ask for again — a planner candidate that cannot be chosen, whose routes would only be
-    forgotten — the digest of the memo key is saved (~0.01 s for the 16,384-GPU tree's 524,256
-    flows). The routes are the same either way.
+    forgotten — the digest of the memo key is saved (a pass over every flow's columns). The routes are the same either way.
 
     Returns
     -------
@@ -123,12 +122,12 @@ def _recalled(topo: Topology, flows, nic_policy, multipath: str, seed: int, fail
     are returned as they are and stay where they are."""
     name, policy = _options(nic_policy, multipath)
     ctx = context if context is not None else cached_context(topo, FailureSet.coerce(failed))
-    recent, key = _memo(ctx, flows, nic_policy, name, multipath, int(seed))
+    recent, key = recent_routes(ctx, flows, nic_policy, name, multipath, int(seed))
     known = recent.get(key) if key is not None else None
     if isinstance(known, Routes):
         return Grouped(known, None), _keep_nothing
     grouped = known if known is not None else _route_grouped(ctx, flows, policy, multipath, int(seed), name)
-    return grouped, (_keep_nothing if key is None else partial(_remember, recent, key))
+    return grouped, (_keep_nothing if key is None else partial(remember, recent, key))
 
 
 def _keep_nothing(_value) -> None:
@@ -150,57 +149,6 @@ class Grouped(NamedTuple):
 
     routes: Routes
     rep: np.ndarray | None
-
-
-def _memo(ctx: RoutingContext, flows, nic_policy, name: str, multipath: str, seed: int):
-    """(the context's memo of recent routes, this call's key in it, or None: a strategy
-    function as the policy is not recognised across calls)."""
-    # id(ctx) in the key: a derived context starts as a copy of its base's attributes, memo
-    # included, but routes differently.
-    memo = ctx.__dict__.get("_recent_routes")
-    if memo is None or memo[0] != id(ctx):
-        memo = ctx.__dict__["_recent_routes"] = (id(ctx), {})
-    if not isinstance(nic_policy, str):
-        return memo[1], None
-    return memo[1], (id(ctx), *_memo_key(flows, name, multipath, seed))
-
-
-def _remember(recent: dict, key, value) -> None:
-    recent.pop(key, None)
-    if len(recent) >= _RECENT_ROUTES:
-        recent.pop(next(iter(recent)))   # the oldest
-    recent[key] = value
-
-
-# Routes kept per context for repeated calls: the planner predicts up to three algorithms of a
-# collective (ring, tree, NVLS tree) before the chosen one is routed for the simulation.
-_RECENT_ROUTES = 4
-
-
-def forget_routes(topo: Topology, routes, failed=None) -> None:
-    """Drop ``routes`` from the memo of :func:`route` on ``topo`` under ``failed``.
-
-    Why: the planner routes every candidate algorithm of a collective, and only the chosen one is
-    routed again (by ``simulate.prepare``); the others' routes stayed alive to the end of the
-    process: 126 MB (1.9M paths) for the tree candidate of a 16,384-GPU ring, 17 MB for its NVLS
-    tree (that simulate's peak RSS: 870-910 -> 760-800 MB).
-
-    Parameters
-    ----------
-    topo : Topology
-    routes : iterable of Routes
-        Objects :func:`route` returned (compared by identity; others in the memo stay).
-    failed : FailureSet or dict or (nodes, links), optional
-        The failures they were routed under (as given to :func:`route`).
-    """
-    gone = {id(r) for r in routes}
-    ctx = topo.__dict__.get("_routing_contexts", {}).get(FailureSet.coerce(failed))
-    memo = ctx.__dict__.get("_recent_routes") if ctx is not None else None
-    if not gone or memo is None:
-        return
-    recent = memo[1]
-    for key in [k for k, r in recent.items() if id(r) in gone or id(getattr(r, "routes", None)) in gone]:
-        del recent[key]
 
 
 # Below this many repeated same-host flows, finding them costs more than it saves.
@@ -240,9 +188,8 @@ def _route_grouped(ctx: RoutingContext, flows, policy, multipath: str, seed: int
 # Up to this many flows, one Router call (every workload the former 5M-flow limit admitted routes
 # exactly as before); above, blocks of _BLOCK_FLOWS. Why: each per-flow temporary of a 16.8M-flow
 # all-to-all is 134 MB, beyond glibc's largest mmap threshold (32 MB), so every one was a fresh
-# mapping faulted in page by page: routing 4,096 GPUs' all-to-all took 61.5 s CPU in one call,
-# mostly system time, and 12.6 s in blocks (measured in-process). 1M-flow blocks keep the
-# temporaries at 8 MB, reused from the heap.
+# mapping faulted in page by page, and routing 4,096 GPUs' all-to-all in one call was mostly
+# system time. 1M-flow blocks keep the temporaries at 8 MB, reused from the heap.
 _ONE_BLOCK_FLOWS = 5_000_000
 _BLOCK_FLOWS = 1 << 20
 
@@ -288,8 +235,7 @@ def _same_host_repeats(ctx: RoutingContext, flows):
     if int(np.count_nonzero(same)) < _MIN_REPEATS:
         return None
     # Only same-host flows can repeat: one unique over their pairs, the cross-host flows all kept
-    # (28,672 keys on 4,096 GPUs' all-to-all, which has none, instead of a 16.8M-key unique; the
-    # 16,384-GPU tree's 524,256 flows in 14 ms, against 27-40 ms with a second unique over all).
+    # (28,672 keys on 4,096 GPUs' all-to-all, which has none, instead of a 16.8M-key unique).
     idx = np.flatnonzero(same)
     pairs = src[idx] * len(ctx.node_hidx) + dst[idx]
     _, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
@@ -303,27 +249,6 @@ def _same_host_repeats(ctx: RoutingContext, flows):
     return np.flatnonzero(keep), position
 
 
-def _memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
-    """What a flow's route depends on besides the context: its source, destination and hash
-    identity (pattern, index; :func:`~designer.engine.routing.hashing.flow_hash`), the policy,
-    the multipath mode and the seed — digested, so equal workloads routed twice on one context
-    are recognised without keeping a copy of their arrays.
-
-    Why: planning a collective (``collectives.select``) routes the pattern's flows to predict its
-    time, then ``simulate.prepare`` routes the same flows again; for a 1M-flow all-to-all that
-    second routing is ~1 s of a ~4 s process. ``Routes`` are never modified once returned
-    (``replace_flows`` and ``repeated`` build new ones), so handing out the same object is safe.
-    """
-    # SHA-256: with the CPU's SHA extensions twice as fast as BLAKE2b here (23 vs 41 ms per
-    # 32 MB, measured), and this digests every flow's four columns twice per simulation.
-    digest = hashlib.sha256()
-    for column in (flows.src, flows.dst, flows.pattern, flows.index):
-        arr = np.ascontiguousarray(column)
-        digest.update(str(arr.dtype).encode())
-        digest.update(memoryview(arr).cast("B"))
-    return (policy_name, multipath, seed, len(flows), digest.digest()[:16])
-
-
 def _lexicographic_ids(cols: list, n: int) -> np.ndarray:
     """Per row: a non-negative int64 id of its values in the columns ``cols`` (int, >= -1), in the
     lexicographic order of the rows' tuples — the order :func:`~designer.engine.routing.csr.
@@ -332,7 +257,7 @@ def _lexicographic_ids(cols: list, n: int) -> np.ndarray:
 
     Why: the path-class keys of 1,024 GPUs' all-to-all span 28M values (three intra columns of
     ~240 rows and the fabric one), so :func:`~designer.engine.routing.csr.group_keys` sorted its
-    1.05M keys (~30 ms CPU); ranked, they span a few thousand and it counts them. Only the order
+    1.05M keys; ranked, they span a few thousand and it counts them. Only the order
     and equality of the ids count for the classes (``classify_grouped`` reads the sorted distinct
     keys in order), so the classes and their numbering are the same."""
     limit = max(4 * n, 1 << 16)

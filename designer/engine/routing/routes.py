@@ -288,11 +288,10 @@ def take_flows(r: Routes, rep: np.ndarray, src: np.ndarray) -> Routes:
     total = int(count.sum())
     owner = np.repeat(np.arange(n, dtype=np.int64), count)
     # A flow's paths are consecutive, and so are their entries: both gathered as one range per
-    # flow (524,256 ranges for the 16,384-GPU tree, not 1.9M paths' rows; 0.08-0.37 -> 0.055 s
-    # CPU in a fresh process, measured).
+    # flow (524,256 ranges for the 16,384-GPU tree, not 1.9M paths' rows).
     # Entry positions in int32 when they fit: that tree's 4.3M are 17 MB, not 34 MB (above
     # glibc's 32 MB mmap threshold, so a fresh mapping faulted in every time), at the same CPU
-    # in-process. Not the path positions: four gathers by int32 indices cost 53 -> 72 ms.
+    # in-process. Not the path positions: four gathers by int32 indices cost more than they save.
     rep_first = r.first[rep]
     path = range_positions(rep_first, count)
     entry_lo = r.flow_ptr[rep_first]

@@ -12,8 +12,9 @@ whole from their raw bytes (:meth:`IdIndex.scan_flows`).
 Exact, or not used: two different strings have different UTF-8 bytes and the table compares
 bytes; a string holding a NUL changes the number of pieces, which the kernel checks. Every
 ``None`` answer means "ask the dict": the caller keeps its own lookup (and its errors) for
-anything this cannot vouch for. Only with the AOT module (:func:`~designer.engine.
-_kernel_loader.aot_kernels`): importing numba for its JIT would cost more than it saves.
+anything this cannot vouch for. Only with the AOT module
+(:func:`~designer.engine.solve.kernels.loader.aot_kernels`): importing numba for its JIT would cost
+more than it saves.
 """
 from __future__ import annotations
 
@@ -21,13 +22,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+# scan_flows' status codes and flags (a flow gives a number as its demand / its size)
+from designer.engine.solve.kernels.constants import (FLOW_BYTES as _FLOW_BYTES, FLOW_DEMAND as _FLOW_DEMAND,
+                                                     FLOWS_OK, SCAN_OK)
 from designer.engine.solve.kernels.loader import aot_kernels
 
 __all__ = ["IdIndex", "FlowScan"]
-
-# scan_flows' flags: a flow gives a number as its demand / its size (keep equal to
-# _maxmin_kernels.FLOW_DEMAND / FLOW_BYTES; importing that module imports numba)
-_FLOW_DEMAND, _FLOW_BYTES = 4, 8
 
 
 class FlowScan(NamedTuple):
@@ -102,7 +102,7 @@ class IdIndex:
         out = np.empty(int(lens.sum()), dtype=np.int64)
         status = self.kernels.scan_paths(np.frombuffer(piece, dtype=np.uint8), self.key_bytes, self.key_ptr,
                                          self.table, lens, out)
-        return out if status == 0 else None   # 0: SCAN_OK
+        return out if status == SCAN_OK else None
 
     def scan_flows(self, data: bytes, start: int, end: int) -> FlowScan | None:
         """The flows of the "flows" array whose content is ``data[start:end]`` (what
@@ -126,7 +126,7 @@ class IdIndex:
         counts = np.zeros(4, dtype=np.int64)
         status = self.kernels.scan_flows(piece, self.key_bytes, self.key_ptr, self.table, lens, hops, ids,
                                          id_ptr, demands, sizes, flags, counts)
-        if status != 0:   # 0: FLOWS_OK
+        if status != FLOWS_OK:
             return None
         n_flows, n_hops, n_demand, n_size = counts.tolist()
         id_ptr = id_ptr[:n_flows + 1]

@@ -1,4 +1,4 @@
-"""Max-min fair rate allocation over shared resources (DESIGN.md §2.5).
+"""Max-min fair rate allocation over shared resources (docs/ENGINE.md, "Fairness model").
 
 A *resource* is anything with a capacity in Gb/s: a link direction, or a node that carries its own
 throughput limit. A *flow* crosses an ordered list of resources, given in CSR form::
@@ -46,7 +46,7 @@ import numpy as np
 
 # The solver proper lives in ``maxmin``; the fluid timeline (``timeline``) builds on it. This
 # module is the public face of both, so each imports ``maxmin`` and neither imports the other.
-from designer.engine.solve.maxmin import (_SNAP_RTOL, Allocation, StoppedFills, assert_valid_allocation,  # noqa: F401
+from designer.engine.solve.maxmin import (Allocation, StoppedFills, assert_valid_allocation,  # noqa: F401
                                     maxmin, maxmin_levels_until, maxmin_reference, prepare_inputs,
                                     prepare_weights)
 from designer.engine.solve.timeline import TimelineResult, timeline

@@ -13,12 +13,10 @@ from typing import Callable
 import numpy as np
 
 from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.solve.kernels.constants import BYTES_PER_GBPS_S, TIME_RTOL
 from designer.engine.solve.maxmin import _as_1d, _problems_at, maxmin_reference, prepare_inputs, prepare_weights
 
 __all__ = ["TimelineResult", "timeline", "timeline_reference"]
-
-BYTES_PER_GBPS_S = 1e9 / 8.0
-TIME_RTOL = 1e-9  # completions this close (relative) to the earliest one are one event
 
 
 @dataclass

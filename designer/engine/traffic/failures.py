@@ -1,4 +1,5 @@
-"""Failure specs → what routing avoids and what the solver sees (DESIGN.md §2.6).
+"""Failure specs → what routing avoids and what the solver sees (docs/ENGINE.md,
+"What-if"; docs/FORMATS.md, Scenario).
 
 A scenario's ``failures`` list holds entries like::
 

@@ -1,4 +1,4 @@
-"""The ``fabricscope.scenario/1`` format: validation and normalization (DESIGN.md §2.3a).
+"""The ``fabricscope.scenario/1`` format: validation and normalization (docs/FORMATS.md, Scenario).
 
 :func:`normalize_scenario` checks a scenario dict and returns a :class:`Scenario` whose topology is
 compiled and whose selectors are resolved to node indices. Every problem is reported with its
@@ -12,7 +12,7 @@ Fields beyond the contract (added, nothing renamed):
 - ``latency``: ``{"message_bytes": 65536, "initiators": ["cpu_proxy", "gpu_initiated"],
   "flows": ["ar#0", ...] (optional; default the slowest flow of each pattern)}``;
 - ``options``: ``{"max_flows_listed": 20000}``;
-- ``workload`` may be ``{"job": {"layout": {...}, "phases": [...]}}`` (DESIGN.md §2.3b): a step
+- ``workload`` may be ``{"job": {"layout": {...}, "phases": [...]}}`` (docs/FORMATS.md, Jobs): a step
   as a DAG of phases (:mod:`designer.engine.traffic.jobs.spec`); ``patterns`` is then every phase's
   patterns, in order, and ``job`` the :class:`~designer.engine.traffic.jobs.spec.JobSpec`.
 """
@@ -25,6 +25,7 @@ import numpy as np
 from designer.engine.traffic.collectives import COLLECTIVE_KINDS, check_algorithm
 from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload, LimitExceeded, Problem
 from designer.engine.traffic.failures import normalize_failures, resolve_failures
+from designer.engine.traffic.jobs.spec import normalize_job
 from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.workloads import MAX_FLOWS, normalize_pattern, pattern_flow_count
@@ -130,8 +131,6 @@ def _workload_or_job(topo: Topology, raw):
     """(patterns, job): a list of patterns, or ``{"job": ...}`` (the job's phases' patterns)."""
     if not isinstance(raw, dict):
         return _workload(topo, raw), None
-    from designer.engine.traffic.jobs.spec import normalize_job  # local: jobs imports workloads
-
     extra = set(raw) - {"job"}
     if extra or "job" not in raw:
         raise InvalidWorkload("bad workload", [Problem("workload", "must be a list of patterns or "
@@ -204,8 +203,8 @@ def _topology(raw, loader) -> Topology:
         return raw
     if raw is None:
         raise InvalidScenario("missing topology", [Problem("topology", "missing")])
-    # Only the document the loader just read is ours to complete in place (t2048: ~0.1 s CPU
-    # and 77 MB less than a normalized copy); a document given inline belongs to the caller.
+    # Only the document the loader just read is ours to complete in place (no normalized
+    # copy); a document given inline belongs to the caller.
     owned = isinstance(raw, str)
     if owned:
         if loader is None:

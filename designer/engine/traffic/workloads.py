@@ -1,7 +1,7 @@
 """Workloads → flows: collective and data-movement patterns turned into numpy flow arrays.
 
-A *pattern* (one entry of a scenario's ``workload`` list, DESIGN.md §2.3a) names a kind of traffic
-and its participants; :func:`generate` turns a list of normalized patterns into one :class:`Flows`
+A *pattern* (one entry of a scenario's ``workload`` list, docs/FORMATS.md, Scenario) names a kind
+of traffic and its participants; :func:`generate` turns a list of normalized patterns into one :class:`Flows`
 (parallel numpy arrays: source node, destination node, bytes, demand cap, pattern). Large patterns
 (an all-to-all among 1,024 GPUs is ~1M flows) are built with array operations, never per-flow dicts.
 
@@ -17,22 +17,22 @@ bandwidth efficiency (``Flows.pattern_latency_s``, ``Flows.pattern_efficiency``)
 
 Communicator groups: a collective pattern with ``groups`` runs one collective per group, all at
 once, as *one* pattern (its flows are routed and solved together and it completes when every
-group does; see :mod:`designer.engine.traffic.jobs.groups`). The algorithm and protocol are planned once per
+group does; see :mod:`designer.engine.traffic.groups`). The algorithm and protocol are planned once per
 group *shape* (ranks, hosts, ranks per host), like NCCL tunes each communicator; the pattern's
 latency is the largest and its efficiency the smallest over its groups.
 """
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound, plan_pattern,
-                                         ring_orders)
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
-from designer.engine.traffic.jobs.groups import resolve_groups
 from designer.engine.model.topology import Topology
+from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
+                                                 plan_pattern, ring_orders)
+from designer.engine.traffic.flows import Flows
+from designer.engine.traffic.groups import resolve_groups
 
 __all__ = [
     "PATTERN_KINDS", "MAX_FLOWS", "Flows", "resolve_selector", "normalize_pattern", "generate",
@@ -42,80 +42,10 @@ __all__ = [
 PATTERN_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "p2p", "storage_read",
                  "storage_write", "kv_transfer", "host_offload")
 # A scenario above this many flows is refused before anything is allocated. 20M admits the
-# 4,096-GPU all-to-all (16,773,120 flows), which peaks at 8.1 GB RSS (measured, issue 20);
+# 4,096-GPU all-to-all (16,773,120 flows), which peaks at 8.1 GB RSS (measured, docs/PERFORMANCE.md);
 # routing.limits.MAX_PATH_ENTRIES bounds what the flows' paths may take.
 MAX_FLOWS = 20_000_000
 _SELECTOR_KEYS = {"ids", "kind", "group", "every"}
-
-
-@dataclass
-class Flows:
-    """Flows as parallel arrays (one entry per flow).
-
-    Attributes
-    ----------
-    src, dst : ndarray of int64
-        Source and destination node indices in the topology.
-    bytes : ndarray of float64
-        Bytes to move.
-    demand_gbps : ndarray of float64
-        Rate cap in Gb/s (``inf`` when the flow takes whatever it gets).
-    pattern : ndarray of int32
-        Index into ``pattern_ids`` of the pattern the flow belongs to.
-    index : ndarray of int64
-        Position of the flow inside its pattern: the flow id is ``f"{pattern_id}#{index}"``. It is
-        also the flow's identity for ECMP hashing, so routing a subset gives the same paths.
-    pattern_ids, pattern_kinds : list of str
-    pattern_latency_s : ndarray of float64, optional
-        Per pattern: the latency term added to its data time (s; 0 for non-collectives).
-    pattern_efficiency : ndarray of float64, optional
-        Per pattern: the bandwidth efficiency its data time is divided by (1 for non-collectives).
-    pattern_plans : list, optional
-        Per pattern: its :class:`~designer.engine.traffic.collectives.Plan` (algorithm, protocol,
-        alternatives), None for non-collectives.
-    """
-
-    src: np.ndarray
-    dst: np.ndarray
-    bytes: np.ndarray
-    demand_gbps: np.ndarray
-    pattern: np.ndarray
-    index: np.ndarray
-    pattern_ids: list[str] = field(default_factory=list)
-    pattern_kinds: list[str] = field(default_factory=list)
-    pattern_latency_s: np.ndarray | None = None
-    pattern_efficiency: np.ndarray | None = None
-    pattern_plans: list | None = None
-
-    def __post_init__(self) -> None:
-        k = len(self.pattern_ids)
-        if self.pattern_latency_s is None:
-            self.pattern_latency_s = np.zeros(k)
-        if self.pattern_efficiency is None:
-            self.pattern_efficiency = np.ones(k)
-        if self.pattern_plans is None:
-            self.pattern_plans = [None] * k
-
-    def __len__(self) -> int:
-        return len(self.src)
-
-    def take(self, which) -> "Flows":
-        """The subset of flows selected by an index array or boolean mask (ids are kept)."""
-        return Flows(self.src[which], self.dst[which], self.bytes[which], self.demand_gbps[which],
-                     self.pattern[which], self.index[which], self.pattern_ids, self.pattern_kinds,
-                     self.pattern_latency_s, self.pattern_efficiency, self.pattern_plans)
-
-    def flow_id(self, i: int) -> str:
-        return f"{self.pattern_ids[int(self.pattern[i])]}#{int(self.index[i])}"
-
-    @classmethod
-    def from_pairs(cls, src, dst, bytes_=1.0, demand_gbps=np.inf, pattern_id: str = "f") -> "Flows":
-        """Flows of one pattern from explicit (src, dst) node-index pairs (handy in tests)."""
-        src = np.asarray(src, dtype=np.int64)
-        n = len(src)
-        return cls(src, np.asarray(dst, dtype=np.int64), np.broadcast_to(np.asarray(bytes_, float), n).copy(),
-                   np.broadcast_to(np.asarray(demand_gbps, float), n).copy(),
-                   np.zeros(n, np.int32), np.arange(n, dtype=np.int64), [pattern_id], ["p2p"])
 
 
 # ---------------------------------------------------------------------------------------- selectors
@@ -135,6 +65,21 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
     InvalidWorkload
         Unknown node or group, bad ``every``, or a selector that matches no node.
     """
+    selector = _selector_dict(selector, where)
+    chosen = _by_ids(topo, selector["ids"], where) if "ids" in selector else _by_kind_and_group(topo, selector, where)
+    if "every" in selector:
+        every = selector["every"]
+        if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+            raise InvalidWorkload("bad selector", [Problem(f"{where}.every", "must be an integer >= 1")])
+        chosen = chosen[::every]
+    if len(chosen) == 0:
+        raise InvalidWorkload("empty selector", [Problem(where, "selector matches no node")])
+    return chosen
+
+
+def _selector_dict(selector, where: str) -> dict:
+    """The selector as an object (a bare node id or a list of ids is ``{"ids": ...}``), with no
+    unknown key."""
     if isinstance(selector, str):
         selector = {"ids": [selector]}
     elif isinstance(selector, list):
@@ -145,33 +90,31 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
     unknown = set(selector) - _SELECTOR_KEYS
     if unknown:
         raise InvalidWorkload("bad selector", [Problem(where, f"unknown selector key(s) {sorted(unknown)}")])
-    if "ids" in selector:
-        ids = selector["ids"]
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise InvalidWorkload("bad selector", [Problem(f"{where}.ids", "must be a list of node ids")])
-        missing = [Problem(f"{where}.ids[{k}]", f"unknown node {i!r}")
-                   for k, i in enumerate(ids) if i not in topo.node_index]
-        if missing:
-            raise InvalidWorkload("unknown node in selector", missing)
-        chosen = np.array([topo.node_index[i] for i in ids], dtype=np.int64)
-    else:
-        mask = np.ones(topo.num_nodes, dtype=bool)
-        if "kind" in selector:
-            mask &= np.array([k == selector["kind"] for k in topo.node_kind], dtype=bool)
-        if "group" in selector:
-            group = selector["group"]
-            if group not in topo.groups:
-                raise InvalidWorkload("unknown group", [Problem(f"{where}.group", f"unknown group {group!r}")])
-            mask &= topo.in_group_mask(group)
-        chosen = np.flatnonzero(mask).astype(np.int64)
-    if "every" in selector:
-        every = selector["every"]
-        if not isinstance(every, int) or isinstance(every, bool) or every < 1:
-            raise InvalidWorkload("bad selector", [Problem(f"{where}.every", "must be an integer >= 1")])
-        chosen = chosen[::every]
-    if len(chosen) == 0:
-        raise InvalidWorkload("empty selector", [Problem(where, "selector matches no node")])
-    return chosen
+    return selector
+
+
+def _by_ids(topo: Topology, ids, where: str) -> np.ndarray:
+    """The nodes of ``ids``, in the order given (every unknown id located)."""
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise InvalidWorkload("bad selector", [Problem(f"{where}.ids", "must be a list of node ids")])
+    missing = [Problem(f"{where}.ids[{k}]", f"unknown node {i!r}")
+               for k, i in enumerate(ids) if i not in topo.node_index]
+    if missing:
+        raise InvalidWorkload("unknown node in selector", missing)
+    return np.array([topo.node_index[i] for i in ids], dtype=np.int64)
+
+
+def _by_kind_and_group(topo: Topology, selector: dict, where: str) -> np.ndarray:
+    """The nodes of the selector's ``kind`` inside its ``group`` (either optional), in document order."""
+    mask = np.ones(topo.num_nodes, dtype=bool)
+    if "kind" in selector:
+        mask &= np.array([k == selector["kind"] for k in topo.node_kind], dtype=bool)
+    if "group" in selector:
+        group = selector["group"]
+        if group not in topo.groups:
+            raise InvalidWorkload("unknown group", [Problem(f"{where}.group", f"unknown group {group!r}")])
+        mask &= topo.in_group_mask(group)
+    return np.flatnonzero(mask).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------- validation
@@ -240,6 +183,18 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layo
 
 
 def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
+    """The kind's own fields of a pattern (selectors resolved into ``out``), problems located."""
+    sel = _selector_reader(topo, raw, where, problems)
+    _KIND_FIELDS[kind](topo, sel, raw, kind, where, out, problems)
+    for key in ("participants", "prefill", "decode"):
+        if key in out and out[key] is not None and len(out[key]) < 1:
+            problems.append(Problem(f"{where}.{key}", "zero participants"))
+
+
+def _selector_reader(topo, raw, where, problems):
+    """``sel(key, default=None, kinds=None)``: the nodes of ``raw[key]`` (else ``default``), None
+    with the problem added when it is missing or does not resolve; ``kinds``: the node kinds
+    allowed."""
     def sel(key, default=None, kinds=None):
         value = raw.get(key, default)
         if value is None:
@@ -257,55 +212,71 @@ def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
                                         f", expected {' or '.join(sorted(kinds))}"))
         return nodes
 
+    return sel
+
+
+def _collective_fields(topo, sel, raw, kind, where, out, problems) -> None:
     gpu_like = None  # any endpoint may take part; GPUs are the usual case
-    if kind in ("allreduce", "allgather", "reducescatter", "alltoall"):
-        out["participants"] = sel("participants", {"kind": "gpu"}, gpu_like)
-        if out["participants"] is not None and len(np.unique(out["participants"])) != len(out["participants"]):
-            problems.append(Problem(f"{where}.participants", "selects a node twice"))
-        algorithm = raw.get("algorithm", "auto")
-        known = ["auto", *candidates(kind)]
-        if algorithm not in known:
-            problems.append(Problem(f"{where}.algorithm", f"unknown algorithm {algorithm!r} for {kind} "
-                                    f"(choose from {', '.join(known)})"))
-        protocol = raw.get("protocol", "auto")
-        if protocol not in ("auto", *PROTOCOLS):
-            problems.append(Problem(f"{where}.protocol", f"unknown protocol {protocol!r} "
-                                    f"(choose from auto, {', '.join(PROTOCOLS)})"))
-        out["algorithm"], out["protocol"], out["where"] = algorithm, protocol, where
-        channels = raw.get("channels")
-        if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
-            problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
-        out["channels"] = channels
-    elif kind == "p2p" and "groups" in raw:
+    out["participants"] = sel("participants", {"kind": "gpu"}, gpu_like)
+    if out["participants"] is not None and len(np.unique(out["participants"])) != len(out["participants"]):
+        problems.append(Problem(f"{where}.participants", "selects a node twice"))
+    algorithm = raw.get("algorithm", "auto")
+    known = ["auto", *candidates(kind)]
+    if algorithm not in known:
+        problems.append(Problem(f"{where}.algorithm", f"unknown algorithm {algorithm!r} for {kind} "
+                                f"(choose from {', '.join(known)})"))
+    protocol = raw.get("protocol", "auto")
+    if protocol not in ("auto", *PROTOCOLS):
+        problems.append(Problem(f"{where}.protocol", f"unknown protocol {protocol!r} "
+                                f"(choose from auto, {', '.join(PROTOCOLS)})"))
+    out["algorithm"], out["protocol"], out["where"] = algorithm, protocol, where
+    channels = raw.get("channels")
+    if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
+        problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
+    out["channels"] = channels
+
+
+def _p2p_fields(topo, sel, raw, kind, where, out, problems) -> None:
+    if "groups" in raw:
         _p2p_groups(topo, raw, where, out, problems)
-    elif kind == "p2p":
-        out["src"] = sel("src")
-        out["dst"] = sel("dst")
-        if out["src"] is not None and out["dst"] is not None:
-            ns, nd = len(out["src"]), len(out["dst"])
-            if ns != nd and 1 not in (ns, nd):
-                problems.append(Problem(f"{where}.dst", f"selects {nd} nodes for {ns} sources "
-                                        "(give equal counts, or one on either side)"))
-    elif kind in ("storage_read", "storage_write"):
-        out["source"] = sel("source", {"kind": "nvme"}, {"nvme", "storage", "memory"})
-        out["participants"] = sel("participants", {"kind": "gpu"})
-        via = raw.get("via", "gpudirect")
-        if via not in ("gpudirect", "bounce"):
-            problems.append(Problem(f"{where}.via", f"unknown via {via!r} (gpudirect or bounce)"))
-        out["via"] = via
-    elif kind == "kv_transfer":
-        out["prefill"] = sel("prefill")
-        out["decode"] = sel("decode")
-    elif kind == "host_offload":
-        out["participants"] = sel("participants", {"kind": "gpu"})
-        direction = raw.get("direction", "to_host")
-        if direction not in ("to_host", "from_host", "both"):
-            problems.append(Problem(f"{where}.direction", f"unknown direction {direction!r} "
-                                    "(to_host, from_host or both)"))
-        out["direction"] = direction
-    for key in ("participants", "prefill", "decode"):
-        if key in out and out[key] is not None and len(out[key]) < 1:
-            problems.append(Problem(f"{where}.{key}", "zero participants"))
+        return
+    out["src"] = sel("src")
+    out["dst"] = sel("dst")
+    if out["src"] is not None and out["dst"] is not None:
+        ns, nd = len(out["src"]), len(out["dst"])
+        if ns != nd and 1 not in (ns, nd):
+            problems.append(Problem(f"{where}.dst", f"selects {nd} nodes for {ns} sources "
+                                    "(give equal counts, or one on either side)"))
+
+
+def _storage_fields(topo, sel, raw, kind, where, out, problems) -> None:
+    out["source"] = sel("source", {"kind": "nvme"}, {"nvme", "storage", "memory"})
+    out["participants"] = sel("participants", {"kind": "gpu"})
+    via = raw.get("via", "gpudirect")
+    if via not in ("gpudirect", "bounce"):
+        problems.append(Problem(f"{where}.via", f"unknown via {via!r} (gpudirect or bounce)"))
+    out["via"] = via
+
+
+def _kv_fields(topo, sel, raw, kind, where, out, problems) -> None:
+    out["prefill"] = sel("prefill")
+    out["decode"] = sel("decode")
+
+
+def _offload_fields(topo, sel, raw, kind, where, out, problems) -> None:
+    out["participants"] = sel("participants", {"kind": "gpu"})
+    direction = raw.get("direction", "to_host")
+    if direction not in ("to_host", "from_host", "both"):
+        problems.append(Problem(f"{where}.direction", f"unknown direction {direction!r} "
+                                "(to_host, from_host or both)"))
+    out["direction"] = direction
+
+
+# The fields each pattern kind checks (every kind of _FIELDS).
+_KIND_FIELDS = {"allreduce": _collective_fields, "allgather": _collective_fields,
+                "reducescatter": _collective_fields, "alltoall": _collective_fields, "p2p": _p2p_fields,
+                "storage_read": _storage_fields, "storage_write": _storage_fields, "kv_transfer": _kv_fields,
+                "host_offload": _offload_fields}
 
 
 def _collective_groups(topo, raw, where, out, problems, layout) -> None:

@@ -1,19 +1,21 @@
-"""Build ``designer/engine/solve/kernels/_maxmin_aot*.so``: the solver and timeline kernels compiled ahead of time
-with ``numba.pycc`` from :mod:`designer.engine.solve.kernels.compiled` (the same functions the JIT
-compiles, no copy), so that a fresh process solves without importing numba (see
+"""Build ``designer/engine/solve/kernels/_maxmin_aot*.so``: every kernel entry point compiled ahead of
+time with ``numba.pycc`` into one CPython extension, from its owner module (the same functions the
+JIT compiles, no copy), so that a fresh process solves without importing numba (see
 :mod:`designer.engine.solve.kernels.loader`). ``make setup`` runs it::
 
     python -m designer.engine.solve.kernels.build
 
-Each entry point is exported with the signature numba's JIT infers for the argument types of
-:data:`~designer.engine.solve.kernels.loader.ENTRY_POINTS` (return type included), so both compile the
-same typed code. The target CPU is numba's generic one (the module runs on any x86-64); no
-fast-math either way, so results are the JIT's bit for bit (tests/engine/test_kernel_aot.py).
+The entry points are those of :data:`~designer.engine.solve.kernels.loader.ENTRY_POINTS_BY_FILE`,
+file by file. Each is exported with the signature numba's JIT infers for the argument types the
+loader lists (return type included), so both compile the same typed code. The target CPU is
+numba's generic one (the module runs on any x86-64); no fast-math either way, so results are the
+JIT's bit for bit (tests/engine/test_kernel_aot.py).
 Needs a C compiler and setuptools; without them it fails and the JIT stays in use.
 """
 from __future__ import annotations
 
 import glob
+import importlib
 import inspect
 import os
 import shutil
@@ -36,21 +38,27 @@ def _numba_type(kind: str):
     return getattr(types, kind)
 
 
-def _signatures(kernels) -> dict:
-    """name -> (python function, numba signature), the return type as the JIT infers it."""
+def _signatures() -> dict:
+    """name -> (python function, numba signature) of every entry point, file by file, each taken
+    from its owner module, the return type as the JIT infers it."""
     out = {}
-    for name, params in loader.ENTRY_POINTS.items():
-        dispatcher = getattr(kernels, name)
-        names = [p.rstrip("!") for p in params.split()]
-        actual = list(inspect.signature(dispatcher.py_func).parameters)
-        if names != actual:
-            raise RuntimeError(f"_kernel_loader.ENTRY_POINTS[{name!r}] lists {names}, the kernel "
-                               f"takes {actual}")
-        args = tuple(_numba_type(loader.PARAM_TYPES[p]) for p in names)
-        dispatcher.compile(args)
-        sig = next(s for s in dispatcher.nopython_signatures if tuple(s.args) == args)
-        out[name] = (dispatcher.py_func, sig)
+    for owner, points in loader.ENTRY_POINTS_BY_FILE.items():
+        module = importlib.import_module(f"{__package__}.{owner}")
+        for name, params in points.items():
+            out[name] = _signature(module, name, [p.rstrip("!") for p in params.split()])
     return out
+
+
+def _signature(module, name: str, names: list):
+    dispatcher = getattr(module, name)
+    actual = list(inspect.signature(dispatcher.py_func).parameters)
+    if names != actual:
+        raise RuntimeError(f"loader.ENTRY_POINTS_BY_FILE lists {names} for {module.__name__}.{name}, "
+                           f"which takes {actual}")
+    args = tuple(_numba_type(loader.PARAM_TYPES[p]) for p in names)
+    dispatcher.compile(args)
+    sig = next(s for s in dispatcher.nopython_signatures if tuple(s.args) == args)
+    return dispatcher.py_func, sig
 
 
 def _digest_function(value: int):
@@ -70,13 +78,12 @@ def build(output_dir: str | None = None, *, verbose: bool = False) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc is deprecated (still shipped in numba 0.68)
         from numba.pycc import CC
-    from designer.engine.solve.kernels import compiled as kernels
 
     output_dir = output_dir or os.path.dirname(os.path.abspath(loader.__file__))
     basename = loader.AOT_MODULE.rsplit(".", 1)[1]
     cc = CC(basename)
     cc.verbose = verbose
-    for name, (func, sig) in _signatures(kernels).items():
+    for name, (func, sig) in _signatures().items():
         cc.export(name, sig)(func)
     cc.export("source_digest", "int64()")(_digest_function(loader.source_digest()))
     with tempfile.TemporaryDirectory(prefix="fabricscope-aot-") as scratch:

@@ -1,17 +1,17 @@
-"""Where the solver and timeline kernels come from: the ahead-of-time compiled extension
-``_maxmin_aot`` when it was built from the current kernel source, else numba's JIT
-(:mod:`designer.engine.solve.kernels.compiled`, the one source of the kernel code).
+"""Where the kernels come from: the ahead-of-time compiled extension ``_maxmin_aot`` when it was
+built from the current kernel sources, else numba's JIT (:mod:`designer.engine.solve.kernels.jit`:
+each entry point from its owner module, the one source of its code).
 
 Why: a fresh ``solve`` process spent ~0.5 s of its ~1.6 s CPU time importing numba (~0.19 s) and
 loading the cached JIT kernels from disk (~0.32 s, numba's registries), issue #20. The AOT module
 (``python -m designer.engine.solve.kernels.build``, run by ``make setup``) is plain machine code behind a
-CPython extension: importing it costs ~1 ms and imports no numba.
+CPython extension: importing it costs ~1 ms and imports no numba. Neither does this module.
 
 Two guards keep the AOT path exactly the JIT path:
 
-- *stale module*: the extension exports ``source_digest()``, a hash of this file, the kernel source
-  and the build script taken when it was built; a module whose digest differs from the files now
-  on disk is never used (the JIT is).
+- *stale module*: the extension exports ``source_digest()``, a hash of every source file of this
+  package (the kernels, this loader, the build script) taken when it was built; a module whose
+  digest differs from the files now on disk is never used (the JIT is).
 - *argument types*: compiled entry points do not check their arguments (a float32 array where a
   float64 one is expected reads garbage or crashes), so every call is checked against
   :data:`ENTRY_POINTS` first; any other dtype, layout or a read-only array the kernel writes goes to
@@ -25,34 +25,55 @@ from importlib.util import source_hash
 
 import numpy as np
 
-__all__ = ["kernels", "aot_kernels", "source_digest", "ENTRY_POINTS", "PARAM_TYPES", "AOT_MODULE"]
+__all__ = ["kernels", "aot_kernels", "source_digest", "ENTRY_POINTS", "ENTRY_POINTS_BY_FILE", "OWNERS",
+           "PARAM_TYPES", "AOT_MODULE"]
 
 AOT_MODULE = "designer.engine.solve.kernels._maxmin_aot"
+_PACKAGE = AOT_MODULE.rsplit(".", 1)[0]
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_DIGEST_FILES = ("compiled.py", "loader.py", "build.py")
+# Every source file of the package: an edit to any of them makes a built module stale.
+_DIGEST_FILES = tuple(sorted(name for name in os.listdir(_HERE) if name.endswith(".py") and name[0] != "."))
 
-# Parameters of the exported kernels, in order (build_kernels checks them against the kernel
-# signatures). A trailing "!" marks an array the kernel writes: it must be writable.
-ENTRY_POINTS = {
-    "maxmin_solve": "cap ptr res dem w",
-    "maxmin_solve_until": "cap ptr res dem w thr",
-    "tl_start": "cap ptr res dem w frozen! left t0",
-    "tl_run": "max_steps ptr res col_ptr col dem w rates! lev! bneck! frozen! active! rem! cnt! "
-              "wsum! load! heap! pos! key! order! mark! touched! left! t_upd! ckey! cheap! cpos! "
-              "completion! events! batch! unfrozen! prev! ints!",
-    "id_table_build": "key_bytes key_ptr table!",
-    "scan_paths": "piece key_bytes key_ptr table lens out!",
-    "find_joined": "joined key_bytes key_ptr table out!",
-    "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
-    "write_object": "keys values value_ptr pick layout layout_ptr text!",
-    "group_identical": "ptr res dem_bits w_bits table! group! firsts! max_groups",
-    "path_lengths": "pieces firsts hosts choices owner n_flows tab_ptr tab_data flow_ptr!",
-    "path_entries": "pieces firsts hosts choices owner n_flows tab_ptr tab_data host_base host_flat "
-                    "flow_ptr flow_res!",
-    "hashed_rows": "src dst pattern index seed salt first count rows!",
+# The exported kernels of each kernel module (designer/engine/solve/kernels/<file>.py), with their
+# parameters in order (build.py checks them against the kernel signatures). A trailing "!" marks
+# an array the kernel writes: it must be writable.
+ENTRY_POINTS_BY_FILE = {
+    "fill": {
+        "maxmin_solve": "cap ptr res dem w",
+        "maxmin_solve_until": "cap ptr res dem w thr",
+    },
+    "timeline": {
+        "tl_start": "cap ptr res dem w frozen! left t0",
+        "tl_run": "max_steps ptr res col_ptr col dem w rates! lev! bneck! frozen! active! rem! cnt! "
+                  "wsum! load! heap! pos! key! order! mark! touched! left! t_upd! ckey! cheap! cpos! "
+                  "completion! events! batch! unfrozen! prev! ints!",
+    },
+    "id_table": {
+        "id_table_build": "key_bytes key_ptr table!",
+        "find_joined": "joined key_bytes key_ptr table out!",
+    },
+    "json_scan": {
+        "scan_paths": "piece key_bytes key_ptr table lens out!",
+        "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
+    },
+    "json_write": {
+        "write_object": "keys values value_ptr pick layout layout_ptr text!",
+    },
+    "paths": {
+        "path_lengths": "pieces firsts hosts choices owner n_flows tab_ptr tab_data flow_ptr!",
+        "path_entries": "pieces firsts hosts choices owner n_flows tab_ptr tab_data host_base host_flat "
+                        "flow_ptr flow_res!",
+    },
+    "hashing": {
+        "group_identical": "ptr res dem_bits w_bits table! group! firsts! max_groups",
+        "hashed_rows": "src dst pattern index seed salt first count rows!",
+    },
 }
+# Every entry point, and the module that defines it.
+ENTRY_POINTS = {name: params for points in ENTRY_POINTS_BY_FILE.values() for name, params in points.items()}
+OWNERS = {name: f"{_PACKAGE}.{file}" for file, points in ENTRY_POINTS_BY_FILE.items() for name in points}
 # The type of each parameter name: a 1-d C-contiguous array of that dtype, or a scalar
-# ("int64": a Python int in range, "float64": a Python float), as maxmin.py and timeline.py pass them.
+# ("int64": a Python int in range, "float64": a Python float), as the callers pass them.
 PARAM_TYPES = {
     "cap": "f8[]", "thr": "f8[]", "ptr": "i8[]", "res": "i8[]", "dem": "f8[]", "w": "f8[]", "frozen": "u1[]",
     "left": "f8[]", "t0": "float64", "max_steps": "int64", "col_ptr": "i8[]", "col": "i8[]",
@@ -75,10 +96,10 @@ _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 def source_digest() -> int:
-    """A 60-bit hash of the kernel source, this loader and the build script (what an AOT build
-    is made of), as the int the extension's ``source_digest()`` returns. The hash is the one
-    Python checks hash-based .pyc files with (SipHash, already imported: hashlib would cost a
-    fresh ``solve`` 3 ms)."""
+    """A 60-bit hash of every source file of the package (the kernels, their constants, this
+    loader, the build script: what an AOT build is made of), as the int the extension's
+    ``source_digest()`` returns. The hash is the one Python checks hash-based .pyc files with
+    (SipHash, already imported: hashlib would cost a fresh ``solve`` 3 ms)."""
     parts = []
     for name in _DIGEST_FILES:
         with open(os.path.join(_HERE, name), "rb") as fh:
@@ -127,9 +148,9 @@ class _Kernels:
 
 
 def _jit_module():
-    from designer.engine.solve.kernels import compiled as _maxmin_kernels  # imports numba
+    from designer.engine.solve.kernels import jit  # imports numba
 
-    return _maxmin_kernels
+    return jit
 
 
 def load_aot(expected_digest: int | None = None):
@@ -150,8 +171,8 @@ _loaded: list = []
 
 
 def kernels():
-    """The kernel namespace (``maxmin_solve``, ``tl_start``, ``tl_run``): AOT when usable, else
-    the numba JIT module. ``FABRICSCOPE_KERNELS=jit`` forces the JIT (to compare, or to debug)."""
+    """The kernel namespace (every entry point of :data:`ENTRY_POINTS`): AOT when usable, else
+    the numba JIT module (:mod:`.jit`). ``FABRICSCOPE_KERNELS=jit`` forces the JIT (to compare, or to debug)."""
     if not _loaded:
         module = _wanted_aot()
         _loaded.append(_Kernels(module) if module is not None else _jit_module())

@@ -15,7 +15,9 @@ failures. Modules (one per algorithm):
 - :mod:`.protocols` — LL / LL128 / Simple and NCCL's latency model (tuning.cc tables);
 - :mod:`.select` — :func:`plan_pattern`: NCCL-tuner-style choice of algorithm and protocol;
 - :mod:`.summary` — the result fields of a collective pattern and its fallback under failures;
-- :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors.
+- :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors;
+  :mod:`.domains` — what a collective treats as one node (NVLink domain or host) and its
+  NVSwitch plane;
 - :mod:`.mesh` — channels over a switchless direct GPU mesh (AMD xGMI): link-disjoint rings on
   one host, rail-aligned Hamiltonian paths across hosts, the tree's chains.
 """

@@ -12,14 +12,15 @@ import hashlib
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
 
 import numpy as np
 
 from designer.engine.catalog import nvls_efficiency, nvswitch_generation
-from designer.engine.traffic.collectives.mesh import mesh_ring_orders
 from designer.engine.model.pathclass import DOMAIN_KIND, node_domains
-from designer.engine.model.topology import Topology, first_appearance_codes, kind_nodes, value_codes
+from designer.engine.model.topology import Topology, value_codes
+from designer.engine.numbers import first_appearance_codes
+from designer.engine.traffic.collectives.domains import block_key, nvswitch_plane
+from designer.engine.traffic.collectives.mesh import mesh_ring_orders
 
 __all__ = [
     "EMPTY",
@@ -55,13 +56,6 @@ def busbw_factor(kind: str, n: int) -> float:
     return 1.0
 
 
-def block_key(topo: Topology, n: int) -> str | None:
-    """What a collective treats as one node: the NVLink domain holding ``n`` (the 18 trays of a
-    GB200 NVL72 share one NVSwitch plane, as NCCL's multi-node NVLink treats them), else its host."""
-    ids, domain = node_domains(topo)
-    return ids[int(domain[n])] if ids and domain[n] >= 0 else topo.node_host[n]
-
-
 def host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
     """Participants grouped by host — by NVLink domain where one holds them (:func:`block_key`)
     — in order of first appearance, each block sorted by GPU index (``attrs.domain_index`` in a
@@ -69,7 +63,7 @@ def host_blocks(topo: Topology, nodes: np.ndarray) -> list[np.ndarray]:
 
     The blocks (read-only arrays) of the last few participant sets are kept on the topology:
     planning a collective groups the same participants for the group, the ring, the tree and
-    the flows simulated (0.1 s a time on 16,384 GPUs, a Python pass per GPU).
+    the flows simulated (a Python pass per GPU each time).
     """
     nodes = np.ascontiguousarray(nodes, dtype=np.int64)
     memo = topo.__dict__.setdefault("_host_blocks", {})
@@ -179,30 +173,6 @@ def ring_orders(topo: Topology, participants: np.ndarray, channels: int | None =
     return orders
 
 
-def nvswitch_plane(topo: Topology, host: str | None) -> list[int]:
-    """NVSwitch nodes of ``host`` in document order (its NVSwitch plane); ``host`` may be an
-    NVLink domain (:func:`block_key`), whose plane is every NVSwitch inside it."""
-    if host is None:
-        return []
-    if topo.groups.get(host, {}).get("kind") == DOMAIN_KIND:
-        return [i for i in np.flatnonzero(topo.in_group_mask(host)).tolist() if topo.node_kind[i] == "nvswitch"]
-    return list(_host_planes(topo).get(host, ()))
-
-
-def _host_planes(topo: Topology) -> dict:
-    """Host id → its NVSwitch nodes in document order, from one pass over the nodes, kept on the
-    topology: NVLS checks ask for every host's plane (2,048 hosts, 106k nodes at 16,384 GPUs)."""
-    planes = topo.__dict__.get("_nvswitch_planes")
-    if planes is None:
-        planes = {}
-        hosts = topo.node_host
-        for i in kind_nodes(topo, "nvswitch").tolist():
-            if hosts[i] is not None:
-                planes.setdefault(hosts[i], []).append(i)
-        topo.__dict__["_nvswitch_planes"] = planes
-    return planes
-
-
 def nearest_nics(topo: Topology, gpu: int) -> list[int]:
     """The NICs nearest to ``gpu`` inside its host (hop count through forwarding nodes)."""
     host = topo.node_host[gpu]
@@ -298,7 +268,7 @@ class Group:
         """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
         gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
         # Once per distinct generation, in order of first appearance (the same first error):
-        # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups (~0.01 s).
+        # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups.
         return min(nvls_efficiency(g) for g in dict.fromkeys(gens))
 
 
@@ -384,7 +354,7 @@ def _switch_table(topo: Topology) -> dict[int, int | None]:
 def _switch_generations(topo: Topology) -> dict[int, int | None]:
     """NVSwitch node → :func:`~designer.engine.catalog.nvswitch_generation`, from one pass over the
     links (the lowest NVLink generation among a switch's links, ``attrs.generation`` first) instead
-    of one adjacency walk with string tests per switch (0.27 s at 16,384 GPUs)."""
+    of one adjacency walk with string tests per switch."""
     from designer.engine.catalog import NVSWITCH_GEN_BY_NVLINK
 
     kinds, kind_code = value_codes(topo, "node_kind")

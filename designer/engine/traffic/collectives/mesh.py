@@ -31,6 +31,8 @@ import functools
 
 import numpy as np
 
+from designer.engine.traffic.collectives.domains import block_key, nvswitch_plane
+
 __all__ = ["chain_paths", "direct_mesh", "mesh_ring_orders", "rail_paths", "ring_cycles"]
 
 #: Depth-first steps allowed when looking for a full ring decomposition (m = 8 needs ~150; the
@@ -42,8 +44,6 @@ def direct_mesh(topo, block: np.ndarray) -> bool:
     """Whether the GPUs of ``block`` (three or more, one host, no NVSwitch in it) are joined
     pairwise by direct GPU⇄GPU links — a switchless mesh whose channels must be spread over
     the links (:func:`ring_cycles`)."""
-    from designer.engine.traffic.collectives.common import block_key, nvswitch_plane
-
     gpus = [int(g) for g in block]
     if len(gpus) < 3 or any(topo.node_kind[g] != "gpu" for g in gpus):
         return False

@@ -106,7 +106,7 @@ def _hw(table: str, algorithm: str, protocol: str) -> float:
 
 # Algorithms whose steps across hosts are plain point-to-point sends of NCCL's network transport
 # (ring, the trees between hosts, all-to-all's P2P): a topology-derived network step
-# (``net_step_us``, :func:`designer.engine.analysis.latency.network_step`) replaces the tuner's one NET
+# (``net_step_us``, :func:`designer.engine.model.hop_latency.network_step`) replaces the tuner's one NET
 # figure. NVLS / CollNet across hosts reduce in the switches and PAT's formula is a fit, not
 # a step count: they keep the tuner's NET latency.
 ROUTED_NET_STEP_ALGORITHMS = ("ring", "tree", "nvlstree", "p2p")
@@ -129,7 +129,7 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         The hosts' network post overhead, µs (:data:`NET_OVERHEAD_BY_VENDOR_US`; default Intel's).
     net_step_us : float, optional
         Latency (µs) of one step across hosts on the topology's own path under ``protocol``
-        (:func:`designer.engine.analysis.latency.network_step`); used instead of the tuner's NET hwLat by
+        (:func:`designer.engine.model.hop_latency.network_step`); used instead of the tuner's NET hwLat by
         the algorithms of :data:`ROUTED_NET_STEP_ALGORITHMS`. Default: the tuner's figure.
 
     Notes

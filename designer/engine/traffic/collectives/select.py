@@ -46,7 +46,9 @@ from designer.engine.routing import FailureSet, forget_routes, route, route_grou
 from designer.engine.routing.csr import range_positions
 from designer.engine.routing.intra import is_nvlink
 from designer.engine.routing.router import lay_out
+from designer.engine.model.hop_latency import network_step
 from designer.engine.model.topology import kind_nodes
+from designer.engine.traffic.flows import Flows
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
            "net_overhead_us", "network_steps_us", "plan_pattern"]
@@ -143,8 +145,6 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
     does not route or gets no bandwidth. ``routed`` (optional) receives algorithm → its Routes;
     ``keep=False``: the routes are not kept in :func:`route`'s memo (an algorithm that cannot be
     chosen: nobody routes its flows again)."""
-    from designer.engine.traffic.workloads import Flows
-
     src, dst, size = MODULES[algorithm].flows(topo, group)
     if len(src) == 0:
         return 0.0, None
@@ -196,8 +196,7 @@ def _levels(capacity, routes, flows, demand) -> np.ndarray:
     the same bytes the first freeze settles it: the first level, every resource's fair share
     ``capacity / Σ weights`` at the start (:func:`_first_level`), is returned for every
     sub-flow — the slowest flow's level and a lower bound of the others'. A flow with a demand
-    cap freezes at its own level, out of that order: then the fill runs to the end. The
-    ring, tree and NVLS-tree candidates of a 16,384-GPU ring took 3 × ~0.1 s in full.
+    cap freezes at its own level, out of that order: then the fill runs to the end.
     """
     if np.isfinite(demand).any():
         return solver.maxmin(capacity, routes.flow_ptr, routes.flow_res, demand, weights=routes.weight).flow_level
@@ -223,13 +222,13 @@ def _separate_sizes_time(capacity, routes, flows, demand) -> float | None:
 
     Why: the NVLS-tree candidate's NVLink plane flows (S(m+1)/m bytes) and its network tree
     flows (S/heads) share no resource; the stopped fill ran through all 65,504 tree flows of a
-    16,384-GPU ring before its first plane flow froze (~0.05 s CPU; this takes ~0.01 s).
+    16,384-GPU ring before its first plane flow froze.
 
     Exact: with no demand cap, a resource's fair share changes only when a flow crossing it
     freezes, so until a size's first freeze its resources keep ``capacity / Σ weights`` (summed
     in entry order as the kernel sums them: a resource's entries are all of one size), and the
     size first freezes at the smallest, ``H_c`` — or at the level already reached, when that
-    is within the kernel's snap tolerance (``maxmin._SNAP_RTOL``) below ``H_c``. The fill's
+    is within the kernel's snap tolerance (``SNAP_RTOL``) below ``H_c``. The fill's
     very first freeze is at the lowest ``H``, to the bit (:func:`_first_level`); another size
     ``c`` freezes at ``H_c`` to the bit when no other size's flows can reach that window: a
     flow's level never exceeds ``capacity / weight`` of a finite resource it crosses
@@ -239,7 +238,7 @@ def _separate_sizes_time(capacity, routes, flows, demand) -> float | None:
     largest-bytes size freezes at or above it, and a size first freezing later has fewer bytes
     at a higher level).
     """
-    from designer.engine.solve.maxmin import _SNAP_RTOL
+    from designer.engine.solve.kernels.constants import SNAP_RTOL
 
     if np.isfinite(demand).any():
         return None
@@ -257,9 +256,9 @@ def _separate_sizes_time(capacity, routes, flows, demand) -> float | None:
     if w != int(np.argmin(first)):
         reach = _level_bounds(np.asarray(capacity, dtype=np.float64), routes, per_path, path_size, len(sizes))
         if reach is None or \
-                max(reach[c] for c in range(len(sizes)) if c != w) * (1.0 + _SNAP_RTOL) * (1.0 + 1e-6) >= first[w]:
+                max(reach[c] for c in range(len(sizes)) if c != w) * (1.0 + SNAP_RTOL) * (1.0 + 1e-6) >= first[w]:
             return None   # another size may reach w's window: w might freeze at that level
-    if not all(times[c] * (1.0 + _SNAP_RTOL) * (1.0 + 1e-9) < times[w] for c in range(len(sizes)) if c != w):
+    if not all(times[c] * (1.0 + SNAP_RTOL) * (1.0 + 1e-9) < times[w] for c in range(len(sizes)) if c != w):
         return None
     return float(times[w])
 
@@ -327,7 +326,7 @@ def _grouped_first_level(capacity, grouped, flows) -> float | None:
     not the level :func:`_levels` would return (a demand cap, unequal bytes).
 
     Why: the 16,384-GPU tree candidate's 524,256 flows are 98,272 distinct routes; laying them out
-    as 1.9M paths and summing their 4.3M entries cost ~0.25 s CPU of the ~3.3 s simulation.
+    as 1.9M paths and summing their 4.3M entries is work of which the level needs little.
 
     Exact: the fair shares are first summed per distinct route, counted once per flow taking
     it (a different order of adding, off by at most a few ulps); only the resources whose share
@@ -373,7 +372,7 @@ def _first_level_of(capacity, routes, rep, takers, near) -> float:
     path = np.searchsorted(routes.flow_ptr, entries, side="right") - 1
     flow_of = routes.owner[path]
     # The flows taking each route with such an entry, in flow order (sorting only those: the
-    # 16,384-GPU tree's 524,256 flows took 6 ms to sort, for the few hundred on its 5 hottest resources).
+    # few hundred on the 16,384-GPU tree's 5 hottest resources, not its 524,256 flows).
     hot_route = np.zeros(len(takers), dtype=bool)
     hot_route[flow_of] = True
     hot_flows = np.flatnonzero(hot_route[rep])
@@ -400,11 +399,8 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
     """Latency (µs) of one network step per protocol on this topology's own path (empty on one
     host): the first live rail's GPU of the first host to the same rail's GPU of the second host
     (NCCL's rings and trees cross hosts rail-aligned), routed with the scenario's routing
-    options, through :func:`designer.engine.analysis.latency.network_step` — the hops, switch tiers, PCIe
+    options, through :func:`designer.engine.model.hop_latency.network_step` — the hops, switch tiers, PCIe
     path and CPU-proxied control of the real fabric instead of one tuner figure."""
-    from designer.engine.analysis.latency import network_step
-    from designer.engine.traffic.workloads import Flows
-
     if group.nodes < 2:
         return {}
     a, b = group.blocks[0], group.blocks[1]

@@ -1,4 +1,4 @@
-"""Result fields of a collective pattern (DESIGN.md §2.3b) and its fallback under failures."""
+"""Result fields of a collective pattern (docs/FORMATS.md, Result) and its fallback under failures."""
 from __future__ import annotations
 
 from designer.engine.traffic.collectives.common import busbw_factor
@@ -9,9 +9,9 @@ __all__ = ["collective_fields", "fallback_fields"]
 
 
 def collective_fields(plan: Plan, kind: str, completion_s: float | None) -> dict:
-    """DESIGN.md §2.3b fields of a collective pattern: ``algorithm``, ``protocol``, ``latency_s``,
-    ``efficiency`` (protocol × NVLS: the data time is divided by it), ``size_bytes`` (its
-    ``bytes``: nccl-tests' size S), ``algbw_gbs`` = S / completion (GB/s) and
+    """The result fields of a collective pattern (docs/FORMATS.md, Result): ``algorithm``,
+    ``protocol``, ``latency_s``, ``efficiency`` (protocol × NVLS: the data time is divided by it),
+    ``size_bytes`` (its ``bytes``: nccl-tests' size S), ``algbw_gbs`` = S / completion (GB/s) and
     ``busbw_gbs`` = algbw × nccl-tests' factor (None unless it completes), ``alternatives`` (the
     chosen one with this run's completion, the others as predicted alone on the topology)."""
     algbw = plan.size / completion_s / 1e9 if completion_s else None

@@ -35,12 +35,11 @@ from __future__ import annotations
 import numpy as np
 
 from designer.engine.solve import solver
+from designer.engine.solve.kernels.constants import BYTES_PER_GBPS_S, TIME_RTOL
 from designer.engine.numbers import json_float as _num
 
 __all__ = ["TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
 
-TIME_RTOL = 1e-9
-_BYTES_PER_GBPS_S = 1e9 / 8.0
 _MAX_EVENTS = 200_000
 
 
@@ -228,7 +227,7 @@ def _next_event(st: _State, t: float, rates: np.ndarray) -> float:
     best = np.inf
     moving = rates > 0
     if moving.any():
-        best = t + float(np.min(st.left[st.idx[moving]] / (rates[moving] * _BYTES_PER_GBPS_S)))
+        best = t + float(np.min(st.left[st.idx[moving]] / (rates[moving] * BYTES_PER_GBPS_S)))
     for p in st.latent:
         best = min(best, st.pat_start[p] + st.latency[p])
     for k in st.running:
@@ -249,8 +248,8 @@ def _advance(st: _State, rates: np.ndarray, dt: float) -> None:
         done = st.left[idx] <= 0
     else:
         # A path finishing within TIME_RTOL of this event finishes at it.
-        finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / _BYTES_PER_GBPS_S, np.inf)
-        st.left[idx] -= rates * dt * _BYTES_PER_GBPS_S
+        finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / BYTES_PER_GBPS_S, np.inf)
+        st.left[idx] -= rates * dt * BYTES_PER_GBPS_S
         done = finish <= dt * (1 + TIME_RTOL)
     gone = idx[done]
     if len(gone):

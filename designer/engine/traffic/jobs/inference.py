@@ -1,5 +1,5 @@
 """Disaggregated inference: prefill GPUs, decode GPUs and the KV cache each request moves between
-them, at a request rate (issue 17).
+them, at a request rate.
 
 ``{"job": {"template": {"kind": "inference", "model": "llama3-70b", "prompt_tokens": 8192,
 "prefill": {"group": "h0"}, "decode": {"group": "h1"}, "request_rate": 10, "requests": 16}}}``
@@ -37,6 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from designer.engine.errors import InvalidWorkload, Problem
+from designer.engine.traffic.jobs.checks import is_real
+from designer.engine.traffic.jobs.models import model_base, stage_numbers, template_dims
+from designer.engine.traffic.workloads import resolve_selector
 
 __all__ = ["MAX_REQUESTS", "expand_inference", "inference_summary", "kv_cache_bytes"]
 
@@ -110,8 +113,6 @@ def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> t
 
 
 def _dims(raw, where) -> tuple[dict, list]:
-    from designer.engine.traffic.jobs.models import model_base
-
     if not isinstance(raw, dict):
         return {}, [Problem(where, "must be an object")]
     base, problems = model_base(raw, where, _KEYS, "layers, kv_heads, head_dim")
@@ -120,6 +121,12 @@ def _dims(raw, where) -> tuple[dict, list]:
         dims["head_dim"] = dims["hidden"] // dims["heads"]
     if dims.get("kv_heads") is None and _is_int(dims.get("heads")):
         dims["kv_heads"] = dims["heads"]
+    return dims, problems + _count_problems(dims, where) + _rate_problems(dims, where)
+
+
+def _count_problems(dims: dict, where: str) -> list:
+    """The integer fields: dimensions and tokens (required), TP sizes and requests (optional)."""
+    problems = []
     for key in ("layers", "kv_heads", "head_dim", "prompt_tokens"):
         if not _is_int(dims.get(key)):
             problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31" + (
@@ -129,13 +136,19 @@ def _dims(raw, where) -> tuple[dict, list]:
             problems.append(Problem(f"{where}.{key}", "must be an integer in 1..2**31"))
     if "requests" in dims and (not _is_int(dims["requests"]) or dims["requests"] > MAX_REQUESTS):
         problems.append(Problem(f"{where}.requests", f"must be an integer in 1..{MAX_REQUESTS:,}"))
+    return problems
+
+
+def _rate_problems(dims: dict, where: str) -> list:
+    """The real-valued fields: request rate, bytes per element, prefill time."""
+    problems = []
     for key in ("request_rate", "dtype_bytes"):
         if not (_is_pos(dims.get(key)) and dims[key] <= 2 ** 31):
             problems.append(Problem(f"{where}.{key}", "must be a number > 0 (at most 2**31)" + (
                 " (requests per second)" if key == "request_rate" else " (bytes per element)")))
-    if "prefill_s" in dims and not (_is_num(dims["prefill_s"]) and dims["prefill_s"] >= 0):
+    if "prefill_s" in dims and not (is_real(dims["prefill_s"]) and dims["prefill_s"] >= 0):
         problems.append(Problem(f"{where}.prefill_s", "must be a number of seconds >= 0"))
-    return dims, problems
+    return problems
 
 
 def _is_int(v) -> bool:
@@ -144,20 +157,12 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 2 ** 31
 
 
-def _is_num(v) -> bool:
-    from designer.engine.traffic.jobs.models import _is_real
-
-    return _is_real(v)
-
-
 def _is_pos(v) -> bool:
-    return _is_num(v) and v > 0
+    return is_real(v) and v > 0
 
 
 def _instances(topo, raw, side: str, tp, where, problems) -> list[np.ndarray]:
     """The ``side`` GPUs split into instances of ``tp`` (default: the GPUs of one host)."""
-    from designer.engine.traffic.workloads import resolve_selector
-
     if not isinstance(raw, dict) or side not in raw:
         problems.append(Problem(f"{where}.{side}", f"give the {side} GPUs, e.g. {{\"group\": \"h0\"}}"))
         return []
@@ -182,15 +187,13 @@ def _instances(topo, raw, side: str, tp, where, problems) -> list[np.ndarray]:
 def _prefill_s(dims: dict, tp: int, where: str) -> float:
     if "prefill_s" in dims:
         return float(dims["prefill_s"])
-    from designer.engine.traffic.jobs.models import _dims as model_dims, stage_numbers
-
     need = [k for k in ("hidden", "heads", "ffn", "vocab") if k not in dims]
     if need:
         raise InvalidWorkload("invalid inference template", [Problem(
             f"{where}.prefill_s", f"give prefill_s (seconds per request) or a model with {', '.join(need)}")])
     train = {k: dims[k] for k in ("hidden", "layers", "heads", "kv_heads", "ffn", "vocab", "gpu", "mfu",
                                   "peak_tflops", "dtype_bytes") if k in dims}
-    full = model_dims({**train, "seq_len": dims["prompt_tokens"], "micro_batch": 1}, where)
+    full = template_dims({**train, "seq_len": dims["prompt_tokens"], "micro_batch": 1}, where)
     return stage_numbers(full, {"tp": tp, "pp": 1, "cp": 1, "ep": 1, "dp": 1}, 0)["fwd_s"]
 
 

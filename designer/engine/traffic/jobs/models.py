@@ -34,11 +34,10 @@ stage; ``dp.s{p}`` after the stage's last backward; ``step`` after every ``dp``.
 """
 from __future__ import annotations
 
-import math
-
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
+from designer.engine.traffic.jobs.checks import MAX_PHASES, is_real
 
-__all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "model_base", "stage_numbers"]
+__all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "model_base", "stage_numbers", "template_dims"]
 
 # Model dimensions. Llama 3: "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3 (layers,
 # model dimension, FFN dimension, attention / key-value heads, vocabulary 128,000 → 128,256 in
@@ -80,7 +79,10 @@ def model_base(raw: dict, where: str, keys: set, own_dims: str) -> tuple[dict, l
     return base, problems
 
 
-def _dims(raw: dict, where: str) -> dict:
+def template_dims(raw: dict, where: str) -> dict:
+    """The dimensions of a training template (``raw``: the template object), the named model's
+    completed by the fields given and the defaults; raises :class:`InvalidWorkload` with every
+    located problem."""
     base, problems = model_base(raw, where, _KEYS, "hidden, layers, heads, ffn, vocab")
     dims = {"kv_heads": None, "experts": 0, "shared_experts": 0, "top_k": 0, "expert_ffn": 0, "dense_layers": 0,
             "seq_len": 4096, "micro_batch": 1, "microbatches": 1, "dtype_bytes": 2, "grad_bytes": 4,
@@ -114,16 +116,6 @@ def _is_int(v, least: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and least <= v <= _MAX_DIM
 
 
-def _is_real(v) -> bool:
-    """A finite JSON number (not a bool; a 400-digit integer is not a float either)."""
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return False
-    try:
-        return math.isfinite(v)
-    except OverflowError:
-        return False
-
-
 def _check_numbers(dims: dict, where: str, problems: list) -> None:
     for key in _POSITIVE_INTS:
         if not _is_int(dims.get(key), 1):
@@ -132,9 +124,9 @@ def _check_numbers(dims: dict, where: str, problems: list) -> None:
         if not _is_int(dims.get(key), 0):
             problems.append(Problem(f"{where}.{key}", f"must be an integer in 0..{_MAX_DIM:,}"))
     for key in _POSITIVE_NUMBERS:
-        if key in dims and not (_is_real(dims[key]) and 0 < dims[key] <= _MAX_DIM):
+        if key in dims and not (is_real(dims[key]) and 0 < dims[key] <= _MAX_DIM):
             problems.append(Problem(f"{where}.{key}", "must be a finite number > 0"))
-    if not (_is_real(dims.get("optimizer_s")) and dims["optimizer_s"] >= 0):
+    if not (is_real(dims.get("optimizer_s")) and dims["optimizer_s"] >= 0):
         problems.append(Problem(f"{where}.optimizer_s", "must be a finite number of seconds >= 0"))
 
 
@@ -192,7 +184,7 @@ def expand_template(raw, layout, where: str = "workload.job.template") -> list[d
         raise InvalidWorkload("bad template", [Problem(where, "must be an object like {\"model\": \"llama3-70b\"}")])
     if layout is None:
         raise InvalidWorkload("template without layout", [Problem(where, "a template needs the job's layout")])
-    dims = _dims(raw, where)
+    dims = template_dims(raw, where)
     sizes = layout.sizes
     if dims["layers"] < sizes["pp"]:
         raise InvalidWorkload("bad template", [Problem(f"{where}.layers", f"{dims['layers']} layers < pp {sizes['pp']}")])
@@ -221,8 +213,6 @@ def _check_phase_count(microbatches: int, pp: int, where: str) -> None:
     """Refuse a template before expanding it: 3 phases per pass, 2 passes per micro-batch and
     stage, a DP phase per stage and the step (10**6 micro-batches took minutes to expand only to
     be refused for its flow count)."""
-    from designer.engine.traffic.jobs.spec import MAX_PHASES
-
     phases = 6 * microbatches * pp + pp + 1
     if phases > MAX_PHASES:
         raise LimitExceeded(f"the template expands to {phases:,} phases (limit {MAX_PHASES:,})", [Problem(

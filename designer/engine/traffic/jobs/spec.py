@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from designer.engine.traffic.collectives import COLLECTIVE_KINDS, check_algorithm
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
+from designer.engine.traffic.collectives import COLLECTIVE_KINDS, check_algorithm
+from designer.engine.traffic.jobs.checks import MAX_PHASES, is_real
+from designer.engine.traffic.jobs.inference import expand_inference
 from designer.engine.traffic.jobs.layout import Layout, normalize_layout
+from designer.engine.traffic.jobs.models import expand_template
 from designer.engine.traffic.workloads import normalize_pattern
 
 __all__ = ["MAX_PHASES", "JobSpec", "job_overview", "normalize_job"]
-
-# Phases of one job: the event loop re-solves the rates at every phase boundary and the result
-# lists every phase, so a job is bounded like a SimAI import (designer.engine.io.simai.MAX_PHASES).
-MAX_PHASES = 50_000
 
 _JOB_KEYS = {"layout", "phases", "name", "source", "template"}
 _PHASE_KEYS = {"id", "compute_s", "wait_s", "patterns", "after", "label"}
@@ -78,12 +77,8 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
             raise InvalidWorkload("invalid job", [Problem(where, "give phases or template, not both")])
         template = raw["template"]
         if isinstance(template, dict) and template.get("kind") == "inference":
-            from designer.engine.traffic.jobs.inference import expand_inference
-
             phases_raw, inference = expand_inference(topo, template, f"{where}.template")
         else:
-            from designer.engine.traffic.jobs.models import expand_template
-
             phases_raw = expand_template(template, layout, f"{where}.template")
     if not isinstance(phases_raw, list) or not phases_raw:
         problems.append(Problem(f"{where}.phases", "must be a non-empty list of phases"))
@@ -166,9 +161,7 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
 
 def _seconds(v) -> bool:
     """A finite number of seconds >= 0 (a 400-digit integer is not: float() of it overflows)."""
-    from designer.engine.traffic.jobs.models import _is_real
-
-    return _is_real(v) and v >= 0
+    return is_real(v) and v >= 0
 
 
 def _check_acyclic(phases, where, problems) -> None:
@@ -220,34 +213,54 @@ def job_overview(raw) -> dict:
     job = job if isinstance(job, dict) else {}
     phases = [p for p in job.get("phases") or [] if isinstance(p, dict)]
     layout = job.get("layout") if isinstance(job.get("layout"), dict) else None
-    kinds: dict = {}
-    groups: set = set()
-    compute, n_compute, n_patterns = 0.0, 0, 0
+    compute_s, compute_phases = _compute_totals(phases)
+    kinds, groups, n_patterns = _pattern_totals(phases)
+    template = job.get("template") if isinstance(job.get("template"), dict) else None
+    return {"name": str(job.get("name") or ""), "source": str(job.get("source") or ""), "layout": layout,
+            "layout_text": _layout_text(layout) if layout else "",
+            "template": _template_text(template) if template else "",
+            "phases": len(phases), "compute_phases": compute_phases, "compute_s": compute_s,
+            "patterns": n_patterns, "kinds": dict(sorted(kinds.items())), "groups": sorted(groups),
+            "first_phases": [str(p.get("id")) for p in phases[:12]]}
+
+
+def _compute_totals(phases: list[dict]) -> tuple[float, int]:
+    """The phases' compute seconds summed, and how many phases compute."""
+    total, count = 0.0, 0
     for ph in phases:
         c = ph.get("compute_s") or 0
         if isinstance(c, (int, float)) and c > 0:
-            compute, n_compute = compute + float(c), n_compute + 1
-        for pat in ph.get("patterns") or []:
-            if not isinstance(pat, dict):
-                continue
-            n_patterns += 1
-            k = kinds.setdefault(str(pat.get("kind")), {"count": 0, "bytes": 0.0})
-            k["count"] += 1
-            size = pat.get("bytes")
-            k["bytes"] += float(size) if isinstance(size, (int, float)) else 0.0
-            g = pat.get("groups")
-            if isinstance(g, dict):
-                groups.add(str(g.get("layout") or g.get("by")))
-            elif isinstance(g, str):
-                groups.add(g)
-    template = job.get("template") if isinstance(job.get("template"), dict) else None
-    return {"name": str(job.get("name") or ""), "source": str(job.get("source") or ""), "layout": layout,
-            # tp and dp always; the other dimensions when they split anything.
-            "layout_text": " × ".join(f"{d} {layout[d]}" for d in ("tp", "cp", "ep", "dp", "pp")
-                                      if isinstance(layout.get(d), int) and (d in ("tp", "dp") or layout[d] > 1))
-                           if layout else "",
-            "template": (("inference (prefill/decode): " if template.get("kind") == "inference" else "")
-                         + str(template.get("model") or "custom dimensions")) if template else "",
-            "phases": len(phases), "compute_phases": n_compute, "compute_s": compute,
-            "patterns": n_patterns, "kinds": dict(sorted(kinds.items())), "groups": sorted(groups),
-            "first_phases": [str(p.get("id")) for p in phases[:12]]}
+            total, count = total + float(c), count + 1
+    return total, count
+
+
+def _pattern_totals(phases: list[dict]) -> tuple[dict, set, int]:
+    """Per kind ``{"count", "bytes"}``, the communicator groups named and the pattern count."""
+    kinds: dict = {}
+    groups: set = set()
+    count = 0
+    for pat in (p for ph in phases for p in ph.get("patterns") or []):
+        if not isinstance(pat, dict):
+            continue
+        count += 1
+        k = kinds.setdefault(str(pat.get("kind")), {"count": 0, "bytes": 0.0})
+        k["count"] += 1
+        size = pat.get("bytes")
+        k["bytes"] += float(size) if isinstance(size, (int, float)) else 0.0
+        g = pat.get("groups")
+        if isinstance(g, dict):
+            groups.add(str(g.get("layout") or g.get("by")))
+        elif isinstance(g, str):
+            groups.add(g)
+    return kinds, groups, count
+
+
+def _layout_text(layout: dict) -> str:
+    """``"tp 8 × pp 1 × dp 2"``: tp and dp always; the other dimensions when they split anything."""
+    return " × ".join(f"{d} {layout[d]}" for d in ("tp", "cp", "ep", "dp", "pp")
+                      if isinstance(layout.get(d), int) and (d in ("tp", "dp") or layout[d] > 1))
+
+
+def _template_text(template: dict) -> str:
+    return (("inference (prefill/decode): " if template.get("kind") == "inference" else "")
+            + str(template.get("model") or "custom dimensions"))
