@@ -5,7 +5,7 @@ in ``designer/tasks.py`` and only take ids and call services.
 
 :class:`BeatScheduler` (``CELERY_BEAT_SCHEDULER``) runs the stale-job reaper inside the beat
 process rather than publishing it: queued, it would wait behind the very jobs it must rescue
-(one pool process busy with a long chunk delayed recovery by a whole chunk, issue 18), and it
+(one pool process busy with a long chunk delayed recovery by a whole chunk), and it
 would never run while every pool process is dead. Beat is its own process both embedded
 (``worker --beat``, as ``manage.py up`` starts it) and standalone (``celery beat``).
 """

@@ -1,10 +1,10 @@
-"""The editor's document, sent beside its page (issue 16, item 5: a 32k-GPU design opens in 2 s).
+"""The editor's document, sent beside its page, so that a 32k-GPU design opens within 2 s.
 
 The editor page no longer inlines the revision it edits (a 32,768-GPU design is ~85 MB of JSON):
 the page names ``?document=<revision id>`` and the browser fetches it while the editor's modules
 load. Revisions are immutable, so the answer is the revision's stored JSON text as the database
-holds it — never decoded into Python objects and encoded again (that was 1.5–2 s of the page's
-server time on the 32k design) — gzip-compressed once and kept in a small per-process cache keyed
+holds it — never decoded into Python objects and encoded again (on the 32k design that was most
+of the page's server time) — gzip-compressed once and kept in a small per-process cache keyed
 by the revision id. See docs/PERFORMANCE.md, "Editor: open a 32k-GPU design collapsed".
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ __all__ = ["document_text", "document_gzip", "document_response", "cache_clear",
 # Compressed documents kept per process: a 32k-GPU design compresses to a few MB, so this holds
 # the designs being edited right now without growing with the number of revisions.
 CACHE_BYTES = 64 * 1024 * 1024
-# zlib level 1: the 32k design's 85.5 MB compress in 0.15 s CPU to 5.6 MB (level 6: 0.45 s,
-# 4.2 MB); the compressed form is made once per revision and process.
+# zlib level 1: a fraction of level 6's CPU for a slightly larger result (docs/PERFORMANCE.md);
+# the compressed form is made once per revision and process.
 GZIP_LEVEL = 1
 
 _cache: OrderedDict[tuple[int, int], bytes] = OrderedDict()

@@ -210,7 +210,8 @@ class _ResultManager(models.Manager):
 class SimulationResult(models.Model):
     """The result of a finished job, in its own table so job lists never load it.
 
-    A simulation result is stored in two parts (issue 20, :mod:`designer.bridge.results`):
+    A simulation result is stored in two parts (:mod:`designer.bridge.results`; docs/FORMATS.md,
+    "Stored results"):
     ``data`` holds the document without its bulk keys (``format``, ``summary``, ``scenario``...:
     what the result page and ``?view=summary`` read, a few kB) and ``body`` the bulk (``flows``,
     ``resources``, ``diff``, ``latency``) as compressed columns, read only when used. Rows stored
@@ -320,7 +321,7 @@ def _move(row, new_state: str) -> list[str]:
     return fields
 
 
-# --- Sharing, share links, audit trail, sign-in failures (issue 9) --------------------------------
+# --- Sharing, share links, audit trail, sign-in failures -----------------------------------------
 
 class TopologyShare(models.Model):
     """A grant of a role on a topology to one user or one group (exactly one of the two).

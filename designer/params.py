@@ -134,7 +134,7 @@ def json_depth_exceeds(raw: bytes | str, limit: int) -> bool:
     exactly d passes. Text still non-empty after ``limit`` passes is deeper than ``limit`` — or
     malformed, which stops the passes early and is walked exactly (``json.loads`` then reports
     it when it is not too deep).
-    All of it runs in C: 0.3 s for the 40 MB 2,048-host DGX-H100 document (json.loads: 1.6 s).
+    All of it runs in C (a few ``bytes`` passes), well below the cost of ``json.loads`` itself.
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
     skeleton = original = _bracket_skeleton(data)
@@ -156,7 +156,7 @@ def _bracket_skeleton(data: bytes) -> bytes:
     kept, and adjacent quote pairs dropped: an open-close pair is a string without brackets, a
     close-open pair has no bracket between its strings, so neither changes the skeleton. What
     is left is split on the quotes (the outside of strings at even positions). Plain ``bytes``
-    methods throughout: a regex over the 3 million strings of a 40 MB document took 3 s.
+    methods throughout: a regex pays a Python-level match per string (millions in a 40 MB document).
     """
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")

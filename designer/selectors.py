@@ -4,8 +4,8 @@ The visibility rule lives in :func:`visible_topologies` only; everything else (r
 scenarios, jobs, results) is visible through its topology. Objects a user may not see raise
 ``Http404`` (never 403: their existence is not disclosed). List querysets defer large JSON.
 
-Who may do what (issue 9)
--------------------------
+Who may do what
+---------------
 A topology is visible to its owner, to users holding a grant on it, and to members of groups
 holding one (:class:`~designer.models.TopologyShare`). :func:`topology_role` says which role
 applies (``owner`` > ``editor`` > ``viewer``) and :data:`ROLE_ACTIONS` what each role may do;
@@ -425,7 +425,7 @@ __all__ += ["TOPOLOGY_SORTS", "topology_search", "shared_owners", "topology_acce
 # MAX_INLINE_HOSTS hosts that takes well under a few seconds, so it runs inside the request.
 # Bigger topologies are refused with a message instead of tying up a web worker.
 
-#: Hosts up to which a sweep runs inline (2×DGX-H100 8 B–8 GiB: ~0.5 s; 16 hosts: a few s).
+#: Hosts up to which a sweep runs inline.
 MAX_INLINE_HOSTS = 16
 #: Largest nccl-tests stdout accepted (a full sweep with NCCL_DEBUG=INFO is ~200 kB).
 MAX_LOG_BYTES = 1024 * 1024

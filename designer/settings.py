@@ -312,7 +312,7 @@ FABRICSCOPE_REAPER_INTERVAL = env_float("FABRICSCOPE_REAPER_INTERVAL", 10.0)
 # Sweeps split their failure list into at most this many chunks, each a Celery task.
 FABRICSCOPE_SWEEP_CHUNKS = int(os.environ.get("FABRICSCOPE_SWEEP_CHUNKS", "8"))
 
-# Beat runs the reaper itself instead of queueing it behind the jobs it must rescue (issue 18).
+# Beat runs the reaper itself instead of queueing it behind the jobs it must rescue.
 CELERY_BEAT_SCHEDULER = "designer.celery:BeatScheduler"
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {
@@ -450,8 +450,7 @@ FABRICSCOPE_JOB_MAX_ACTIVE_PER_USER = int(env_float("FABRICSCOPE_JOB_MAX_ACTIVE_
 # Per-user quotas (designer/ops/limits.py; 0 turns one off; staff accounts are exempt): topologies
 # owned, MiB of revision documents owned (a 2,048-host DGX-H100 revision is 40 MB: 2 GiB holds ~50),
 # nodes + links built by one build request (estimated from the one-host template: 260,096 for the
-# 2,048-host DGX-H100 cluster, 277,064 with its fabric) and per user per minute (~3 such builds,
-# ~18 s of CPU).
+# 2,048-host DGX-H100 cluster, 277,064 with its fabric) and per user per minute (~3 such builds).
 FABRICSCOPE_QUOTA_TOPOLOGIES = int(env_float("FABRICSCOPE_QUOTA_TOPOLOGIES", 500))
 FABRICSCOPE_QUOTA_STORED_BYTES = int(env_float("FABRICSCOPE_QUOTA_STORED_MB", 2048) * 1024 * 1024)
 FABRICSCOPE_BUILD_MAX_ELEMENTS = int(env_float("FABRICSCOPE_BUILD_MAX_ELEMENTS", 300_000))
@@ -462,7 +461,7 @@ FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE = int(env_float("FABRICSCOPE_BUILD_ELEMENT
 # to ping; tests/ops turns it on against a real Redis.
 FABRICSCOPE_BROKER_PRECHECK = env_bool("FABRICSCOPE_BROKER_PRECHECK", not TESTING)
 
-# --- Sharing and account security (owned by the sharing task, issue 9; keep this block together) --
+# --- Sharing and account security (keep this block together) ------------------------------------
 # Sign-in lockout (designer/accounts.py): N failures per username + client address within the
 # window lock that pair for the duration after the last failure. The backend enforces it on every
 # authenticate() call (admin login included); the sign-in page also explains it.

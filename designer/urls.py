@@ -28,7 +28,7 @@ pages = [
     path("profile/", profile.profile, name="profile"),
     path("profile/token/", profile.token_create, name="token_create"),
     path("profile/token/revoke/", profile.token_revoke, name="token_revoke"),
-    # Sharing (issue 9): the owner's page and actions, fork, and read-only share-link pages.
+    # Sharing: the owner's page and actions, fork, and read-only share-link pages.
     path("topologies/<int:pk>/sharing/", sharing.sharing, name="sharing"),
     path("topologies/<int:pk>/sharing/grant/", sharing.share_grant, name="share_grant"),
     path("topologies/<int:pk>/sharing/<int:share_id>/role/", sharing.share_role,

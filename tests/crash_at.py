@@ -1,6 +1,6 @@
 """Kill the process at one named point of a job's life, once (a test hook; production has none).
 
-Each point is a seam between two durable steps (issue 18, docs/RELIABILITY.md), reached by
+Each point is a seam between two durable steps (docs/RELIABILITY.md, "Exactly-once completion"), reached by
 wrapping the real service function the way :mod:`tests.job_delay` wraps engine calls; the
 wrapper calls ``os._exit(1)`` - no cleanup, no ``finally``, no commit - exactly as a SIGKILL or
 an OOM kill would, but at a chosen instant instead of a random one:

@@ -1,4 +1,4 @@
-"""Pose a ``designer.engine solve`` document to SimGrid 4.1; time its first allocation (issue #20).
+"""Pose a ``designer.engine solve`` document to SimGrid 4.1; time its first allocation.
 
 A one-off side-by-side for the figure recorded in docs/PERFORMANCE.md, not a CI check. It reads the
 same input as ``python -m designer.engine solve in.json`` (links ``{id, capacity_gbps}``, flows

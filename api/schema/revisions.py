@@ -16,7 +16,7 @@ viewset = extend_schema_view(
                            responses={200: s.RevisionDetailSerializer, **errors(404)}),
 )
 
-# A patch save (issue 18): only what changed since base_revision, so a one-device edit of a
+# A patch save: only what changed since base_revision, so a one-device edit of a
 # 40 MB, 2,048-host design posts a few hundred bytes. Removes, then updates (whole items), then
 # adds; other keys set top-level fields. Same 409 as a whole document when the base is stale.
 EXAMPLE_PATCH = {

@@ -8,7 +8,7 @@ __all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictCharField
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
-                      "description": "A fabricscope.topology/1 document (DESIGN.md §2.1)"})
+                      "description": "A fabricscope.topology/1 document (docs/FORMATS.md, Topology document)"})
 class DocumentField(serializers.JSONField):
     """A JSON object; the engine, not the serializer, says what is wrong inside it.
 

@@ -13,13 +13,13 @@ _JOB_SCHEMA = {
     "type": "object", "required": ["job"], "additionalProperties": False,
     "properties": {"job": {
         "type": "object", "additionalProperties": True,
-        "description": "A training step as a DAG of phases (DESIGN.md §2.3b): layout "
+        "description": "A training step as a DAG of phases (docs/FORMATS.md, Jobs): layout "
                        '{"tp", "pp", "dp", "ep", "cp", "order"}, phases [{"id", "compute_s", '
                        '"patterns", "after"}] or a model "template"; what import-workload writes'}}}
 
 
 @extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "object", "additionalProperties": True},
-                                 "description": "traffic patterns (DESIGN.md §2.3a)"}, _JOB_SCHEMA]})
+                                 "description": "traffic patterns (docs/FORMATS.md, Scenario)"}, _JOB_SCHEMA]})
 class WorkloadField(serializers.JSONField):
     """A list of patterns, or ``{"job": {...}}`` (a step as a DAG of phases).
 
@@ -50,8 +50,8 @@ class ScenarioSerializer(serializers.Serializer):
         help_text="revision number the scenario runs on (default: the current one)")
     name = StrictCharField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True, default="")
-    workload = WorkloadField(help_text='traffic patterns (DESIGN.md §2.3a), or {"job": {...}}: '
-                                       "a training step as a DAG of phases (§2.3b)")
+    workload = WorkloadField(help_text='traffic patterns (docs/FORMATS.md, Scenario), or {"job": {...}}: '
+                                       "a training step as a DAG of phases (docs/FORMATS.md, Jobs)")
     routing = JsonObjectField(required=False, default=dict,
                               help_text='{"nic_policy", "multipath", "seed"}')
     failures = JsonListField(required=False, default=list,

@@ -1,4 +1,4 @@
-"""Sharing (issue 9): grants, read-only links, fork, transfer and the audit trail.
+"""Sharing: grants, read-only links, fork, transfer and the audit trail.
 
 Users and teams named in a request are looked up by :mod:`designer.selectors`; an unknown one
 is a located 400.

@@ -39,7 +39,7 @@ class TopologyImportActions:
             filter_backends=[])
     def import_preview(self, request):
         _, result = _parsed(s.ImportPreviewSerializer, request)
-        # "matrix": the imported host's path classes next to the file's own (nvidia-smi), issue 19.
+        # "matrix": the imported host's path classes next to the file's own (nvidia-smi).
         return Response({"document": result.document, "format": result.format,
                          "warnings": result.warnings, "matrix": result.matrix})
 

@@ -1,4 +1,4 @@
-"""Sharing (issue 9): grants (``/topologies/<id>/shares/``) and read-only links (``/links/``).
+"""Sharing: grants (``/topologies/<id>/shares/``) and read-only links (``/links/``).
 
 Grants are listed to the owner and editors, changed by the owner only; links (bearer secrets)
 are the owner's only. The selectors raise 404 for an unseen topology, 403 for a missing role.

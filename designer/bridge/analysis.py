@@ -95,7 +95,7 @@ def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: i
 
 def warm_up() -> None:
     """Compile (or load) the solver's kernels now: a cold numba cache costs a worker's first job
-    ~5 s otherwise."""
+    seconds of compilation otherwise."""
     from designer.engine.solve.solver import warm_up as warm
 
     warm()

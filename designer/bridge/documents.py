@@ -34,7 +34,7 @@ def normalize_document(document: Any) -> dict:
 
 
 def patch_document(document: dict, patch: Any) -> dict:
-    """``document`` (a stored revision's) with ``patch`` applied, then normalized (issue 18).
+    """``document`` (a stored revision's) with ``patch`` applied, then normalized.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Stored results (issue 20): a ``fabricscope.result/1`` is kept as a small head (``data``) and its
+"""Stored results (docs/FORMATS.md, "Stored results"): a ``fabricscope.result/1`` is kept as a small head (``data``) and its
 bulk (``flows``, ``resources``, ``diff``, ``latency``) as compressed columns (``body``), in the
 engine's columnar encoding (``engine.analysis.result_columns``).
 

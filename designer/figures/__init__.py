@@ -1,4 +1,4 @@
-"""Engine results → Plotly figure dicts (DESIGN.md §3 result views).
+"""Engine results → Plotly figure dicts for the result views (docs/ARCHITECTURE.md, "One walk", step 7).
 
 The engine returns numbers; this package turns a ``fabricscope.result/1`` (or
 ``fabricscope.sweep/1``, or a policy comparison) into small, JSON-ready Plotly figures. It is

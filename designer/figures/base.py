@@ -18,7 +18,7 @@ __all__ = ["figure", "table_figure", "TABLE_TONES", "empty_figure", "axis", "fig
            "figures_from_texts", "FigureSet", "figures_version", "figures_key"]
 
 # What Django's json_script escapes (so the JSON can never close the <script> element), done with
-# three str.replace calls: str.translate with a dict took 0.4 s on a 1,024-GPU page's 2 MB.
+# three str.replace calls (C passes over the text): str.translate with a dict looks up every character.
 _SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
 

@@ -49,7 +49,8 @@ def _bottleneck_facts(summary: dict) -> dict:
 
 def headline(result: dict) -> dict:
     """What the result page prints above the figures: whether the job completes (the engine's
-    ``summary.headline``, DESIGN.md §2.3b), its time, the critical bottleneck, utilization, flows.
+    ``summary.headline``; docs/ENGINE.md, "Completion, impact and bottlenecks"), its time, the
+    critical bottleneck, utilization, flows.
 
     A job with a lost flow does not complete: the page leads with that, never with the time of
     the flows that survived.

@@ -1,6 +1,6 @@
 """A job's step as a Gantt chart: one bar per phase (compute and communication), the critical
 path highlighted, the step time and the exposed communication in the title (``summary.job``,
-DESIGN.md §2.3b)."""
+docs/FORMATS.md, Result)."""
 from __future__ import annotations
 
 from designer.figures.base import axis, figure

@@ -157,7 +157,7 @@ def _ranking_hover(entry: dict, m: dict) -> str:
     job = m.get("job_completion_s") or {}
     head = f"<b>{failure_label(entry)}</b><br>"
     step = m.get("job")
-    if step:                       # a job: the step's verdict leads (DESIGN.md §2.3b)
+    if step:                       # a job: the step's verdict leads (docs/FORMATS.md, Jobs)
         times = step.get("step_time_s") or {}
         head += (f"<b>step does not complete</b>: {step.get('reason') or ''}<br>" if step.get("complete", {}).get("after") is False
                  else f"step ×{num(step.get('slowdown'), 1.0):.4g}: {fmt_time(times.get('before'))} → "

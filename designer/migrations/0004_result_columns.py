@@ -1,4 +1,4 @@
-"""Simulation results stored as a small head (``data``) and a compressed columnar body (issue 20).
+"""Simulation results stored as a small head (``data``) and a compressed columnar body.
 
 Schema: ``SimulationResult.body`` / ``encoding`` and the ``ResultFigures`` cache. Data: every
 stored ``fabricscope.result/1`` is re-written as head + body (``designer.engine.analysis.result_columns``),

@@ -127,7 +127,7 @@ def build_elements(*, template, hosts: int, options: dict | None = None) -> int:
     Fabric switches and their links are left out (measured: 4.5 % more elements for
     ``gb200-nvl72`` racks, 7.5-10 % for 3-tier and fat-tree DGX-H100 pods; a test keeps it under
     15 %), so this is what the build costs in proportion to (the 2,048-host DGX-H100 build: 102,472 nodes +
-    174,592 links, 6 s of CPU). A spec the engine refuses costs 0 here: the build then reports
+    174,592 links). A spec the engine refuses costs 0 here: the build then reports
     the error itself, located.
     """
     from designer.bridge.facts import host_elements

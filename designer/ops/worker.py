@@ -31,7 +31,7 @@ def _limit_memory(**kwargs) -> None:
 
 @worker_process_init.connect
 def _warm_engine(**kwargs) -> None:
-    # A cold numba cache costs a first job ~5 s of compilation; pay it before any job arrives.
+    # A cold numba cache costs a first job seconds of compilation; pay it before any job arrives.
     from designer import bridge
 
     started = time.monotonic()

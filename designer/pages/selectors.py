@@ -242,7 +242,7 @@ def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
         doc = topology_doc if topology_doc is not None else _topology_of(job)
         figs, has_topology = page_figures(result, topology_doc=doc, selected=selected), bool(doc)
     # figures_script: #fs-figures (+ #fs-path-index) pre-serialized: compact, fast escaping
-    # (json_script took 0.4 s at 1,024 GPUs), the flow index apart so the browser parses it last.
+    # (json_script escapes through Python), the flow index apart so the browser parses it last.
     return {"figures": figs, "view": view, "headline": headline, "result_data": result,
             "failure_index": selected, "has_topology": has_topology, "figure_style": style_json(),
             "figures_script": mark_safe(figures_html(figs, getattr(figs, "texts", None)))}
@@ -296,8 +296,8 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
 def editor_config_script(config: dict) -> str:
     """``<script id="editor-config" type="application/json">``, as Django's ``json_script`` writes
     it (``&``, ``<``, ``>`` as ``\\uXXXX``) but compact and through orjson: a 32k-GPU design's
-    85 MB configuration encodes in 0.3 s instead of 1.2 s and is 10 % smaller to parse
-    (docs/PERFORMANCE.md, "Editor: open a 32k-GPU design"). Safe to print in a template."""
+    85 MB configuration encodes several times faster and is smaller to parse
+    (docs/PERFORMANCE.md, "Editor: open a 32k-GPU design collapsed"). Safe to print in a template."""
     import orjson
 
     text = orjson.dumps(config, option=orjson.OPT_NON_STR_KEYS).decode()

@@ -1,4 +1,4 @@
-"""Sharing pages (issue 9): the owner's sharing page and its actions, fork, and the read-only
+"""Sharing pages: the owner's sharing page and its actions, fork, and the read-only
 pages a share link opens without an account (``/s/<token>/...``).
 
 Thin like every page: every check is ``selectors.topology_get_for`` / ``topology_require`` (404

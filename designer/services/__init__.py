@@ -1,4 +1,4 @@
-"""Every write in Fabricscope, one module per concept (DESIGN.md §1).
+"""Every write in Fabricscope, one module per concept (docs/ARCHITECTURE.md, "The web app's rooms").
 
 Services are keyword-only, atomic, and the only place business rules live; views, the API and
 Celery tasks call them. The engine is reached only through ``designer.bridge``.

@@ -1,4 +1,4 @@
-"""The audit trail's one writer (issue 9).
+"""The audit trail's one writer.
 
 A module of its own, below the others, because topologies, jobs and sharing all append events:
 ``sharing`` re-exports :func:`audit_record` with the rest of the sharing services.

@@ -173,7 +173,7 @@ def _job_submit(*, kind: str, scenario: Scenario, user, parameters: dict,
             kind=kind, topology_id=scenario.topology_id, revision=scenario.revision,
             scenario=scenario, submitted_by=user, inputs=inputs, parameters=parameters,
             message="queued", celery_task_id=new_task_id())
-        audit_record(topology=scenario.topology, actor=user, action="job.submit",  # issue 9
+        audit_record(topology=scenario.topology, actor=user, action="job.submit",
                      summary=f"{kind} job {job.pk} of scenario {scenario.name!r}",
                      details={"job": job.pk, "kind": kind, "scenario": scenario.pk})
         # Run in this request's context even when an outer transaction commits later, so the

@@ -4,7 +4,7 @@ Celery beat calls :func:`job_reap_stale` every FABRICSCOPE_REAPER_INTERVAL secon
 process itself (``designer.celery.BeatScheduler``), so it runs even while every pool process is
 busy or dead, and a lost worker never leaves a job running forever. A re-queued run gets a new
 message id; the lost runner's late writes match no row (``attempts`` is the run's token, see
-``runs``). Everything it decides comes from the rows (issue 18, docs/RELIABILITY.md):
+``runs``). Everything it decides comes from the rows (docs/RELIABILITY.md, "Exactly-once completion"):
 
 - running job or chunk, heartbeat older than FABRICSCOPE_JOB_HEARTBEAT_TIMEOUT: re-queued/failed;
 - running sweep whose chunks have all ended: settled (the process that committed the last chunk

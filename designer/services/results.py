@@ -1,4 +1,4 @@
-"""Storing a finished job's result and the figures of its page (issues 19 and 20).
+"""Storing a finished job's result and the figures of its page (docs/FORMATS.md, "Stored results").
 
 A simulation result is written as a small head and a compressed columnar body
 (:meth:`designer.models.SimulationResult.parts_of`). A result never changes once written, so its
@@ -8,7 +8,7 @@ compressed figure set, never the per-flow body nor the topology document.
 
 Figures are written here only: :func:`figures_prebuild` when a job succeeds (the runner), and
 :func:`result_page_figures` when a result page is visited whose figures are not stored yet (rows
-from before issue 19, or figure code changed since); pages' selectors only read.
+stored before figures were, or figure code changed since); pages' selectors only read.
 """
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def result_page_figures(*, job: SimulationJob, result: dict,
 
 def figures_prebuild(job: SimulationJob, data: dict) -> None:
     """Build and store the result page's figures of a job that just succeeded with ``data``, so
-    the first visit reads them instead of building them (~0.6 s at 1,024 GPUs). Best effort: the
+    the first visit reads them instead of building them. Best effort: the
     page builds them itself otherwise, and a figure bug must not touch a job that succeeded."""
     try:
         document = job.revision.document if page_view(data) == "result" else None

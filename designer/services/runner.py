@@ -1,4 +1,5 @@
-"""The job runner: run one queued job to a terminal state (DESIGN.md §3).
+"""The job runner: run one queued job to a terminal state (docs/ARCHITECTURE.md, "One walk";
+docs/RELIABILITY.md, "Exactly-once completion").
 
 :func:`job_run` (called by a task with the job id) locks the row, returns unless it is still
 queued (so a redelivered message is harmless), marks it running, calls the engine through

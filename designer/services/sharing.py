@@ -1,4 +1,4 @@
-"""Sharing (issue 9): grants, read-only share links, ownership transfer, forks, the audit trail.
+"""Sharing: grants, read-only share links, ownership transfer, forks, the audit trail.
 
 Callers have checked the actor's role with ``designer.selectors.topology_require`` (the one
 place the rules live); these functions enforce only invariants of the data (never share with
@@ -160,7 +160,7 @@ def topology_fork(*, topology: Topology, user: AbstractBaseUser, name: str | Non
     name = (name or "").strip() or _fork_name(topology.name, user)
     check_printable(name)
     with transaction.atomic():
-        limits.check_topology_quota(user=user)  # a fork is the forker's (issue 18 quotas)
+        limits.check_topology_quota(user=user)  # a fork is the forker's: it counts against their quota
         fork = Topology(owner=user, name=name, description=topology.description)
         fork.full_clean()
         if source is not None:

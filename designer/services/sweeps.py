@@ -6,7 +6,7 @@ sooner); every chunk that ends calls :func:`sweep_settle` under the job's row lo
 that finds all chunks done merges their rankings - a chord whose counter is the database, not a
 result backend.
 
-Exactly once (issue 18): every step is a transaction whose outcome is in the rows, so a process
+Exactly once (docs/RELIABILITY.md, "Exactly-once completion"): every step is a transaction whose outcome is in the rows, so a process
 that dies between two steps leaves a state the reaper finishes - chunk rows without a message
 (``published_at`` null: re-published), all chunks terminal under a running job (settled by the
 reaper). Settling holds the job's row lock and returns unless the job is still running, so the

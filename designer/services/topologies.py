@@ -63,7 +63,7 @@ def topology_build(*, owner: AbstractBaseUser, name: str, template: str, hosts: 
     """
     if not isinstance(hosts, int) or hosts < 1:
         raise ValidationError({"hosts": "a positive number of hosts is required"})
-    # Cheap refusals first: the build itself is the expensive part (6 s for 2,048 DGX-H100 hosts).
+    # Cheap refusals first: the build itself is the expensive part (seconds for 2,048 hosts).
     check_printable(name)
     with transaction.atomic():  # checked again, under the lock, when the topology is created
         limits.check_topology_quota(user=owner)
@@ -124,7 +124,7 @@ def topology_delete(*, topology: Topology, actor: AbstractBaseUser | None = None
     messages), so no worker goes on computing for a topology that no longer exists.
     """
     with transaction.atomic():
-        audit_record(topology=topology, actor=actor, action="topology.delete",  # issue 9
+        audit_record(topology=topology, actor=actor, action="topology.delete",
                      summary=f"deleted {topology.name!r}")
         jobs_cancel_for_delete(topology)
         # Scenarios and jobs PROTECT their revision: remove them first, then the rest cascades.
@@ -140,8 +140,8 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
     """Append a revision edited from ``base_revision`` (a row, its number, or None for none).
 
     The new content is ``document``, or ``patch`` applied to the base revision's document
-    (:func:`designer.bridge.patch_document`; issue 18: a small edit of a 40 MB design posts only
-    what changed); either way it is validated and stored whole.
+    (:func:`designer.bridge.patch_document`: a small edit of a 40 MB design posts only what
+    changed); either way it is validated and stored whole.
 
     The topology row is locked (``select_for_update``) and its head number compared with the
     base: a stale base raises :class:`RevisionConflict` carrying the current number. The unique
@@ -223,11 +223,11 @@ def revision_append(topology: Topology, user, document: dict, message: str) -> T
         setattr(topology, field, value)
     topology.save(update_fields=["current_revision", "revision_number", "host_count",
                                  "gpu_count", "node_count", "link_count", "updated_at"])
-    audit_record(topology=topology, actor=user, action="revision.save",  # issue 9: audit trail
+    audit_record(topology=topology, actor=user, action="revision.save",
                  summary=f"r{revision.number}: {message or '(no message)'}"[:500],
                  details={"revision": revision.number})
     # The editor reopens the revision it just saved: compress it for the editor's document URL
-    # now (after commit, once), not on that first open (0.5-0.6 s of a 32k-GPU design's 2 s).
+    # now (after commit, once), not on that first open (a good part of a 32k-GPU design's opening time).
     transaction.on_commit(lambda: _warm_editor_document(topology.pk, revision.pk))
     return revision
 

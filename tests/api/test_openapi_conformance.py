@@ -1,4 +1,4 @@
-"""What the OpenAPI drift of issue 18 item 5 was, pinned one answer at a time: each test sends the
+"""What the OpenAPI drift was (docs/RELIABILITY.md, "OpenAPI conformance"), pinned one answer at a time: each test sends the
 request, checks the answer is the one error shape (or the documented body), and checks the
 schema documents that status for that operation. The bounded schemathesis run
 (tests/api/test_live.py) covers the whole API; these fail fast and say which contract broke."""

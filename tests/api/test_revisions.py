@@ -49,7 +49,7 @@ def test_unknown_topology_404(api):
     assert_error(api.get(f"{API}/topologies/99999999999999999999999/revisions/1/"), 404)
 
 
-# --- saving by patch (issue 18) -------------------------------------------------------------
+# --- saving by patch ------------------------------------------------------------------------
 # small_topology is 2 DGX-H100 hosts: h0/pcie0 is a PCIe switch holding h0/nvme0..; the patch
 # adds one NVMe behind it and renames the design:
 #     [h0/pcie0]--pcie5x4--[h0/nvme9]   (new)

@@ -1,4 +1,4 @@
-"""The editor opens a 32,768-GPU design collapsed (issue 16, item 5: "within 2 s").
+"""The editor opens a 32,768-GPU design collapsed, within 2 s.
 
 The design: 4,096 × DGX-H100, rail-optimized on eth-51t2 (128 × 400G), three tiers
 (``services.topology_build``: 206,080 devices, 382,976 links, ~58 MB of JSON)::

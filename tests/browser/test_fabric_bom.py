@@ -1,5 +1,5 @@
-"""New-topology form with its live build preview, then the topology page's bill of materials
-(issue 16). Screenshots: fabric-01-new-preview.png, fabric-02-bom.png.
+"""New-topology form with its live build preview, then the topology page's bill of materials.
+Screenshots: fabric-01-new-preview.png, fabric-02-bom.png.
 
 Preview of 16 x DGX-H100, rail-optimized, eth-51t2, 1 storage server: 128 GPUs, 8 rail leaves +
 1 storage leaf + 2 spines = 11 switches.

@@ -1,5 +1,5 @@
 """A job's result page (Gantt, step time, exposed communication) and the scenario page importing
-a SimAI workload file, in a real browser (issue 17). Screenshots: ``job_result.png`` and
+a SimAI workload file, in a real browser. Screenshots: ``job_result.png`` and
 ``scenario_import.png`` under the screenshot directory (conftest ``shot``).
 
 Data: alice's pod-2 (2 DGX-H100, 16 GPUs); the job is tp 8 × dp 2: 1 ms of compute, then the

@@ -1,4 +1,4 @@
-"""A 2,048-host DGX-H100 cluster opens in the real editor, takes one edit and saves (issue 18).
+"""A 2,048-host DGX-H100 cluster opens in the real editor, takes one edit and saves.
 
 The design (``services.topology_build``, rail-optimized: 103,040 devices, 190,976 links,
 ~42 MB of JSON)::
@@ -11,7 +11,7 @@ One edit in the UI (an NVMe drive from the palette) and a save: the editor posts
 against revision 1 (``static/js/editor/diff.js``), not the document, so the body is a few
 hundred bytes; revision 2 holds the whole document with the drive added.
 
-Timings (open, save) are printed with ``-s`` (``-rP`` shows them too); see issue 18's report.
+Timings (open, save) are printed with ``-s`` (``-rP`` shows them too); docs/PERFORMANCE.md records them.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The topology editor showing a GB200 NVL72 rack (issue 21): expanded, trays collapsed, the
+"""The topology editor showing a GB200 NVL72 rack: expanded, trays collapsed, the
 whole NVLink domain collapsed. Screenshots go to $ARTIFACTS_DIR/screenshots/ (or
 artifacts/screenshots/) as ``editor-nvl72-*.png`` — look at them.
 

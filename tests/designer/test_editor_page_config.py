@@ -1,4 +1,4 @@
-"""The editor page (issue 16): its configuration script reads back as the config the view built,
+"""The editor page: its configuration script reads back as the config the view built,
 its revision's document comes beside the page (``?document=<revision id>``, gzip, cached per
 revision), and its Generate dialog is the New page's cluster form (``_build_form.html``)."""
 from __future__ import annotations

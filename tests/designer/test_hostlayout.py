@@ -46,7 +46,7 @@ def test_columns_are_a_tidy_tree():
 
 
 def test_no_node_sits_on_a_link_of_two_others():
-    """The bug of issue 19: gpu0-cpu0 drawn straight through nic0. No node lies on the segment of a link
+    """A former bug: gpu0-cpu0 drawn straight through nic0. No node lies on the segment of a link
     it is not an end of (within 0.05 columns)."""
     pos, _, _ = host_tree_layout(KINDS, LINKS + [("gpu0", "nic0")])
     for a, b in LINKS:

@@ -316,7 +316,7 @@ def test_scenario_builder_sweep_classes_are_engine_classes():
 
 
 def test_result_page_and_api_name_the_fabric_link_that_sets_the_job_time(alice, scenario, user, published):
-    """Issue 14: a storage read through the storage leaf's uplinks is the slowest pattern; the
+    """A storage read through the storage leaf's uplinks is the slowest pattern; the
     result page's verdict and the API name that fabric link as the critical bottleneck, though
     NVLink links also run at 100 %."""
     from designer.engine.analysis.simulate import simulate
@@ -356,7 +356,7 @@ def test_result_page_says_a_broken_job_does_not_complete(alice, scenario, user, 
 
 
 def test_result_page_and_api_name_the_chosen_collective_algorithm(alice, scenario, user, published):
-    """Issue 15: ``algorithm`` defaults to ``auto``; on one DGX-H100 (NVSwitch gen 3) an 8 GB
+    """``algorithm`` defaults to ``auto``; on one DGX-H100 (NVSwitch gen 3) an 8 GB
     all-reduce picks NVLS, as NCCL does. The result page's collectives line and the API say so,
     with the predicted time of the alternatives."""
     from designer.engine.analysis.simulate import simulate
@@ -376,7 +376,7 @@ def test_result_page_and_api_name_the_chosen_collective_algorithm(alice, scenari
 
 
 def test_pages_describe_a_job_workload(alice, small_topology, user, published):
-    """A scenario whose workload is a job (issue 17) reads as "job · N phases" in the scenario
+    """A scenario whose workload is a job reads as "job · N phases" in the scenario
     table and as the job's name on the job page — not as an empty pattern list."""
     from designer.models import workload_items, workload_size
 

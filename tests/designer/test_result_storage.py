@@ -1,4 +1,4 @@
-"""Stored results (issue 20 item 2) and stored page figures (issue 19 item 6).
+"""Stored results and stored page figures.
 
 - ``designer.engine.analysis.result_columns``: head + columnar zlib body, exact round trip;
 - ``SimulationResult``: new rows split and packed, old (whole-document) rows still read, the body

@@ -1,4 +1,4 @@
-"""The scenario page with a job workload (issue 17): a job as JSON, a SimAI file imported on the
+"""The scenario page with a job workload: a job as JSON, a SimAI file imported on the
 server (shown, not saved, until Save), engine problems next to the job, and a saved job shown
 again on the edit page.
 

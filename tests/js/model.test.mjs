@@ -99,7 +99,7 @@ describe('ids', () => {
     assert.equal(m.newNodeId('switch', null), 'sw0');
   });
 
-  it('names links "a-b" without b\'s group prefix when both share a group (DESIGN §2.1)', () => {
+  it('names links "a-b" without b\'s group prefix when both share a group (docs/FORMATS.md, Topology document)', () => {
     const m = new Model(tiny());
     assert.equal(m.newLinkId('h0/gpu0', 'h0/gpu1'), 'h0/gpu0-gpu1~2');
     assert.equal(m.newLinkId('h0/gpu1', 'leaf0'), 'h0/gpu1-leaf0');

@@ -1,4 +1,4 @@
-"""Exactly-once completion: a process killed at any seam between two durable steps (issue 18).
+"""Exactly-once completion: a process killed at any seam between two durable steps.
 
 Every test uses REAL worker processes (``celery_worker``: prefork pool + embedded beat, Redis,
 the test database - SQLite or PostgreSQL). :mod:`tests.crash_at` makes one process die with

@@ -1,4 +1,4 @@
-"""Physical values and printable ids (issue 18, point 6), each refused with its location.
+"""Physical values and printable ids, each refused with its location.
 
 Faults found by hand: link capacities ``0``, ``1e-320`` (subnormal) and a negative NIC
 ``port_gbps`` were accepted; so was a NUL in a node id (stored on SQLite; PostgreSQL ``jsonb``

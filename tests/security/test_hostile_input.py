@@ -1,4 +1,4 @@
-"""Hostile input never answers 5xx (issue 18, point 3), signed in or through a share link.
+"""Hostile input never answers 5xx, signed in or through a share link.
 
 Faults found by hand before this (each was a 500 with a traceback):
 

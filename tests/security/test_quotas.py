@@ -1,4 +1,4 @@
-"""Per-user quotas, each a clear 4xx in the one error shape (issue 18, point 6).
+"""Per-user quotas, each a clear 4xx in the one error shape.
 
 The fault: nothing bounded what one account could make the server do or keep — a 60-byte
 ``build-preview`` request for 2,048 hosts costs ~6 s of CPU, any number of them could follow,

@@ -3,7 +3,7 @@
 For each bundle, alternating, ``--runs`` times: a new browser context (empty HTTP and code caches)
 loads a page holding only the bundle and one scatter + bar + box figure; Chromium's CDP
 ``Performance.getMetrics`` ``ScriptDuration`` (compile + run of every script, in ms) and the
-``Plotly.newPlot`` time are read. Used for the issue-19 numbers in docs/PERFORMANCE.md::
+``Plotly.newPlot`` time are read. Used for the bundle's numbers in docs/PERFORMANCE.md::
 
     .venv/bin/python tools/plotly-bundle/measure.py static/vendor/plotly-fabricscope.min.js OTHER.min.js
 """

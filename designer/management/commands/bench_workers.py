@@ -23,10 +23,10 @@ What is swept
 The demo cluster of ``seed_demo`` (DGX-H100 hosts, rail-optimized fabric, one storage server,
 ring all-reduce on every GPU + a GPUDirect storage read into host 0) at ``--hosts`` hosts. The
 default is 128 hosts (1,024 GPUs), not the demo's 16: the engine sweeps all 432 NIC / PCIe-switch /
-leaf-spine failures of the 16-host cluster in ~0.5 s, so the figure there would be queueing and
+leaf-spine failures of the 16-host cluster in well under a second, so the figure there would be queueing and
 process overhead, not sweep work. At 128 hosts the default ``nic,pcie_switch,leaf-spine,nic-leaf``
-is 3,904 candidate failures, ~25-30 s of engine time on one core (docs/PERFORMANCE.md), so each
-chunk's fixed cost (load the revision, build the topology, solve the baseline: ~0.3 s) stays
+is 3,904 candidate failures, tens of seconds of engine time on one core (docs/PERFORMANCE.md), so
+each chunk's fixed cost (load the revision, build the topology, solve the baseline) stays
 around 1 % of the work.
 
 Each worker is warmed first by an untimed sweep (``--warmup``, one chunk per worker): the first

@@ -231,11 +231,11 @@ class ScenarioRunForm(forms.Form):
                 "policies": data.get("policies"), "failures": self.what_if_failures(scenario.failures)}
 
 
-# --- Jobs as workloads (issue 17) ------------------------------------------------------------------
+# --- Jobs as workloads -----------------------------------------------------------------------------
 
 class JobWorkloadForm(forms.Form):
     """The scenario page's choice between a list of patterns and a job (a step as a DAG of
-    phases, DESIGN.md §2.3b): the job as JSON, or a SimAI/AICB workload file converted on the
+    phases, docs/FORMATS.md, Jobs): the job as JSON, or a SimAI/AICB workload file converted on the
     server (:func:`designer.bridge.import_simai_job`). Engine problems of the job
     (``workload.job....``) go next to the JSON (:meth:`attach`)."""
 

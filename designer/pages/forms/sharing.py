@@ -1,4 +1,4 @@
-"""Forms of the sharing page (issue 9): grants, read-only links, ownership transfer, fork."""
+"""Forms of the sharing page: grants, read-only links, ownership transfer, fork."""
 from __future__ import annotations
 
 from django import forms

@@ -28,7 +28,7 @@ class TopologyNewForm(forms.Form):
                                 help_text="Default: the fewest (≥ 2) whose ports hold every leaf's uplinks.")
     storage = forms.IntegerField(min_value=0, max_value=256, required=False, initial=0,
                                  help_text="Storage servers attached to the fabric.")
-    # Generator parameters of issue 16 (engine.fabrics.build_cluster); blank = the engine's default.
+    # Fabric generator parameters (engine.model.fabrics.build_cluster); blank = the engine's default.
     switch = forms.ChoiceField(choices=[], required=False, label="Switch model",
                                help_text="Default: 51.2 T Ethernet (NDR/XDR for InfiniBand NICs).")
     oversubscription = forms.FloatField(min_value=1.0, max_value=64.0, required=False, initial=1.0,

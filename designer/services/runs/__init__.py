@@ -1,5 +1,5 @@
 """One run of a job or a sweep chunk on a worker: progress, heartbeat, cancellation, and how it
-ends (DESIGN.md §3, docs/RELIABILITY.md).
+ends (docs/RELIABILITY.md, "Exactly-once completion").
 
 Used by ``designer.services.runner`` (jobs) and ``designer.services.sweeps`` (chunks), below both.
 Each run increments the row's ``attempts``, which doubles as the run's token: every write is

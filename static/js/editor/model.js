@@ -152,7 +152,7 @@ export class Model {
   newLinkId(a, b) {
     const na = this.nodeById.get(a);
     const nb = this.nodeById.get(b);
-    // "h0/gpu0-pcie0" as in DESIGN §2.1: drop b's group prefix when both sit in one group.
+    // "h0/gpu0-pcie0" as in docs/FORMATS.md, Topology document: drop b's group prefix when both sit in one group.
     let bPart = b;
     if (na && nb && na.group && na.group === nb.group && b.startsWith(na.group + '/')) bPart = b.slice(na.group.length + 1);
     return this.uniqueLinkId(`${a}-${bPart}`);

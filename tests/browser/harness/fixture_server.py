@@ -229,8 +229,8 @@ def _handler(state: MockState):
                     return self._send(400, {"error": {"code": "invalid_topology", "message": "The topology is not valid.",
                                                       "details": state.invalid_details}})
                 state.revision = (state.revision or 0) + 1
-                # the editor sends a patch against the revision it loaded when that is smaller
-                # (issue 18); applied as the real API does
+                # the editor sends a patch against the revision it loaded when that is smaller;
+                # applied as the real API does
                 state.document = (apply_patch(state.document, body["patch"]) if "patch" in body
                                   else body["document"])
                 return self._send(201, {"revision": state.revision, "message": body.get("message", "")})
