@@ -1,5 +1,5 @@
-"""The compiled writer of the ``solve`` answer's objects (``ObjectWriter``, kernel ``write_object``,
-issue #20): ``answer_json`` gives the bytes ``dumps(answer(...))`` gives, for any ids, indent 2 and 0,
+"""The compiled writer of the ``solve`` answer's objects (``ObjectWriter``, kernel ``write_object``):
+``answer_json`` gives the bytes ``dumps(answer(...))`` gives, for any ids, indent 2 and 0,
 with the kernel (numba's JIT of the source, and the AOT module when built) and without it."""
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
-"""The one-pass flow scanner of the ``solve`` reader (``IdIndex.scan_flows``, kernel ``scan_flows``,
-issue #20): on any document ``read_problem`` gives exactly what ``parse_problem`` of the whole parsed
+"""The one-pass flow scanner of the ``solve`` reader (``IdIndex.scan_flows``, kernel ``scan_flows``):
+on any document ``read_problem`` gives exactly what ``parse_problem`` of the whole parsed
 document gives (arrays bit for bit, the same ids), or the same located errors, because the scanner
 either reads the flows exactly or declines and leaves the document to the orjson path. The kernel
 logic runs under numba's JIT of the same source and under the AOT module when it is built."""

@@ -235,8 +235,8 @@ def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
     if columns is None:
         return None
     link_ids, caps = columns
-    # Keyed by fresh copies of the ids, side by side in memory: the ~1M path lookups of the 200k-flow
-    # instance compare against them ~10% faster than against ids scattered among the link objects
+    # Keyed by fresh copies of the ids, side by side in memory: path lookups compare against them
+    # faster than against ids scattered among the link objects
     # (the dict path: without the AOT kernels, or for a chunk the scanner declines).
     index = {(lid + "\0")[:-1]: k for k, lid in enumerate(link_ids)}
     scanner = IdIndex.of(link_ids) if pieces else None
@@ -259,7 +259,7 @@ def _parse_columns(links, flow_chunks, timeline: bool, pieces=None):
 
 
 # Smaller documents are parsed whole: the cut is for memory and page faults, which only large
-# documents (the 19 MB 200k-flow one of issue #20: see array_chunks) make costly.
+# documents (see array_chunks) make costly.
 _CHUNKED_MIN_BYTES = 1 << 20
 
 
@@ -296,9 +296,9 @@ def _scanned_problem(data: bytes, timeline: bool):
     only with the AOT kernels), or None when the scan or a check here declines: then the caller
     reads the document as before.
 
-    Why: on the 200k-flow instance of issue #20 the chunked path (orjson's parse of the flows,
-    the path scan, the column checks of the parsed objects) reads the document in ~0.30 s CPU,
-    this one in ~0.10 s (the scan ~0.06, the ids' strings ~0.01, the frame ~0.01).
+    Why: the chunked path parses every flow into Python objects (orjson), scans the paths and
+    checks the parsed objects column by column; this one reads the bytes once, with no Python
+    object per flow, which is much faster on large inputs (docs/PERFORMANCE.md).
 
     Exact: the number tokens are parsed by orjson (as the flows were) and converted by numpy as
     the column checks did; the ids are the strict UTF-8 decoding of the very bytes orjson would
@@ -321,7 +321,7 @@ def _scanned_problem(data: bytes, timeline: bool):
 
 def _flows_region(data: bytes):
     """:func:`array_region` of the "flows" array: cut at the last ']' (free to find) when
-    "flows" is the last key, as in the instances of issue #20, else at the first '}]' (~35 ms)."""
+    "flows" is the last key, as the engine writes it, else at the first '}]' (a longer search)."""
     for last in (True, False):
         region = array_region(data, "flows", last=last)
         if region is not None and type(region[0].get("links")) is list:
@@ -448,11 +448,10 @@ def answer(link_ids, flow_ids, alloc, result=None) -> dict:
 def answer_json(link_ids, flow_ids, alloc, result=None, *, indent: int | None = 2) -> bytes:
     """The bytes :func:`dumps` writes for :func:`answer`, without building its dicts.
 
-    Why: on the 200k-flow instance of issue #20 the three 200k-entry dicts of :func:`answer` cost
-    ~0.1 s (a dict insertion touches a cold key string); here each object is joined from orjson's
-    encodings of the id list and of the value list: with the AOT kernels in one compiled pass
-    (:func:`_compiled_objects`, ~0.035 s for the whole answer), else from a bytes object per key
-    and per value (~0.08 s). Layouts other than orjson's (indent 2 or compact), or ids it cannot
+    Why: the three per-flow dicts of :func:`answer` cost a cold key-string touch per insertion on
+    large answers; here each object is joined from orjson's encodings of the id list and of the
+    value list: with the AOT kernels in one compiled pass (:func:`_compiled_objects`), else from a
+    bytes object per key and per value. Layouts other than orjson's (indent 2 or compact), or ids it cannot
     split back, take the dict path.
     """
     layout = OBJECT_LAYOUTS.get(indent or 0)
@@ -510,8 +509,8 @@ def _compiled_objects(kernels, layout, link_ids, flow_ids, alloc, result) -> dic
 
 def run(args) -> int:
     # The collector stays paused from reading to writing: re-enabled between the steps, its first
-    # collection would scan the young objects of the parsed document (~0.13 s CPU of ~1 s on the
-    # 200k-flow instance of issue #20, read whole), and nothing here makes reference cycles.
+    # collection would scan the young objects of the parsed document (a sizeable share of the
+    # command's CPU on a large input read whole), and nothing here makes reference cycles.
     with gc_paused():
         return _solve_and_write(args)
 

@@ -103,10 +103,10 @@ def _compiled_paths(ctx, pieces, picks, owner, tables):
 
     Why: the numpy gather lays every path's segment ids end to end and expands them with
     repeat/cumsum temporaries as long as the 8.3M entries of 1,024 GPUs' all-to-all (1.07M
-    paths): 0.28 s in-process, of which the compiled pass, reading each path's rows straight
-    from the tables (intra rows mapped through the flow's host), leaves ~0.05 s. Same entries in
-    the same order: each path is still its pieces' rows in piece order (checked against the
-    numpy path in tests/engine/test_routing_compiled.py)."""
+    paths); the compiled pass reads each path's rows straight from the tables (intra rows mapped
+    through the flow's host), with no temporaries. Same entries in the same order: each path is
+    still its pieces' rows in piece order (checked against the numpy path in
+    tests/engine/test_routing_compiled.py)."""
     kernels = aot_kernels()
     if kernels is None:
         return None
@@ -272,8 +272,8 @@ def _used_singles(firsts: list) -> tuple[np.ndarray, np.ndarray]:
 
     Why not every resource as a segment: a 16,384-GPU ring has ~450k resources, a small part of
     them crossed singly (uplinks, downlinks), and the table's per-segment arrays were built over
-    all of them on every call (with the unfiltered gather of :func:`assemble_paths`, assembling
-    the ring's three planner candidates: 65-81 -> 58-70 ms CPU in-process, measured)."""
+    all of them on every call (with the unfiltered gather of :func:`assemble_paths`, for each of
+    the ring's three planner candidates)."""
     n = max((int(f.max()) + 1 for f in firsts if len(f)), default=0)
     seen = np.zeros(n + 1, dtype=bool)   # resource -1 lands on the extra last slot
     for f in firsts:

@@ -69,9 +69,9 @@ def hashed_rows(flows, seed: int, salt: int, first: np.ndarray, count: np.ndarra
     ``first`` elsewhere — the alternative a flow's hash picks among its ``count`` rows from
     ``first`` on (int64).
 
-    Why: the hash is ~45 numpy passes and the pick three more, ~35 ms CPU for the 1.04M fabric
-    flows of 1,024 GPUs' all-to-all; the AOT kernel ``hashed_rows`` computes the same bits in one
-    pass (~5 ms). Without it, or for columns it was not compiled for, the numpy expression."""
+    Why: the hash is ~45 numpy passes over the flows and the pick three more; the AOT kernel
+    ``hashed_rows`` computes the same bits in one compiled pass. Without it, or for columns it
+    was not compiled for, the numpy expression."""
     compiled = _compiled_rows(flows, seed, salt, first, count)
     if compiled is not None:
         return compiled

@@ -2,10 +2,10 @@
 
 Why: mapping a document's references to positions (a link's ends to node positions, a ``solve``
 path's link ids to link positions) is one Python dict lookup per reference, and each lookup
-hashes a freshly parsed string and compares it with a key elsewhere in memory: ~0.1 s for the
-383k link ends of 16,384 GPUs, ~0.15–0.2 s for the 1.0M path hops of the 200k-flow ``solve``
-(issue #20). Here the ids' UTF-8 bytes go into one open-addressing table (FNV-1a, the AOT
-kernels ``id_table_build``/``find_joined``/``scan_paths``) and the strings to look up are
+hashes a freshly parsed string and compares it with a key elsewhere in memory, which dominates
+reading a large topology's link ends or a large ``solve`` input's path hops. Here the ids' UTF-8
+bytes go into one open-addressing table (FNV-1a, the AOT kernels
+``id_table_build``/``find_joined``/``scan_paths``) and the strings to look up are
 joined by NUL into one buffer the kernel cuts again. A ``solve`` document's flows can also be read
 whole from their raw bytes (:meth:`IdIndex.scan_flows`).
 
@@ -94,9 +94,9 @@ class IdIndex:
         and orjson parsed; ``lens``: orjson's path lengths), or None when the scan
         (``scan_paths``) cannot vouch for them: then the ``solve`` reader's dict decides.
 
-        Why: on the 200k-flow ``solve`` input the 1.0M dict lookups of freshly parsed strings
-        cost ~0.15–0.2 s of a ~0.75 s process; the scan of its 19 MB ~0.05–0.07 s. Exact, or not
-        used: the scan answers *ok* only when it finds one flow object per item of orjson's
+        Why: on a large ``solve`` input the dict lookup of every freshly parsed path hop is a
+        large share of the process; the scan reads the raw bytes once, in compiled code. Exact,
+        or not used: the scan answers *ok* only when it finds one flow object per item of orjson's
         list, each with one key "links" whose value is an array of known ids, as many as
         orjson's list holds (docs/ENGINE.md)."""
         out = np.empty(int(lens.sum()), dtype=np.int64)
@@ -111,10 +111,10 @@ class IdIndex:
         JSON with known link ids only and unique flow ids; else None: the ``solve`` reader then
         parses them with orjson as before.
 
-        Why: orjson builds ~1.4M objects of the 200k-flow input of issue #20 (~0.1 s) that the
-        reader then maps to arrays (~0.15 s more, ``scan_paths`` included); this pass reads its
-        18 MB in ~0.06 s, the duplicate check of the ids (``id_table_build``) ~0.007 s, where a
-        Python set of them takes ~0.02 s."""
+        Why: orjson builds a Python object per id, number and list of a large input, which the
+        reader then maps to arrays; this pass goes from the bytes to the arrays directly, and the
+        duplicate check of the ids (``id_table_build``) replaces a Python set of them
+        (docs/PERFORMANCE.md has the figures)."""
         size = end - start
         piece = np.frombuffer(data, dtype=np.uint8, count=size, offset=start)
         # Bounds from the size (no count of the bytes): a flow takes at least 21 bytes and a

@@ -261,7 +261,7 @@ class StoppedFills:
     many capacities and stop levels: the paths, demands and weights checked once.
 
     Why: the bottleneck relief re-solves a 16,384-GPU ring under 7 capacities; checking its
-    475k-path CSR again each time was ~15% of those re-solves.
+    475k-path CSR again each time was a sizeable share of those re-solves.
     """
 
     def __init__(self, flow_ptr, flow_res, demand_gbps, n_resources: int, *, weights=None, aggregate=None):

@@ -1,7 +1,8 @@
 """The numbers the kernels share with the Python code around them: tolerances, result codes, flags
 and layouts. Numba-free on purpose: :mod:`designer.engine.solve.id_index`,
 :mod:`designer.engine.routing.assemble` and the ``solve`` reader import it without importing numba
-(~0.2 s), and a kernel and its caller read one definition instead of two kept equal by hand.
+(a large part of a short command's start-up), and a kernel and its caller read one definition
+instead of two kept equal by hand.
 
 Numba reads these module globals once, when it compiles a kernel: an edit here changes the
 sources' digest (:func:`~designer.engine.solve.kernels.loader.source_digest`), so the AOT module
@@ -38,7 +39,7 @@ MAX_PROBES = 64
 # How many bytes of other keys a lookup of a key may compare, per byte of the key. A lookup
 # walks the keys between the key's slot and its own, comparing bytes while they agree: ids
 # chosen to share one slot AND a long prefix (64 ids of 1,000 bytes, 996 in common) made each
-# hop of a crafted `solve` input compare ~64k bytes — linear, but 3x the dict path's time
+# hop of a crafted `solve` input compare ~64k bytes — linear, but slower than the dict path
 # (found in review). A table where some key would cost more is refused: the dict answers.
 MAX_COMPARED_PER_BYTE = 4
 

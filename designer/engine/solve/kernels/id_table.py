@@ -1,4 +1,4 @@
-"""Id tables of :mod:`designer.engine.solve.id_index` (issue #20): an open-addressing table over the
+"""Id tables of :mod:`designer.engine.solve.id_index`: an open-addressing table over the
 ids' UTF-8 bytes, instead of a Python dict, looked up from NUL-joined strings (a topology's link
 ends) here, or from the raw JSON bytes of ``solve`` flows (:mod:`.json_scan`).
 

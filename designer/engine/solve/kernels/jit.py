@@ -4,7 +4,8 @@ and the result codes they return. :func:`~designer.engine.solve.kernels.loader.k
 module when the AOT module is not usable (or ``FABRICSCOPE_KERNELS=jit``), and the AOT entry
 points fall back to it for arguments they were not compiled for.
 
-Importing it imports numba (~0.2 s) and loads or compiles every kernel on first call.
+Importing it imports numba (a noticeable start-up cost, which :mod:`.loader`'s AOT path avoids)
+and loads or compiles every kernel on first call.
 """
 from __future__ import annotations
 

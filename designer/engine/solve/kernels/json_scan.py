@@ -1,4 +1,4 @@
-"""JSON scanners of the ``solve`` reader (issue #20), over raw bytes the caller vouches for, with the
+"""JSON scanners of the ``solve`` reader, over raw bytes the caller vouches for, with the
 link ids looked up in an id table (:mod:`.id_table`) on the way.
 
 Entry points: ``scan_paths``, ``scan_flows``.

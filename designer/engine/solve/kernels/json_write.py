@@ -1,4 +1,4 @@
-"""The JSON writer of the ``solve`` answer (issue #20): one object from orjson's encodings of its keys
+"""The JSON writer of the ``solve`` answer: one object from orjson's encodings of its keys
 and of its values (``designer/engine/commands/_scenario_io.py``, ``ObjectWriter``), in place of
 cutting them into a Python bytes object per key and per value and joining those.
 

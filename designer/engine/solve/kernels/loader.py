@@ -2,10 +2,10 @@
 built from the current kernel sources, else numba's JIT (:mod:`designer.engine.solve.kernels.jit`:
 each entry point from its owner module, the one source of its code).
 
-Why: a fresh ``solve`` process spent ~0.5 s of its ~1.6 s CPU time importing numba (~0.19 s) and
-loading the cached JIT kernels from disk (~0.32 s, numba's registries), issue #20. The AOT module
-(``python -m designer.engine.solve.kernels.build``, run by ``make setup``) is plain machine code behind a
-CPython extension: importing it costs ~1 ms and imports no numba. Neither does this module.
+Why: a fresh ``solve`` process spent a large share of its CPU time importing numba and loading
+the cached JIT kernels from disk (numba's registries; docs/PERFORMANCE.md). The AOT module
+(``python -m designer.engine.solve.kernels.build``, run by ``make setup``) is plain machine code
+behind a CPython extension: importing it imports no numba. Neither does this module.
 
 Two guards keep the AOT path exactly the JIT path:
 
@@ -99,7 +99,7 @@ def source_digest() -> int:
     """A 60-bit hash of every source file of the package (the kernels, their constants, this
     loader, the build script: what an AOT build is made of), as the int the extension's
     ``source_digest()`` returns. The hash is the one Python checks hash-based .pyc files with
-    (SipHash, already imported: hashlib would cost a fresh ``solve`` 3 ms)."""
+    (SipHash, already imported: hashlib would be one more import for a fresh ``solve``)."""
     parts = []
     for name in _DIGEST_FILES:
         with open(os.path.join(_HERE, name), "rb") as fh:
@@ -188,7 +188,7 @@ def _wanted_aot():
 def aot_kernels():
     """The namespace :func:`kernels` gives when it is the AOT module's, else None; never imports
     numba. For a kernel that only pays off compiled ahead of time: the ``solve`` reader's path
-    scanner saves ~0.1 s, importing numba for its JIT would cost ~0.5 s."""
+    scanner saves less than importing numba for its JIT would cost."""
     if not _loaded:
         module = _wanted_aot()
         if module is None:

@@ -65,7 +65,7 @@ def path_lengths(pieces, firsts, hosts, choices, owner, n_flows, tab_ptr, tab_da
         f = owner[p]
         if f < 0 or f >= n_flows:
             return -1
-        for q in range(n_pieces):   # the row lookup is written out: as a function, 15x slower
+        for q in range(n_pieces):   # the row lookup is written out: as a function, much slower
             at = q * PIECE_FIELDS
             row = firsts[pieces[at + 1] * n_flows + f]
             if row < 0:
