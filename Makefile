@@ -42,9 +42,10 @@ run: setup
 test: setup
 	$(PY) -m pytest --durations=25
 
-## test-fast: everything but the browser, real-worker and slow tests (schemathesis, 128-host payload)
+## test-fast: everything but the browser, real-worker and slow tests (schemathesis, 128-host payload),
+## on both cores (pytest-xdist; each worker gets its own test database)
 test-fast: setup
-	$(PY) -m pytest -m "not browser and not worker and not slow" --durations=25
+	$(PY) -m pytest -n 2 -m "not browser and not worker and not slow" --durations=25
 
 ## bench: engine benchmarks as JSON (see docs/PERFORMANCE.md)
 bench: setup
