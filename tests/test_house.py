@@ -4,10 +4,14 @@
 - no code, page or doc cites a file outside this repository (the map lives in docs/);
 - no product module is over 600 lines;
 - no function is graded D or worse by radon, except compiled kernels and import parsers, which
-  may be D (never E or F) with a comment above the ``def`` saying why.
+  may be D (never E or F) with a comment above the ``def`` saying why;
+- no import cycle among the web app's modules (``designer/`` outside the engine, and ``api/``),
+  imports inside functions included (the engine's own layers and cycles:
+  ``tests/engine/test_layers.py``).
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -90,3 +94,57 @@ def test_no_function_is_graded_d_or_worse():
             if not allowed:
                 offenders.append(f"{rel}:{block.lineno} {block.fullname} {rank} ({block.complexity})")
     assert not offenders, "simplify these (or, in a kernel or parser at D, say why):\n" + "\n".join(offenders)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(tree: ast.AST, name: str, is_package: bool, known: set) -> set:
+    """Project modules a module imports anywhere in its body (``from pkg import submodule`` is the
+    submodule; an absent name is resolved to its nearest existing parent)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = name.split(".") if is_package else name.split(".")[:-1]
+            base = base[:len(base) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def test_no_import_cycle_in_the_web_app():
+    paths = {_module_name(p): p for p in _product_modules() if "engine" not in p.relative_to(ROOT).parts[:2]}
+    known = set(paths)
+    graph = {name: _imported(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
+             for name, path in paths.items()}
+    # A module reaching its own package's __init__ is how Python loads it, not a cycle.
+    graph = {n: {m for m in deps if not n.startswith(m + ".")} for n, deps in graph.items()}
+    cycles, state = [], {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, stack)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert len(graph) > 100, "the walk found the web app's modules"
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
