@@ -1,6 +1,6 @@
 """Fabricscope engine: the unified intra-host + inter-host network model and its simulator.
 
-Pure Python + numpy/scipy/networkx (numba for the solver's hot loop). It never imports Django,
+Pure Python + numpy/networkx (numba for the solver's hot loop). It never imports Django,
 Celery or Plotly, so scripts, the CLI and the Celery workers can all use it directly.
 
 Layers
