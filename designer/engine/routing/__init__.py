@@ -41,7 +41,10 @@ A path is a concatenation of *segments*:
   the 4-link switches of a DGX H100 (5/4/4/5 links) look like bottlenecks. Each distinct path is
   one sub-flow with a *striping multiplicity* (5, 4, 4, 5) and a solver *weight* equal to its
   share (5/18, 4/18, 4/18, 5/18), solved by weighted max-min (see "Fairness" below).
-- the *gateway* (the NIC) is chosen by the NIC policy, per host shape, with lookup tables;
+- the *gateway* (the NIC) is chosen by the NIC policy, per host shape, with lookup tables; a GPU
+  with several equally near NICs (AWS p5: 4 EFAs behind its PCIe switch) stripes over them under
+  ``affinity``, as NCCL's channels do: one virtual flow per NIC, folded back into sub-flows of
+  equal share (``nic_policies.nic_stripes``, docs/ENGINE.md, Routing);
 - *fabric segments* are equal-cost shortest paths between switches (hop count), enumerated once per
   (first switch, last switch) pair; ``multipath="hash"`` picks one per flow with a seeded hash of the
   flow's identity, ``"split"`` divides the flow over all of them (at most

@@ -11,10 +11,12 @@ from the table or a strategy function itself. A strategy is called once per rout
 
 ``router`` (a :class:`~designer.engine.routing.router.Router`) gives the routing context
 (``router.ctx``), the flows, the seed and ``router.nic_slot``. A strategy that divides a flow
-over several NICs under ``multipath="split"`` also carries ``fan_out(router) -> ndarray``, the
-number of NICs per flow: the router then routes that many virtual flows, NIC slot ``0..k-1``
-each, and folds them back into one flow. Adding a policy is one function plus one entry in
-:data:`NIC_POLICIES`.
+over several NICs also carries ``fan_out(router) -> ndarray | None``, the number of NICs per
+flow (None: no flow is divided): the router then routes that many virtual flows, NIC slot
+``0..k-1`` each, and folds them back into one flow. The router calls it under
+``multipath="split"`` only, unless it has ``fan_out.always`` (``affinity``'s striping over a
+GPU's equally near NICs, which NCCL does whatever the fabric's multipath). Adding a policy
+is one function plus one entry in :data:`NIC_POLICIES`.
 
 Flows whose far end is a storage box use the storage-role NICs (``attrs.role == "storage"``)
 when the host has some. NIC tables come from :mod:`~designer.engine.routing.nic_tables`.
@@ -120,9 +122,61 @@ def _rails(ctx) -> int:
 # ======================================================================================== policies
 def affinity(router, ends: Ends) -> None:
     """Each node uses its nearest NIC by PCIe distance, decided on the healthy host (NCCL's
-    default): a flow whose NIC is down is unroutable, as in NCCL."""
+    default): a flow whose NIC is down is unroutable, as in NCCL. A GPU with several equally
+    near NICs (:func:`~designer.engine.routing.nic_tables.affinity_set`) stripes over them:
+    :func:`nic_stripes` fans its cross-host flows out into one virtual flow per NIC slot, and
+    virtual flow ``j`` leaves by NIC ``j mod t`` of the source GPU's ``t`` and arrives by NIC
+    ``j mod t'`` of the destination GPU's ``t'`` (rail-aligned between like hosts)."""
     bind_destinations(router, ends, nic_tables.affinity)
     bind_sources(router, ends, nic_tables.affinity)
+    if router.nic_slot is not None:
+        _stripe(router, ends, ends.gd, ends.dst, ends.hd)
+        _stripe(router, ends, ends.gs, ends.src, ends.hs)
+
+
+def _stripe(router, ends: Ends, out, nodes, hosts) -> None:
+    """``out`` of the compute flows of GPUs with several NICs: NIC ``slot mod t`` of the ``t``."""
+    ctx = router.ctx
+    sel = np.flatnonzero(ends.cross & (hosts >= 0) & ~ends.to_storage)
+    shape = ctx.host_shape[hosts[sel]]
+    for sh in nic_tables.shapes_present(shape):
+        table = nic_tables.affinity_set(ctx.shapes[sh])
+        if table.shape[1] == 1:
+            continue
+        idx = sel[shape == sh]
+        loc = ctx.node_local[nodes[idx]]
+        t = np.count_nonzero(table[loc] >= 0, axis=1)
+        many = t > 1
+        idx, loc, t = idx[many], loc[many], t[many]
+        local = table[loc, router.nic_slot[idx] % t]
+        out[idx] = ctx.host_node_flat[ctx.host_node_base[hosts[idx]] + local]
+
+
+def nic_stripes(router) -> np.ndarray | None:
+    """``affinity``'s fan-out: per flow, the most NICs its source or destination GPU stripes
+    over (see :func:`affinity`); None — route as is, no virtual flows — when no GPU of any host
+    shape has several (a DGX H100), checked per shape, not per flow."""
+    ctx, f = router.ctx, router.flows
+    tables = [nic_tables.affinity_set(s) for s in ctx.shapes]
+    if all(t.shape[1] == 1 for t in tables):
+        return None
+    width = [np.maximum(np.count_nonzero(t >= 0, axis=1), 1) for t in tables]
+    src, dst = np.asarray(f.src, dtype=np.int64), np.asarray(f.dst, dtype=np.int64)
+    hs, hd = ctx.node_hidx[src], ctx.node_hidx[dst]
+    storage = storage_mask(router.topo)
+    compute = (hs != hd) & ~(storage[src] | storage[dst])
+    k = np.ones(len(f), dtype=np.int64)
+    for nodes, hosts in ((src, hs), (dst, hd)):
+        sel = np.flatnonzero(compute & (hosts >= 0))
+        shape = ctx.host_shape[hosts[sel]]
+        for sh in nic_tables.shapes_present(shape):
+            idx = sel[shape == sh]
+            k[idx] = np.maximum(k[idx], width[sh][ctx.node_local[nodes[idx]]])
+    return k if int(k.max(initial=1)) > 1 else None
+
+
+nic_stripes.always = True   # NCCL stripes whatever the fabric multipath mode
+affinity.fan_out = nic_stripes
 
 
 def static(router, ends: Ends) -> None:

@@ -11,8 +11,8 @@ import numpy as np
 
 from designer.engine.routing.intra import HostShape
 
-__all__ = ["live_nics", "affinity", "static", "rail_of", "rail_gateway", "pxn_relay", "gather", "endpoint_order",
-           "shapes_present"]
+__all__ = ["live_nics", "affinity", "affinity_set", "static", "rail_of", "rail_gateway", "pxn_relay", "gather",
+           "endpoint_order", "shapes_present"]
 
 
 def gather(ctx, shape_idx: np.ndarray, loc: np.ndarray, build) -> np.ndarray:
@@ -74,15 +74,61 @@ def affinity(shape: HostShape, storage: bool) -> np.ndarray:
             if shape.kind[v] == "nic" and v in nics:
                 table[v] = v
                 continue
-            dist = shape.healthy_distance(v)
-            reach = [(dist[g], g) for g in nics if g in dist]
-            if not reach:
+            tied = _nearest(shape, v, nics)
+            if not tied:
                 continue
-            best = min(d for d, _ in reach)
-            tied = tuple(sorted(g for d, g in reach if d == best))
             k = dealt.get((shape.kind[v], tied), 0)
             dealt[(shape.kind[v], tied)] = k + 1
             table[v] = tied[k % len(tied)]
+        shape.tables[key] = table
+    return shape.tables[key]
+
+
+def _nearest(shape: HostShape, v: int, nics: list[int]) -> tuple:
+    """The NICs of ``nics`` nearest to local node ``v`` on the healthy host (increasing; empty
+    when none is reachable)."""
+    dist = shape.healthy_distance(v)
+    reach = [(dist[g], g) for g in nics if g in dist]
+    if not reach:
+        return ()
+    best = min(d for d, _ in reach)
+    return tuple(sorted(g for d, g in reach if d == best))
+
+
+def affinity_set(shape: HostShape) -> np.ndarray:
+    """``table[v, j]``: the compute NICs GPU ``v`` stripes its cross-host traffic over (local
+    indices, -1 padded; one column when no GPU has several), column 0 its :func:`affinity` NIC.
+
+    NCCL binds a GPU's channels to the NICs nearest to it and the OFI plugin stripes over them,
+    so a GPU with several equally near NICs (AWS p5: 4 × 100G EFA behind its PCIe switch) uses
+    all of them. Ties *between* GPUs are dealt as :func:`affinity` deals them: the ``m`` GPUs that
+    share a set of ``t`` tied NICs take one NIC each, round-robin in endpoint order (two GPUs
+    under a switch with two NICs: one each); when ``t > m`` GPU ``k`` of them also takes NICs
+    ``k + m``, ``k + 2m``, … of the set (one GPU with four NICs: all four). Other node kinds and
+    the storage role keep their single affinity NIC."""
+    key = "aff_set"
+    if key not in shape.tables:
+        nics = _nics(shape, False)
+        primary = affinity(shape, False)
+        groups: dict[tuple, list[int]] = {}
+        for v in endpoint_order(shape):
+            if shape.kind[v] == "gpu" and primary[v] >= 0:
+                tied = _nearest(shape, v, nics)
+                if len(tied) > 1:
+                    groups.setdefault(tied, []).append(v)
+        rows = {}
+        for tied, members in groups.items():
+            if len(tied) > len(members):
+                for k, v in enumerate(members):
+                    rows[v] = tied[k::len(members)]
+        table = primary.reshape(-1, 1).copy()
+        if rows:
+            table = np.full((shape.n, max(len(r) for r in rows.values())), -1, dtype=np.int64)
+            table[:, 0] = primary
+            for v, row in rows.items():
+                assert row[0] == primary[v]   # column 0 is the affinity NIC (dealt the same way)
+                table[v, :len(row)] = row
+        table.flags.writeable = False
         shape.tables[key] = table
     return shape.tables[key]
 

@@ -326,15 +326,16 @@ class Router:
     # ------------------------------------------------------------------ main
     def run(self) -> Routes:
         fan_out = getattr(self.policy, "fan_out", None)
-        if fan_out is not None and self.multipath == "split":
-            return self._run_fanned_out(fan_out)
+        if fan_out is not None and (self.multipath == "split" or getattr(fan_out, "always", False)):
+            k = fan_out(self)
+            if k is not None:
+                return self._run_fanned_out(k)
         return self._run()
 
-    def _run_fanned_out(self, fan_out) -> Routes:
-        """Route ``fan_out(self)`` virtual flows per flow, NIC slot 0..k-1 each, then fold them
-        back: the virtual flows of a flow are consecutive, so their paths already are too."""
+    def _run_fanned_out(self, k: np.ndarray) -> Routes:
+        """Route ``k`` virtual flows per flow, NIC slot 0..k-1 each, then fold them back: the
+        virtual flows of a flow are consecutive, so their paths already are too."""
         f = self.flows
-        k = fan_out(self)
         rep = np.repeat(np.arange(self.n, dtype=np.int64), k)
         start = np.cumsum(k) - k
         sub = Router(self.ctx, f.take(rep), self.policy, self.multipath, self.seed, self.policy_name)

@@ -1,8 +1,9 @@
 """Routed flows (:class:`Routes`): the CSR of paths the solver takes, and why a flow is unroutable.
 
 Also the two ways routes are recombined: :func:`replace_flows` (a failure re-routes only the
-flows it touches) and :func:`fold_virtual` (``any`` + ``split`` routes one virtual flow per NIC
-and folds them back into their flow).
+flows it touches) and :func:`fold_virtual` (``any`` + ``split``, and ``affinity`` for a GPU
+with several equally near NICs, route one virtual flow per NIC and fold them back into their
+flow).
 """
 from __future__ import annotations
 
