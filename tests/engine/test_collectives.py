@@ -30,6 +30,14 @@ GIB8 = 8 * 2**30
 NVLINK_GBS = 18 * 20.6          # one H100's NVLink, GB/s per direction (catalog, effective)
 NVLS_EFF = 0.85 * 15 / 16   # Hopper nvlsEfficiency × (16 NVLS channels − 1) / 16 (catalog.nvls_efficiency)
 PCIE5_GBS = 48.0                # PCIe Gen5 x16 effective (catalog): the GPU↔NIC hop
+# Pipeline fill at 8 GiB (collectives/sizing.py): NVLS, 16 channels × 8 heads = 128 concurrent
+# ops, 128 KiB chunks (8 GiB ≥ 64 × 128 × 128 KiB), k = 8 GiB / (128 × 128 KiB) = 512 chunks
+# through 3 stages: 512 / 514. NVLS-tree on 2 hosts: the same 512 chunks through 3 + 2·log2(2) = 5
+# stages: 512 / 516. Tree on 2 hosts: 16 channels (2 × 8 NICs), 512 KiB chunks, k = 8 GiB / (16 ×
+# 512 KiB) = 1024 through 2·(8 − 1 + 1) = 16 stages: 1024 / 1039.
+NVLS_FILL_8G = 512 / 514
+NVLSTREE_FILL_8G = 512 / 516
+TREE2_FILL_8G = 1024 / 1039
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +74,11 @@ def test_nvls_busbw_is_2_n_minus_1_over_n_plus_1_of_nvlink_at_hopper_efficiency(
     15/16 (NCCL's nvlsEfficiency and its (nChannels − 1)/nChannels with 16 NVLS channels):
     busbw = 2(n−1)/(n+1) × 370.8 × 0.797 ≈ 459 GB/s (published ~480, NVIDIA/nccl-tests#212)."""
     _, p = run(one, GIB8, "nvls")
-    assert (p["algorithm"], p["protocol"], p["efficiency"]) == ("nvls", "Simple", pytest.approx(NVLS_EFF))
+    eff = NVLS_EFF * NVLS_FILL_8G
+    assert (p["algorithm"], p["protocol"], p["efficiency"]) == ("nvls", "Simple", pytest.approx(eff))
     data = GIB8 * 9 / 8 / (NVLINK_GBS * 1e9)
-    assert p["completion_s"] == pytest.approx(25e-6 + data / NVLS_EFF, rel=1e-9)
-    assert p["busbw_gbs"] == pytest.approx(2 * 7 / 9 * NVLINK_GBS * NVLS_EFF, rel=2e-3)
+    assert p["completion_s"] == pytest.approx(25e-6 + data / eff, rel=1e-9)
+    assert p["busbw_gbs"] == pytest.approx(2 * 7 / 9 * NVLINK_GBS * eff, rel=2e-3)
     assert 480 * 0.9 < p["busbw_gbs"] < 480 * 1.1   # within the fidelity tolerance of the published ~480
 
 
@@ -105,9 +114,10 @@ def test_tree_on_two_hosts_is_rail_aligned_and_near_the_ring(two):
     assert net and all(f["src"].split("gpu")[1] == f["dst"].split("gpu")[1] for f in net)
     assert not any(n.startswith("spine") for f in net for n in f["path"])
     _, ring = run(two, GIB8, "ring")
-    assert p["efficiency"] == pytest.approx(0.92)
-    assert p["completion_s"] == pytest.approx(p["latency_s"] + 1.75 * GIB8 / (0.92 * NVLINK_GBS * 1e9), rel=1e-9)
-    assert p["busbw_gbs"] == pytest.approx(0.92 * 2 * 15 / 16 * NVLINK_GBS / 1.75, rel=3e-3)
+    assert p["efficiency"] == pytest.approx(0.92 * TREE2_FILL_8G)
+    assert p["completion_s"] == pytest.approx(
+        p["latency_s"] + 1.75 * GIB8 / (0.92 * TREE2_FILL_8G * NVLINK_GBS * 1e9), rel=1e-9)
+    assert p["busbw_gbs"] == pytest.approx(0.92 * TREE2_FILL_8G * 2 * 15 / 16 * NVLINK_GBS / 1.75, rel=3e-3)
     assert abs(p["busbw_gbs"] - ring["busbw_gbs"]) < 0.1 * ring["busbw_gbs"]
 
 
@@ -118,7 +128,7 @@ def test_auto_on_two_hosts_tree_for_small_nvlstree_for_large(two):
     _, big = run(two, GIB8)
     assert big["algorithm"] == "nvlstree"
     # NVLink-bound inside each host (S·9/8 at 370.8 GB/s ÷ NVLS_EFF) — the 8 NICs carry only S/8 each way.
-    data = GIB8 * 9 / 8 / (NVLINK_GBS * 1e9) / NVLS_EFF
+    data = GIB8 * 9 / 8 / (NVLINK_GBS * 1e9) / (NVLS_EFF * NVLSTREE_FILL_8G)
     assert big["completion_s"] == pytest.approx(big["latency_s"] + data, rel=1e-9)
     assert big["alternatives"]["nvls"]["time_s"] is None
 
@@ -245,7 +255,7 @@ def test_an_nvswitch_down_under_nvls_leaves_the_rest_of_the_plane(one):
     for switch, left in (("h0/nvswitch0", 13), ("h0/nvswitch1", 14)):
         r, p = run(one, GIB8, "nvls", failures=[{"target": switch}])
         assert p["complete"] and p["unroutable"] == 0
-        data = GIB8 * 9 / 8 / (left * 20.6e9) / NVLS_EFF
+        data = GIB8 * 9 / 8 / (left * 20.6e9) / (NVLS_EFF * NVLS_FILL_8G)
         assert p["completion_s"] == pytest.approx(25e-6 + data, rel=1e-9)
         assert p["busbw_gbs"] == pytest.approx(healthy["busbw_gbs"] * left / 18, rel=1e-3)
         assert all(switch not in x["path"] for f in r["flows"] for x in f.get("paths", []))

@@ -54,7 +54,11 @@ def test_nvls_allreduce_across_the_18_trays(rack):
     assert p["alternatives"]["nvls"]["reason"] is None
     assert p["completion_s"] < min(p["alternatives"][a]["time_s"] for a in ("ring", "tree"))
     per_gpu_gbps = 18 * TECHS["nvlink5x1"].effective_gbps
-    data_s = SIZE * 73 / 72 * 8 / (per_gpu_gbps * 1e9 * nvls_efficiency(4))
+    # Pipeline fill (collectives/sizing.py): 16 NVLS channels × 72 heads = 1,152 concurrent ops;
+    # at 1e9 B the chunk is 64 KiB (< 64 × 1,152 × 128 KiB, ≥ 8 × 1,152 × 64 KiB), k = ⌈1e9 /
+    # (1,152 × 64 KiB)⌉ = 14 → 14/16; just under 8 × 1,152 × 64 KiB (603,979,776 B) the chunk
+    # is 32 KiB and k = 16 → 16/18, the better fill at or below this size: 16/18.
+    data_s = SIZE * 73 / 72 * 8 / (per_gpu_gbps * 1e9 * nvls_efficiency(4) * 16 / 18)
     assert p["completion_s"] - p["latency_s"] == pytest.approx(data_s, rel=1e-6)
     assert {f["class"] for f in flows} == {"NVL"}
     up = next(f for f in flows if f["dst"].startswith("h0/nvs"))

@@ -10,7 +10,9 @@ result summary, the what-if diff, sweeps, policy comparison, the API and the pag
 - A complete pattern finishes with its slowest flow (steady state: bytes / rate; timeline mode:
   the re-solved finishing time) — its *data time* — plus its latency, at its efficiency:
   ``completion = latency + data_time / efficiency``. A collective's latency (NCCL's per-step
-  model) and efficiency (protocol × NVLS) come from the algorithm and protocol chosen for it
+  model) and efficiency (protocol × NVLS × the size factor of
+  :mod:`designer.engine.traffic.collectives.sizing`: channels in use and pipeline fill at this
+  size) come from the algorithm and protocol chosen for it
   (``Flows.pattern_latency_s``, ``Flows.pattern_efficiency``, see
   :mod:`designer.engine.traffic.collectives`); other patterns have latency 0 and efficiency 1. The
   max-min solve stays exact; this is the one place the latency term is added, so the result

@@ -13,7 +13,8 @@ with ``data_time`` the slowest flow's ``bytes / rate`` of that solve, the latenc
 :func:`.protocols.latency_us` (with the hosts' network post overhead, :func:`net_overhead_us`,
 and one network step on the topology's own path, :func:`network_steps_us`)
 and the algorithm efficiency the catalog's NVLS efficiency for
-``nvls``/``nvlstree`` (1 otherwise). The chosen (algorithm, protocol) — the fastest — sets the
+``nvls``/``nvlstree`` (1 otherwise), both times the size factor of :mod:`.sizing` (channels in
+use × pipeline fill at the pattern's size; NCCL ``enqueue.cc``). The chosen (algorithm, protocol) — the fastest — sets the
 pattern's latency and efficiency, which :mod:`designer.engine.analysis.completion` applies to the
 pattern's *contended* data time in the full scenario.
 
@@ -33,6 +34,7 @@ import numpy as np
 from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
+from designer.engine.traffic.collectives.sizing import size_factor_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
     NET_OVERHEAD_US,
@@ -414,8 +416,9 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
 
 
 def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
-                   net_steps=None):
-    """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol."""
+                   net_steps=None, topo=None):
+    """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol. The efficiency
+    includes the size factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
     best = None
     for p in protocols_for(algorithm):
         if protocol not in ("auto", p):
@@ -424,6 +427,8 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
                           (net_steps or {}).get(p)) * 1e-6
                if group.size > 0 else 0.0)
         eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
+        if topo is not None:
+            eff *= size_factor_for(topo, group, algorithm, p)
         t = lat + data_s / eff
         if best is None or t < best[0]:
             best = (t, p, lat, eff)
@@ -494,7 +499,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
         scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol,
-                                   overhead, net_steps)
+                                   overhead, net_steps, topo)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 
