@@ -34,7 +34,7 @@ import numpy as np
 from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
-from designer.engine.traffic.collectives.sizing import size_factor_for
+from designer.engine.traffic.collectives.sizing import size_factors_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
     NET_OVERHEAD_US,
@@ -420,6 +420,7 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
     """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol. The efficiency
     includes the size factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
     best = None
+    factor = size_factors_for(topo, group, algorithm) if topo is not None else (lambda protocol: 1.0)
     for p in protocols_for(algorithm):
         if protocol not in ("auto", p):
             continue
@@ -427,8 +428,7 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
                           (net_steps or {}).get(p)) * 1e-6
                if group.size > 0 else 0.0)
         eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
-        if topo is not None:
-            eff *= size_factor_for(topo, group, algorithm, p)
+        eff *= factor(p)
         t = lat + data_s / eff
         if best is None or t < best[0]:
             best = (t, p, lat, eff)

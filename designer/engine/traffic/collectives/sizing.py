@@ -59,7 +59,7 @@ import math
 
 __all__ = ["BUFFSIZE", "MAXCHANNELS", "NCCL_STEPS", "NTHREADS", "THREAD_THRESHOLD", "NVLS_CHUNK",
            "channels_full", "channels_in_use", "nvls_chunk", "nvlstree_chunk", "pipeline_factor",
-           "runs_rccl", "size_factor", "size_factor_for"]
+           "runs_rccl", "size_factor", "size_factor_for", "size_factors_for"]
 
 # --- NCCL's protocol and buffer constants (one place; sources in the module docstring) ---------
 #: FIFO slots per connection (``src/include/device.h`` ``NCCL_STEPS``).
@@ -157,7 +157,7 @@ def channels_full(topo, group, algorithm: str) -> int:
     """NCCL's channel count for ``algorithm`` on this topology: NVLS its ``nvlsChannels``
     (catalog); ring and tree one ring per NVLink of a GPU, duplicated (2 × NVLinks of the first
     participant), across hosts at most 2 × the NICs of its host, capped at :data:`MAXCHANNELS`."""
-    from designer.engine.catalog import NVLS_CHANNELS, nvswitch_generation, tech_info
+    from designer.engine.catalog import NVLS_CHANNELS, TECHS, nvswitch_generation
     from designer.engine.model.topology import kind_nodes
     from designer.engine.routing.intra import is_nvlink
 
@@ -169,10 +169,8 @@ def channels_full(topo, group, algorithm: str) -> int:
     links = 0
     for v, link in topo.adjacency[g]:
         if topo.node_kind[v] in ("nvswitch", "gpu") and is_nvlink(topo, link):
-            try:
-                links += max(1, int(tech_info(topo.link_tech[link]).width))
-            except Exception:   # an unknown tech: one link
-                links += 1
+            info = TECHS.get(topo.link_tech[link])   # no (or an unknown) tech: one link
+            links += max(1, int(info.width)) if info is not None else 1
     full = 2 * links if links else 2
     if group.nodes > 1:
         host = topo.node_host[g]
@@ -187,24 +185,24 @@ def runs_rccl(topo, group) -> bool:
     """Whether the participants are AMD GPUs on an xGMI mesh: RCCL, whose channel counts and
     thread thresholds are its own (ROCm/rccl overrides them: ``rcclOverrideChannels``,
     ``rcclUpdateThreadThreshold``), so NCCL's rules above are not applied there."""
-    from designer.engine.catalog import tech_info
+    from designer.engine.catalog import TECHS
 
     g = int(group.participants[0])
-    for _, link in topo.adjacency[g]:
-        try:
-            if tech_info(topo.link_tech[link]).family == "xgmi":
-                return True
-        except Exception:
-            continue
-    return False
+    return any(getattr(TECHS.get(topo.link_tech[link]), "family", None) == "xgmi" for _, link in topo.adjacency[g])
 
 
 def size_factor_for(topo, group, algorithm: str, protocol: str) -> float:
     """:func:`size_factor` of ``algorithm`` under ``protocol`` for the pattern ``group`` (1 for
     algorithms not modelled and for RCCL hosts, :func:`runs_rccl`)."""
-    if algorithm not in ("ring", "tree", "nvls", "nvlstree") or group.n < 2 or group.size <= 0:
-        return 1.0
-    if runs_rccl(topo, group):
-        return 1.0
-    return size_factor(algorithm, protocol, group.size, channels_full(topo, group, algorithm), group.n,
-                       group.per_node, group.nodes)
+    return size_factors_for(topo, group, algorithm)(protocol)
+
+
+def size_factors_for(topo, group, algorithm: str):
+    """``protocol -> size factor`` of ``algorithm`` for ``group``: the topology is read once
+    (channel count, RCCL or not); each protocol then costs only the arithmetic."""
+    if (algorithm not in ("ring", "tree", "nvls", "nvlstree") or group.n < 2 or group.size <= 0
+            or runs_rccl(topo, group)):
+        return lambda protocol: 1.0
+    full = channels_full(topo, group, algorithm)
+    return lambda protocol: size_factor(algorithm, protocol, group.size, full, group.n, group.per_node,
+                                        group.nodes)
