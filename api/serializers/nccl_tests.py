@@ -52,6 +52,16 @@ class _ComparisonSerializer(serializers.Serializer):
     time_error_pct = serializers.FloatField(allow_null=True)
 
 
+class _CurveSerializer(serializers.Serializer):
+    sizes = serializers.IntegerField(help_text="compared sizes with an error")
+    within = serializers.IntegerField(help_text="sizes whose busbw error is within ±tolerance_pct")
+    tolerance_pct = serializers.FloatField()
+    median_abs_error_pct = serializers.FloatField(allow_null=True, help_text="median |busbw error| over the sizes")
+    worst_abs_error_pct = serializers.FloatField(allow_null=True)
+    worst_size_bytes = serializers.IntegerField(allow_null=True, help_text="size of the worst |busbw error|")
+    median_abs_time_error_pct = serializers.FloatField(allow_null=True)
+
+
 class NcclTestsResultSerializer(serializers.Serializer):
     op = serializers.CharField()
     ranks = serializers.IntegerField()
@@ -61,3 +71,4 @@ class NcclTestsResultSerializer(serializers.Serializer):
     measured_op = serializers.CharField(allow_null=True)
     measured_ranks = serializers.IntegerField(allow_null=True)
     comparison = _ComparisonSerializer(many=True)
+    curve = _CurveSerializer(allow_null=True, help_text="the whole curve against the run (null without a log)")

@@ -126,11 +126,16 @@ def page_context(out: dict | None) -> dict:
 
 def _summary(out: dict) -> dict:
     """Headline figures: the smallest size's time (latency-bound), the largest size's busbw and
-    algorithm, and with a run the median |error| of busbw."""
+    algorithm, and with a run the curve's fit (:func:`designer.engine.analysis.nccl_tests.curve_summary`:
+    sizes within tolerance, median and worst |error| of busbw, and where the worst is)."""
     first, last = out["rows"][0], out["rows"][-1]
-    errors = sorted(abs(c["error_pct"]) for c in out["comparison"] if c["error_pct"] is not None)
-    median = errors[len(errors) // 2] if errors else None
+    curve = out.get("curve") or {}
+    fitted = bool(curve.get("sizes"))
     return {"small_size": size_label(first["size_bytes"]), "small_time": _fmt(first["time_us"], ".1f"),
             "large_size": size_label(last["size_bytes"]), "large_busbw": _fmt(last["busbw_gbs"], ".0f"),
             "large_algorithm": last.get("algorithm") or "—",
-            "median_error": _fmt(median, ".0f") if median is not None else None}
+            "median_error": _fmt(curve["median_abs_error_pct"], ".1f") if fitted else None,
+            "worst_error": _fmt(curve["worst_abs_error_pct"], ".1f") if fitted else None,
+            "worst_size": size_label(curve["worst_size_bytes"]) if fitted else None,
+            "within": f"{curve['within']} of {curve['sizes']}" if fitted else None,
+            "tolerance": f"{curve['tolerance_pct']:g}" if fitted else None}

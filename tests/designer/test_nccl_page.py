@@ -82,3 +82,24 @@ def test_linked_from_topology_and_collective_result(client, user, scenario):
     job = finish(services.job_submit_simulate(scenario=scenario, user=user), json.loads(json.dumps(result)))
     html = client.get(f"/jobs/{job.pk}/result/").content.decode()
     assert f'href="{page(scenario.topology)}?op=all_reduce"' in html and "nccl-tests: ar" in html
+
+
+def test_a_run_reports_the_whole_curve_median_worst_and_within(client, user, small_topology):
+    """With a log, the page's headline states how the whole curve fits: the median and the worst
+    |busbw error| (and at which size), and how many sizes are within ±10 %, from the same rows the
+    table shows."""
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "engine" / "data" / "nccl_tests" / "all_reduce_2x_hgx_h100_nccl_tests_319.txt"
+    client.force_login(user)
+    r = client.post(page(small_topology), {**FORM, "log": SimpleUploadedFile("run.log", log.read_bytes())})
+    assert r.status_code == 200, r.content[:500]
+    rows = r.context["out"]["comparison"]
+    errors = sorted(abs(c["error_pct"]) for c in rows)
+    worst = max(rows, key=lambda c: abs(c["error_pct"]))
+    summary = r.context["summary"]
+    assert summary["worst_error"] == f"{errors[-1]:.1f}"
+    assert summary["within"] == f"{sum(e <= 10 for e in errors)} of {len(errors)}"
+    html = r.content.decode()
+    assert 'id="nccl-worst"' in html and summary["worst_size"] in html and summary["worst_size"].endswith("iB")
+    assert worst["size_bytes"] == r.context["out"]["curve"]["worst_size_bytes"]

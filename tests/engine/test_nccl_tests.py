@@ -36,6 +36,7 @@ from designer.engine.errors import (
 from designer.engine.analysis.nccl_tests import (
     busbw_factor,
     compare,
+    curve_summary,
     compile_topology,
     parse_size,
     predict_sweep,
@@ -207,6 +208,22 @@ def test_compare_per_size_error():
     assert table[1]["error_pct"] is None and table[1]["time_error_pct"] == pytest.approx(50.0)
 
 
+def test_curve_summary_names_median_worst_and_within():
+    # errors +25, -5, +8, None (no busbw), -40 %: 4 with an error; |e| sorted 5, 8, 25, 40
+    # -> median (8 + 25) / 2 = 16.5; worst 40 at 4 KiB; within ±10 %: 5 and 8 -> 2.
+    def row(size, err, terr):
+        return {"size_bytes": size, "error_pct": err, "time_error_pct": terr}
+    table = [row(1024, 25.0, -20.0), row(2048, -5.0, 5.0), row(3072, 8.0, -7.0), row(3584, None, 1.0),
+             row(4096, -40.0, 66.0)]
+    curve = curve_summary(table)
+    assert (curve["sizes"], curve["within"], curve["tolerance_pct"]) == (4, 2, 10.0)
+    assert curve["median_abs_error_pct"] == pytest.approx(16.5)
+    assert (curve["worst_abs_error_pct"], curve["worst_size_bytes"]) == (40.0, 4096)
+    assert curve["median_abs_time_error_pct"] == pytest.approx(7.0)     # 1, 5, 7, 20, 66
+    empty = curve_summary([])
+    assert empty["sizes"] == 0 and empty["median_abs_error_pct"] is None and empty["worst_size_bytes"] is None
+
+
 def test_side_by_side_predicts_at_the_runs_sizes(one_host):
     out = side_by_side(one_host, "all_reduce", min_bytes="1M", max_bytes="2M",
                        log=fixture("all_gather_2gpu_bf16_nccl_1435.txt"))
@@ -247,6 +264,12 @@ def test_cli_compare_and_json():
     assert len(rows) == 10 and rows[0][:5] == ["33554432", "8388608", "1543.4", "21.74", "40.76"]
     predicted_busbw, error = float(rows[0][7]), float(rows[0][8])
     assert error == pytest.approx(100 * (predicted_busbw - 40.76) / 40.76, abs=0.1)
+    errors = sorted(abs(float(r[8])) for r in rows)
+    trailer = proc.stdout.splitlines()[-1]
+    assert trailer.startswith("# curve: 10 sizes, ") and trailer.endswith(" at 17179869184 B")
+    assert float(trailer.split("worst ")[1].split(" %")[0]) == pytest.approx(errors[-1], abs=0.1)
+    median = float(trailer.split("median |error| ")[1].split(" %")[0])
+    assert median == pytest.approx((errors[4] + errors[5]) / 2, abs=0.1)    # rows print 1 decimal
     proc = cli("--template", "dgx-h100", "--hosts", "2", "-b", "1M", "-e", "4M", "--json")
     out = json.loads(proc.stdout)
     assert out["ranks"] == 16 and [r["size_bytes"] for r in out["rows"]] == [2 ** 20, 2 ** 21, 2 ** 22]

@@ -41,6 +41,7 @@ __all__ = [
     "TYPE_BYTES",
     "busbw_factor",
     "compare",
+    "curve_summary",
     "compile_topology",
     "parse_size",
     "predict_sweep",
@@ -331,6 +332,40 @@ def compare(measured_rows: list[dict], predicted_rows: list[dict], *, key: str =
     return out
 
 
+# A bandwidth figure within ±10 % of the run counts as matched: the tolerance docs/FIDELITY.md
+# judges bandwidth predictions by.
+CURVE_TOLERANCE_PCT = 10.0
+
+
+def curve_summary(comparison: list[dict], *, tolerance_pct: float = CURVE_TOLERANCE_PCT) -> dict:
+    """How well a predicted curve follows a run, over every size of :func:`compare`.
+
+    Returns
+    -------
+    dict
+        ``sizes`` (compared rows with an error), ``within`` (those within ``tolerance_pct``),
+        ``tolerance_pct``, ``median_abs_error_pct``, ``worst_abs_error_pct`` and
+        ``worst_size_bytes`` (busbw error; None without rows), ``median_abs_time_error_pct``.
+        One number per curve would hide where it misses, so the worst size is named.
+    """
+    rows = [r for r in comparison if r["error_pct"] is not None]
+    worst = max(rows, key=lambda r: abs(r["error_pct"]), default=None)
+    times = [abs(r["time_error_pct"]) for r in comparison if r.get("time_error_pct") is not None]
+    return {"sizes": len(rows), "tolerance_pct": tolerance_pct,
+            "within": sum(abs(r["error_pct"]) <= tolerance_pct for r in rows),
+            "median_abs_error_pct": _median([abs(r["error_pct"]) for r in rows]),
+            "worst_abs_error_pct": abs(worst["error_pct"]) if worst else None,
+            "worst_size_bytes": worst["size_bytes"] if worst else None,
+            "median_abs_time_error_pct": _median(times)}
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered, mid = sorted(values), len(values) // 2
+    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
 def _error(measured, predicted) -> float | None:
     if measured is None or predicted is None or not measured:
         return None
@@ -353,7 +388,8 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     dict
         ``op``, ``ranks`` (participants), ``rows`` (the sweep), ``measured`` (the run's rows or
         None), ``measured_op``, ``measured_ranks`` (None when the log does not say),
-        ``comparison`` (:func:`compare` against a prediction at the run's sizes and type).
+        ``comparison`` (:func:`compare` against a prediction at the run's sizes and type),
+        ``curve`` (:func:`curve_summary` of the comparison; None without a run).
 
     Raises
     ------
@@ -372,11 +408,12 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, algorithm=algorithm,
                          dtype=dtype)
     out = {"op": op, "ranks": len(_participants(topo, None)), "rows": rows, "measured": None,
-           "measured_op": None, "measured_ranks": None, "comparison": []}
+           "measured_op": None, "measured_ranks": None, "comparison": [], "curve": None}
     if parsed is not None:
         kind = parsed.rows[0]["type"]
         at_sizes = predict_sweep(topo, op, algorithm=algorithm, sizes=[r["size_bytes"] for r in parsed.rows],
                                  dtype=kind if kind in TYPE_BYTES else dtype)
+        comparison = compare(parsed.rows, at_sizes)
         out.update(measured=parsed.rows, measured_op=parsed.op, measured_ranks=parsed.ranks,
-                   comparison=compare(parsed.rows, at_sizes))
+                   comparison=comparison, curve=curve_summary(comparison))
     return out

@@ -68,7 +68,7 @@ def run(args) -> int:
     elif measured is None:
         text = format_table(out["rows"], title)
     else:
-        text = format_comparison(out["comparison"], title, args.compare)
+        text = format_comparison(out["comparison"], title, args.compare, out["curve"])
     sys.stdout.write(text + "\n")
     return 0
 
@@ -110,8 +110,9 @@ def _num(value, spec: str, width: int) -> str:
     return f"{'N/A':>{width}}" if value is None else format(value, spec)
 
 
-def format_comparison(table: list[dict], title: str, source: str) -> str:
-    """Measured (out-of-place) | predicted | busbw error per size, nccl-tests' column style."""
+def format_comparison(table: list[dict], title: str, source: str, curve: dict | None = None) -> str:
+    """Measured (out-of-place) | predicted | busbw error per size, nccl-tests' column style, and
+    the curve's trailer (:func:`designer.engine.analysis.nccl_tests.curve_summary`)."""
     lines = [title, f"# measured: {source} (out-of-place); error = (predicted - measured) / measured of busbw",
              "#",
              f"# {'':>10}  {'':>12}  {'measured':>23}  {'predicted':>23}",
@@ -127,4 +128,13 @@ def format_comparison(table: list[dict], title: str, source: str) -> str:
                      f"{p['busbw_gbs']:6.2f}  {_num(r['error_pct'], '+7.1f', 7)}  {_text(r['algorithm'], 9)}")
     if not table:
         lines.append("# no size of the log is in the predicted sweep (check --min-bytes/--max-bytes/--factor)")
+    elif curve and curve["sizes"]:
+        lines += ["#", curve_line(curve)]
     return "\n".join(lines)
+
+
+def curve_line(curve: dict) -> str:
+    """``# curve: 9 sizes, 7 within ±10 %; median |error| 6.0 %, worst 88.1 % at 32 MiB``."""
+    return (f"# curve: {curve['sizes']} sizes, {curve['within']} within ±{curve['tolerance_pct']:g} % of busbw; "
+            f"median |error| {curve['median_abs_error_pct']:.1f} %, worst {curve['worst_abs_error_pct']:.1f} % "
+            f"at {curve['worst_size_bytes']} B")
