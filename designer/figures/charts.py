@@ -16,10 +16,15 @@ __all__ = ["tier_of", "tier_figure", "bottleneck_figure", "pattern_figure", "rat
 
 _CONTROL_LABELS = {"proxy_notice": "CPU proxy notices", "wqe_post": "WQE post", "doorbell": "Doorbell",
                    "wqe_fetch": "WQE fetch (NIC DMA)", "copy_launch": "Copy launch", "store_issue": "Store issue"}
-_DATA_COMPONENTS = (("propagation_ns", "Propagation"), ("forwarding_ns", "Forwarding"),
-                    ("serialization_ns", "Serialization"))
+_DATA_COMPONENTS = (("payload_read_ns", "Payload read (NIC DMA)"), ("propagation_ns", "Propagation"),
+                    ("forwarding_ns", "Forwarding"), ("serialization_ns", "Serialization"))
+# The receive side of a step (hop_latency._completion): how the far GPU learns the data landed.
+_COMPLETION_LABELS = {"cqe_write": "CQE write", "cq_poll": "CPU proxy polls CQ", "flag_write": "Flag write",
+                      "gpu_poll": "GPU polls", "signal_atomic": "Signal atomic", "host_write": "Write to host memory",
+                      "host_poll": "GPU polls host memory"}
+_COMPLETION_COLORS = ["#c4a35a", "#a0cbe8", "#ff9d9a", "#79706e", "#f1ce63", "#86bcb6", "#d37295"]
 _CONTROL_COLORS = ["#9aa0a8", "#b07aa1", "#e69f00", "#d7263d", "#8c6d31", "#6b6ecf"]
-_DATA_COLORS = ("#4C78A8", "#72B7B2", "#54A24B")
+_DATA_COLORS = ("#9c755f", "#4C78A8", "#72B7B2", "#54A24B")
 
 
 def _color(i: int) -> str:
@@ -284,58 +289,66 @@ def _delivered_trace(i: int, p: str, xs: list, ys: list, shape: str) -> dict:
 
 # ================================================================================ latency
 def latency_figure(result: dict) -> dict | None:
-    """Latency per flow and initiator, stacked by component (µs); ``None`` without latency data."""
+    """Latency per flow and initiator: one way as the receiving GPU sees it, stacked by component
+    (µs: control path, data, completion), each bar labelled with its round trip (ping and pong, the
+    figure GPU-initiated latency is published as); ``None`` without latency data."""
     entries = [e for e in result.get("latency") or [] if e.get("initiators")]
     if not result.get("latency"):
         return None
     title = "Latency breakdown · CPU proxy vs GPU-initiated"
     if not entries:
         return empty_figure("latency", title, "No latency could be computed (flows unknown or unroutable).")
-    steps = _control_steps(entries)
-    cats, comps, rows = _latency_components(entries, steps)
-    data = _latency_bars(cats, comps, steps)
+    steps, done = _latency_steps(entries, "control"), _latency_steps(entries, "completion")
+    cats, comps, rows = _latency_components(entries, steps, done)
+    data = _latency_bars(cats, comps, steps, done)
     totals = [sum(c[i] for c in comps.values()) for i in range(len(cats[0]))]
+    trips = [lat.get("round_trip_ns") for e in entries for lat in e["initiators"].values()]
     data.append({"type": "scatter", "mode": "text", "x": cats, "y": totals,
-                 "text": [f"{t:.2f} µs" for t in totals], "textposition": "top center", "showlegend": False,
-                 "hoverinfo": "skip", "cliponaxis": False})
+                 "text": [f"{t:.2f} µs" + (f" · RTT {r / 1e3:.2f} µs" if r is not None else "")
+                          for t, r in zip(totals, trips)],
+                 "textposition": "top center", "showlegend": False, "hoverinfo": "skip", "cliponaxis": False})
     msg = entries[0]["initiators"][next(iter(entries[0]["initiators"]))].get("message_bytes")
-    layout = {"barmode": "stack", "yaxis": axis("latency (µs)", range=[0, max(totals, default=1) * 1.15]),
+    layout = {"barmode": "stack", "yaxis": axis("one-way latency (µs)", range=[0, max(totals, default=1) * 1.15]),
               "xaxis": {"automargin": True, "tickfont": {"size": 11}},
               "legend": {"orientation": "h", "y": -0.3, "x": 0, "yanchor": "top"},
               "margin": {"l": 70, "r": 30, "t": 56, "b": 40}}
-    cols = ["flow", "initiator", *[f"control_{s}_ns" for s in steps], *[k for k, _ in _DATA_COMPONENTS], "total_ns"]
+    cols = ["flow", "initiator", *[f"control_{s}_ns" for s in steps], *[k for k, _ in _DATA_COMPONENTS],
+            *[f"completion_{s}_ns" for s in done], "total_ns", "round_trip_ns"]
     sub = f" · {int(msg):,} B message" if msg else ""
     return figure("latency", title + sub, data, layout, height=520, table={"columns": cols, "rows": rows})
 
 
-def _control_steps(entries: list[dict]) -> list[str]:
-    """Control-path steps of every initiator, in first-seen order."""
+def _latency_steps(entries: list[dict], part: str) -> list[str]:
+    """Steps of ``part`` (``control`` or ``completion``) of every initiator, in first-seen order."""
     steps = []
     for e in entries:
-        for step in (s for init in e["initiators"].values() for s in (init.get("control") or {})):
+        for step in (s for init in e["initiators"].values() for s in (init.get(part) or {})):
             if step not in steps:
                 steps.append(step)
     return steps
 
 
-def _latency_components(entries: list[dict], steps: list[str]) -> tuple[list, dict, list]:
+def _latency_components(entries: list[dict], steps: list[str], done: list[str]) -> tuple[list, dict, list]:
     """Two-level categories ``[flows, initiators]``, µs per component per category, table rows (ns)."""
     cats_flow, cats_init, comps, rows = [], [], defaultdict(list), []
     for e in entries:
         for name, lat in e["initiators"].items():
             cats_flow.append(f"{e['flow']} ({e.get('class') or '—'})")
             cats_init.append(name.replace("_", " "))
-            ctrl = lat.get("control") or {}
+            ctrl, comp = lat.get("control") or {}, lat.get("completion") or {}
             for s in steps:
                 comps[s].append(ctrl.get(s, 0.0) / 1e3)
             for key, _ in _DATA_COMPONENTS:
                 comps[key].append(num(lat.get(key), 0.0) / 1e3)
+            for s in done:
+                comps["done:" + s].append(comp.get(s, 0.0) / 1e3)
             rows.append([e["flow"], name, *[ctrl.get(s, 0.0) for s in steps],
-                         *[lat.get(k) for k, _ in _DATA_COMPONENTS], lat.get("total_ns")])
+                         *[lat.get(k) for k, _ in _DATA_COMPONENTS], *[comp.get(s, 0.0) for s in done],
+                         lat.get("total_ns"), lat.get("round_trip_ns")])
     return [cats_flow, cats_init], comps, rows
 
 
-def _latency_bars(cats: list, comps: dict, steps: list[str]) -> list[dict]:
+def _latency_bars(cats: list, comps: dict, steps: list[str], done: list[str]) -> list[dict]:
     data = []
     for i, s in enumerate(steps):
         label = _CONTROL_LABELS.get(s, s)
@@ -345,4 +358,9 @@ def _latency_bars(cats: list, comps: dict, steps: list[str]) -> list[dict]:
     for (key, label), color in zip(_DATA_COMPONENTS, _DATA_COLORS):
         data.append({"type": "bar", "name": label, "x": cats, "y": comps[key],
                      "marker": {"color": color}, "hovertemplate": f"{label}: %{{y:.3g}} µs<extra></extra>"})
+    for i, s in enumerate(done):
+        label = _COMPLETION_LABELS.get(s, s)
+        data.append({"type": "bar", "name": f"completion: {label}", "x": cats, "y": comps["done:" + s],
+                     "marker": {"color": _COMPLETION_COLORS[i % len(_COMPLETION_COLORS)]},
+                     "hovertemplate": f"{label}: %{{y:.3g}} µs<extra></extra>"})
     return data

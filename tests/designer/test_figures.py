@@ -204,6 +204,9 @@ def test_patterns_rates_bottlenecks_latency(small):
     totals = lat["data"][-1]["y"]
     expected = [e["initiators"][i]["total_ns"] / 1e3 for e in result["latency"] for i in e["initiators"]]
     assert totals == [pytest.approx(t) for t in expected]
+    trips = [e["initiators"][i]["round_trip_ns"] / 1e3 for e in result["latency"] for i in e["initiators"]]
+    assert lat["data"][-1]["text"] == [f"{t:.2f} µs · RTT {r:.2f} µs" for t, r in zip(totals, trips)]
+    assert all(r > t for t, r in zip(totals, trips))            # a round trip is two steps, not one
 
 
 def test_timeline_marks_each_pattern_finish():

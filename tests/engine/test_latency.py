@@ -184,3 +184,30 @@ def test_network_step_follows_nccls_buffer_placement_per_protocol():
     assert simple["completion"] == step_latency(topo, nodes, initiator="cpu_proxy")["completion"]
     assert ll["control"] == ll128["control"] == simple["control"] and "proxy_notice" in ll["control"]
     assert ll128["total_ns"] < ll["total_ns"] < simple["total_ns"]
+
+
+def test_the_result_latency_section_is_the_benchmarks_round_trip():
+    """One latency function: the result's ``latency`` section (page, API) carries, per initiator,
+    the one-way step as the far GPU sees it and ``round_trip_ns`` — the same :func:`round_trip`
+    the fidelity benchmark reads from this section — not a one-way path sum."""
+    from designer.engine.analysis.simulate import simulate
+    from designer.engine.benchmarks.fidelity import build_topology, predict
+    from designer.engine.model.hop_latency import round_trip, step_latency
+
+    topo = build_topology({"template": "dgx-h100", "hosts": 2})
+    result = simulate({"topology": topo, "workload": [{"id": "p", "kind": "p2p", "src": "h0/gpu0",
+                                                       "dst": "h1/gpu0", "bytes": 8}],
+                       "latency": {"message_bytes": 8, "initiators": ["cpu_proxy", "gpu_initiated"]}})
+    (entry,) = result["latency"]
+    nodes = [topo.node_index[n] for n in entry["path"]]
+    rate = next(f["rate_gbps"] for f in result["flows"] if f["id"] == "p#0")
+    for init, lat in entry["initiators"].items():
+        one_way = step_latency(topo, nodes, initiator=init, message_bytes=8, rate_gbps=rate)
+        assert lat["total_ns"] == pytest.approx(one_way["total_ns"])
+        assert lat["completion_ns"] > 0 and lat["payload_read_ns"] > 0      # the receiver's view, not a path sum
+        assert lat["round_trip_ns"] == pytest.approx(round_trip(topo, nodes, 8, initiator=init,
+                                                                rate_gbps=rate)["total_ns"])
+    case = {"metric": "round_trip_us", "initiator": "gpu_initiated", "topology": {"template": "dgx-h100", "hosts": 2},
+            "pattern": {"kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": 8}}
+    assert predict(case, topo=topo)["predicted"] == pytest.approx(
+        entry["initiators"]["gpu_initiated"]["round_trip_ns"] * 1e-3)

@@ -15,26 +15,23 @@ from designer.engine.model.hop_latency import (COMPLETION_NS, CONTROL_NS, DEFAUL
 
 __all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "COMPLETION_NS", "HOST_BUFFER_PROTOCOLS", "path_latency",
            "step_latency", "step_latency_s", "network_step", "kernel_launch_s", "round_trip", "DEFAULTS",
-           "latency_section"]
+           "latency_section", "flow_latency"]
 
 
 def latency_section(prep, solved, patterns: dict) -> list[dict]:
     """The result's ``latency``: per flow asked (``latency.flows``; default the slowest flow of
-    every pattern) its path class, node path and :func:`path_latency` breakdown per initiator, at
-    the flow's solved rate; an unknown or unroutable flow gets an ``error``."""
+    every pattern) its path class, node path and, per initiator, the :func:`step_latency`
+    breakdown — one way, from "the sender's data is ready" to "the receiver's GPU sees it",
+    completion included — at the flow's solved rate, with ``round_trip_ns`` from
+    :func:`round_trip` (a ping there and a pong back: the figure GPU-initiated networking is
+    published as, and the one the fidelity benchmark checks, through this same section). An
+    unknown or unroutable flow gets an ``error``."""
     opts = prep.scenario.latency
     flows, routes, topo = prep.flows, prep.routes, prep.topology
     wanted = opts.get("flows")
     if wanted is None:
         wanted = [p["slowest_flow"] for p in patterns.values() if p["slowest_flow"]]
-    index = {}
-    if wanted:
-        want = set(wanted)
-        for k, pid in enumerate(flows.pattern_ids):
-            for i in np.flatnonzero(flows.pattern == k).tolist():
-                fid = f"{pid}#{int(flows.index[i])}"
-                if fid in want:
-                    index[fid] = i
+    index = _flow_index(flows, wanted)
     out = []
     for fid in wanted:
         i = index.get(fid)
@@ -45,8 +42,29 @@ def latency_section(prep, solved, patterns: dict) -> list[dict]:
         entry = {"flow": fid, "class": routes.path_class(i), "path": [topo.node_ids[n] for n in nodes],
                  "initiators": {}}
         for init in opts["initiators"]:
-            entry["initiators"][init] = path_latency(topo, nodes, opts["message_bytes"], initiator=init,
-                                                     rate_gbps=solved.flow_rate_gbps[i],
-                                                     overrides=opts.get("overrides"))
+            entry["initiators"][init] = flow_latency(topo, nodes, opts["message_bytes"], init,
+                                                     solved.flow_rate_gbps[i], opts.get("overrides"))
         out.append(entry)
     return out
+
+
+def flow_latency(topo, nodes, message_bytes: float, initiator: str, rate_gbps: float | None,
+                 overrides: dict | None = None) -> dict:
+    """One way (:func:`step_latency`) and ``round_trip_ns`` (:func:`round_trip`) of a message
+    along ``nodes`` — the one latency function behind the result page, the API and the benchmark."""
+    one_way = step_latency(topo, nodes, initiator=initiator, message_bytes=message_bytes, rate_gbps=rate_gbps,
+                           overrides=overrides)
+    back = round_trip(topo, nodes, message_bytes, initiator=initiator, rate_gbps=rate_gbps, overrides=overrides)
+    return {**one_way, "round_trip_ns": back["total_ns"]}
+
+
+def _flow_index(flows, wanted) -> dict:
+    index = {}
+    if wanted:
+        want = set(wanted)
+        for k, pid in enumerate(flows.pattern_ids):
+            for i in np.flatnonzero(flows.pattern == k).tolist():
+                fid = f"{pid}#{int(flows.index[i])}"
+                if fid in want:
+                    index[fid] = i
+    return index

@@ -315,7 +315,8 @@ def kernel_launch_s(overrides: dict | None = None) -> float:
 
 
 def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,
-                 flag_in_data: bool = False, buffer: str = "gpu", overrides: dict | None = None) -> dict:
+                 flag_in_data: bool = False, buffer: str = "gpu", rate_gbps: float | None = None,
+                 overrides: dict | None = None) -> dict:
     """Latency breakdown of one collective step along a path (no bandwidth term).
 
     Parameters
@@ -335,6 +336,9 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
         Where the receive buffer lives: ``host`` for a protocol NCCL's network transport keeps in
         host memory (:data:`HOST_BUFFER_PROTOCOLS`) — the NIC writes to host memory and the GPU
         polls it across PCIe.
+    rate_gbps : float, optional
+        Rate the bytes are serialized at (a flow's solved rate); default the path's smallest link
+        capacity.
     overrides : dict, optional
         Replacement values for :data:`DEFAULTS`.
 
@@ -351,7 +355,7 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
         Unknown initiator or override, or consecutive nodes that are not linked.
     """
     base = path_latency(topo, path_nodes, message_bytes, initiator=_effective_initiator(topo, path_nodes, initiator),
-                        overrides=overrides)
+                        rate_gbps=rate_gbps, overrides=overrides)
     k = _constants(overrides)
     nodes = [int(n) for n in path_nodes]
     via_nic = any(topo.node_kind[n] == "nic" for n in nodes)
@@ -370,7 +374,8 @@ def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", me
             "control": control, "payload_read_ns": payload, "propagation_ns": base["propagation_ns"],
             "forwarding_ns": base["forwarding_ns"], "serialization_ns": base["serialization_ns"],
             "completion_ns": float(sum(completion.values())), "completion": completion,
-            "hops": base["hops"], "via_nic": via_nic, "message_bytes": float(message_bytes)}
+            "hops": base["hops"], "via_nic": via_nic, "message_bytes": float(message_bytes),
+            "bottleneck_gbps": base["bottleneck_gbps"], "rate_gbps": base["rate_gbps"]}
 
 
 def step_latency_s(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,
@@ -391,7 +396,7 @@ def network_step(topo: Topology, path_nodes, protocol: str, overrides: dict | No
 
 
 def round_trip(topo: Topology, path_nodes, message_bytes: float = 8.0, *, initiator: str = "gpu_initiated",
-               overrides: dict | None = None) -> dict:
+               rate_gbps: float | None = None, overrides: dict | None = None) -> dict:
     """Ping-pong round trip: a put with its signal along ``path_nodes`` that the far GPU observes
     (it polls the signal), then a put with a signal back.
 
@@ -405,8 +410,10 @@ def round_trip(topo: Topology, path_nodes, message_bytes: float = 8.0, *, initia
         ``initiator``, ``message_bytes``.
     """
     nodes = [int(n) for n in path_nodes]
-    ping = step_latency(topo, nodes, initiator=initiator, message_bytes=message_bytes, overrides=overrides)
-    pong = step_latency(topo, nodes[::-1], initiator=initiator, message_bytes=message_bytes, overrides=overrides)
+    ping = step_latency(topo, nodes, initiator=initiator, message_bytes=message_bytes, rate_gbps=rate_gbps,
+                        overrides=overrides)
+    pong = step_latency(topo, nodes[::-1], initiator=initiator, message_bytes=message_bytes, rate_gbps=rate_gbps,
+                        overrides=overrides)
     total = ping["total_ns"] + pong["total_ns"]
     return {"initiator": ping["initiator"], "message_bytes": float(message_bytes), "total_ns": total,
             "total_s": total * 1e-9, "ping": ping, "pong": pong}
