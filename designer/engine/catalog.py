@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 __all__ = ["TechInfo", "TECHS", "NODE_KINDS", "GROUP_KINDS", "DEFAULT_BASIS", "tech_info",
            "catalog_as_dict", "GBPS_PER_GBYTE",
            "PCIE_MEASURED_GBYTES", "NVLINK_MEASURED_GBYTES", "NIC_MODELS", "gpu_direction_capacities",
+           "NET_PLUGIN_LATENCY_US", "net_plugin_latency_us",
            "NVSWITCH_GEN_BY_NVLINK", "NVLS_EFFICIENCY", "NVLS_CHANNELS", "SHARP_ATTR", "nvswitch_generation", "nvls_efficiency"]
 
 GBPS_PER_GBYTE = 8.0  # GB/s -> Gb/s
@@ -263,6 +264,27 @@ NIC_MODELS = {
                         "instance-types/p5/); 16 EFA devices (meta-pytorch/torchx#995 p5en devices "
                         "EFA_DEVICE 16); no per-NIC NCCL figure found, so effective = port speed"},
 }
+
+# The network latency a NIC's NCCL net plugin reports (``ncclNetProperties_t.latency``, µs). NCCL's
+# tuner adds it to every step across hosts, twice under Simple ("the flush extra latency":
+# src/graph/tuning.cc, ``interLat += graphs[a]->latencyInter``). NVIDIA's own IB/RoCE transport
+# and Google's TCPX plugin report 0; AWS's aws-ofi-nccl reports a per-platform figure for EFA,
+# which carries the libfabric/SRD software path and the proxy's completion handling that a
+# verbs NIC does not have (its tuner notes "overheads from libfabric and NCCL's proxy thread").
+NET_PLUGIN_LATENCY_US = {
+    "EFA": (75.0, "aws/aws-ofi-nccl src/platform-aws.cpp platform_data_map: p4d.24xlarge, p4de.24xlarge and "
+                  "p5/p5e .latency = 75.0 (commit 01666ec)"),
+    "EFAv3": (35.0, "aws/aws-ofi-nccl src/platform-aws.cpp: the p-series entry (p5en.48xlarge, p6 and later) "
+                    ".latency = 35.0, \"based on an empirical search\" (aws/aws-ofi-nccl#901)"),
+}
+
+
+def net_plugin_latency_us(model: str | None) -> float:
+    """Network latency (µs) the NIC model's NCCL net plugin reports (:data:`NET_PLUGIN_LATENCY_US`);
+    0 for verbs NICs (NCCL's IB/RoCE transport reports none) and unknown models."""
+    entry = NET_PLUGIN_LATENCY_US.get(model or "")
+    return entry[0] if entry else 0.0
+
 
 # Link techs of a NIC port by model (raw = port speed, effective = the measured figure above).
 _NIC_MODEL_TECHS = {

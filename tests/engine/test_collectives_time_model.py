@@ -113,3 +113,56 @@ def test_simulate_cli_result_carries_the_chosen_algorithm(tmp_path):
     entry = json.loads(proc.stdout)["summary"]["patterns"]["ar"]
     assert (entry["algorithm"], entry["protocol"]) == ("nvls", "Simple")
     assert entry["alternatives"]["ring"]["time_s"] > entry["alternatives"]["nvls"]["time_s"]
+
+
+# ------------------------------------------------------------------ the net plugin's latency
+def test_plugin_latency_enters_every_network_step_twice_under_simple():
+    """NCCL's tuner adds the net plugin's reported latency to each step across hosts, and again
+    under Simple (the flush). By hand, 16 ranks on 2 nodes, an 8 µs routed step, plugin 75 µs:
+
+    - ring Simple: 8.4 + (30 − 2) × max(3.4, 3 × 1.0) + 2 × (8 + 2 × 75) = 8.4 + 95.2 + 316 = 419.6 µs;
+    - ring LL: 6.6 + 28 × max(0.6, 1.0) + 2 × (8 + 75) = 6.6 + 28 + 166 = 200.6 µs;
+    - tree LL128: 14.0 + 2 × (7 × 1.25 + 1 × (8 + 75)) = 14 + 183.5 = 197.5 µs;
+    - with a plugin reporting 0 (verbs) the same formulas without the 75s.
+    """
+    from designer.engine.traffic.collectives.protocols import latency_us
+
+    def lat(algorithm, protocol, plugin):
+        return latency_us(algorithm, protocol, "allreduce", 16, 2, "nvlink", 1.0, net_step_us=8.0,
+                          plugin_latency_us=plugin)
+    assert lat("ring", "Simple", 75.0) == pytest.approx(419.6)
+    assert lat("ring", "LL", 75.0) == pytest.approx(200.6)
+    assert lat("tree", "LL128", 75.0) == pytest.approx(197.5)
+    assert lat("ring", "Simple", 0.0) == pytest.approx(8.4 + 95.2 + 2 * 8)
+    # One node: no step crosses a network, the plugin's figure never enters.
+    assert latency_us("ring", "Simple", "allreduce", 8, 1, plugin_latency_us=75.0) == pytest.approx(
+        latency_us("ring", "Simple", "allreduce", 8, 1))
+
+
+@pytest.mark.parametrize("template, expected", [("aws-p5", 75.0), ("aws-p4d", 75.0), ("aws-p5en", 35.0),
+                                                 ("dgx-h100", 0.0)])
+def test_each_nic_model_carries_its_plugins_latency(template, expected):
+    """EFA (p4d, p5: aws-ofi-nccl reports 75 µs), EFAv3 (p5en: 35 µs), ConnectX (NCCL's IB
+    transport reports none); on one host the group crosses no network."""
+    from designer.engine.traffic.collectives.common import group_of
+    from designer.engine.traffic.collectives.select import net_plugin_latency_of
+
+    topo = Topology.from_document(build_cluster(template, 2))
+    pattern = normalize_pattern(topo, dict(AR8), "workload[0]", set())
+    assert net_plugin_latency_of(topo, group_of(topo, pattern)) == expected
+
+
+def test_an_efa_cluster_pays_the_plugin_latency_in_its_collective_time(monkeypatch):
+    """The same 8 GiB ring all-reduce on 2 hosts: on p5 (EFA) it takes 2 × 2 × 75 = 300 µs longer
+    than the engine's own latency without the plugin (Simple, 2 steps across hosts)."""
+    from designer.engine.traffic.collectives import select
+
+    pattern = {"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 8 * 2 ** 30,
+               "algorithm": "ring", "protocol": "Simple"}
+
+    def latency_s():
+        p5 = Topology.from_document(build_cluster("aws-p5", 2))
+        return select.plan_pattern(p5, normalize_pattern(p5, dict(pattern), "workload[0]", set())).latency_s
+    with_plugin = latency_s()
+    monkeypatch.setattr(select, "net_plugin_latency_of", lambda topo, group: 0.0)
+    assert (with_plugin - latency_s()) * 1e6 == pytest.approx(300.0)

@@ -113,7 +113,8 @@ ROUTED_NET_STEP_ALGORITHMS = ("ring", "tree", "nvlstree", "p2p")
 
 
 def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, intra: str = "nvlink",
-               net_overhead: float = NET_OVERHEAD_US, net_step_us: float | None = None) -> float:
+               net_overhead: float = NET_OVERHEAD_US, net_step_us: float | None = None,
+               plugin_latency_us: float = 0.0) -> float:
     """Latency (µs) of one collective as NCCL's tuner models it.
 
     Parameters
@@ -131,6 +132,10 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         Latency (µs) of one step across hosts on the topology's own path under ``protocol``
         (:func:`designer.engine.model.hop_latency.network_step`); used instead of the tuner's NET hwLat by
         the algorithms of :data:`ROUTED_NET_STEP_ALGORITHMS`. Default: the tuner's figure.
+    plugin_latency_us : float
+        The network latency the hosts' NCCL net plugin reports
+        (:func:`designer.engine.catalog.net_plugin_latency_us`): added to every step across
+        hosts, twice under Simple, as NCCL's tuner does (``latencyInter``, "the flush extra latency").
 
     Notes
     -----
@@ -153,6 +158,7 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
     inter_lat = _hw("net", "tree" if ppn == 1 else algorithm, protocol)
     if net_step_us is not None and algorithm in ROUTED_NET_STEP_ALGORITHMS:
         inter_lat = float(net_step_us)
+    inter_lat += plugin_latency_us * (2 if protocol == "Simple" else 1)
     log_nodes = int(math.log2(nodes)) if nodes > 1 else 0
     if algorithm == "ring":
         reduce_twice = 2 if kind == "allreduce" else 1

@@ -43,6 +43,7 @@ from designer.engine.traffic.collectives.protocols import (
     latency_us,
     protocols_for,
 )
+from designer.engine.catalog import net_plugin_latency_us
 from designer.engine.errors import InvalidWorkload, Problem
 from designer.engine.routing import FailureSet, forget_routes, route, route_grouped
 from designer.engine.routing.csr import range_positions
@@ -53,7 +54,7 @@ from designer.engine.model.topology import kind_nodes
 from designer.engine.traffic.flows import Flows
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
-           "net_overhead_us", "network_steps_us", "plan_pattern"]
+           "net_overhead_us", "net_plugin_latency_of", "network_steps_us", "plan_pattern"]
 
 # In NCCL's order of preference on ties (cheaper algorithms first).
 ALGORITHMS = ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")
@@ -134,6 +135,20 @@ def net_overhead_us(topo, group: Group) -> float:
     overheads = [NET_OVERHEAD_BY_VENDOR_US.get(cpu_vendor(topo.node_attrs[i].get("model")), NET_OVERHEAD_US)
                  for i in kind_nodes(topo, "cpu").tolist() if topo.node_host[i] in hosts]
     return max(overheads, default=NET_OVERHEAD_US)
+
+
+def net_plugin_latency_of(topo, group: Group) -> float:
+    """Network latency (µs) the participants' NICs' net plugin reports
+    (:func:`designer.engine.catalog.net_plugin_latency_us` by NIC ``model``); the largest over the
+    hosts' compute NICs, as NCCL keeps the largest latency of the networks a graph uses. 0 on one
+    host (no step crosses a network)."""
+    if group.nodes < 2:
+        return 0.0
+    hosts = {topo.node_host[int(g)] for g in group.participants.tolist()} - {None}
+    return max((net_plugin_latency_us(topo.node_attrs[i].get("model"))
+                for i in kind_nodes(topo, "nic").tolist()
+                if topo.node_host[i] in hosts and topo.node_attrs[i].get("role", "compute") == "compute"),
+               default=0.0)
 
 
 def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
@@ -416,7 +431,7 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
 
 
 def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
-                   net_steps=None, topo=None):
+                   net_steps=None, topo=None, plugin_latency=0.0):
     """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol. The efficiency
     includes the size factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
     best = None
@@ -425,7 +440,7 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
         if protocol not in ("auto", p):
             continue
         lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead,
-                          (net_steps or {}).get(p)) * 1e-6
+                          (net_steps or {}).get(p), plugin_latency) * 1e-6
                if group.size > 0 else 0.0)
         eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
         eff *= factor(p)
@@ -490,6 +505,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
     (algorithm → (time, protocol, latency, efficiency) of those that route)."""
     intra = intra_technology(topo, group)
     overhead = net_overhead_us(topo, group)
+    plugin_latency = net_plugin_latency_of(topo, group)
     alternatives, scored = {}, {}
     for a, reason in reasons.items():
         data_s = 0.0
@@ -499,7 +515,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
         scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol,
-                                   overhead, net_steps, topo)
+                                   overhead, net_steps, topo, plugin_latency)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 
