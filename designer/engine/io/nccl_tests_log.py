@@ -18,6 +18,12 @@ mpirun output prefixes (``[0] ``, ``[1,0]<stdout>:``), and ``NCCL INFO``/``WARN`
 interleaved — even in the middle of a row, where NCCL's debug output splits it over two lines.
 Other lines (launcher chatter) are skipped; a line that starts like a row but has the wrong number
 of columns, or a non-number where a number belongs, is an error located by line number.
+
+Every pattern here runs in time linear in the line: the debug prefix and ``nranks`` used to be
+found with unanchored patterns (``\\S+:\\d+:\\d+…``, ``NCCL INFO .*nranks``) whose backtracking
+made one 40 kB line cost 18 s of CPU. They are now found from a fixed anchor (``[dev] NCCL
+INFO``, ``nranks``) and checked by a short backwards scan. A log over :data:`MAX_LOG_BYTES` or
+with a line over :data:`designer.engine.io.bounded_text.MAX_LINE_CHARS` is refused first.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from designer.engine.errors import ImportFormatError, Problem
+from designer.engine.io.bounded_text import check_text_size
 
 __all__ = ["MAX_LOG_BYTES", "ParsedLog", "parse_log"]
 
@@ -33,11 +40,13 @@ MAX_LOG_BYTES = 4 * 1024 * 1024
 # Binaries of nccl-tests; the op is the name without "_perf" (any suffix like _mpi is ignored).
 _BINARY = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast|reduce|gather|"
                      r"scatter|hypercube)_perf")
-# "host:pid:tid [dev] NCCL INFO ..." — possibly glued to the end of a half-printed row.
-_DEBUG = re.compile(r"\S+:\d+:\d+\s+\[\d+\]\s+NCCL\s+(INFO|WARN|ERROR|TRACE)\b.*$")
+# "host:pid:tid [dev] NCCL INFO ..." — possibly glued to the end of a half-printed row. Only the
+# "[dev] NCCL INFO" tail is a pattern (it can start only at a "["); the "host:pid:tid " before it
+# is checked by _debug_start's backwards scan, which is what keeps this linear.
+_DEBUG_TAIL = re.compile(r"\[\d+\]\s+NCCL\s+(?:INFO|WARN|ERROR|TRACE)\b")
 # Launcher tags: mpirun --tag-output "[1,0]<stdout>:", "[0]" (glued to every write, even mid-row).
 _TAG = re.compile(r"\[\d+(?:,\d+)?\](?:<stdout>|<stderr>)?:?")
-_NRANKS = re.compile(r"NCCL INFO .*\bnranks (\d+)\b")
+_NRANKS = re.compile(r"\bnranks (\d+)\b")
 _INT = re.compile(r"^-?\d+$")
 _NUMBER = re.compile(r"^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
 _FIGURES = ("time_us", "algbw_gbs", "busbw_gbs", "wrong")
@@ -81,7 +90,58 @@ class ParsedLog:
 
 
 def _clean(line: str) -> str:
-    return _TAG.sub(" ", _DEBUG.sub("", line.rstrip("\r\n"))).rstrip()
+    """The line without NCCL debug output (from its ``host:pid:tid`` to the end) and launcher tags."""
+    line = line.rstrip("\r\n")
+    start = _debug_start(line)
+    if start is not None:
+        line = line[:start]
+    return _TAG.sub(" ", line).rstrip()
+
+
+def _debug_start(line: str) -> int | None:
+    """Where ``host:pid:tid [dev] NCCL INFO`` begins in ``line`` (the first one), else None.
+
+    The same match as ``\\S+:\\d+:\\d+\\s+\\[\\d+\\]\\s+NCCL\\s+(INFO|…)\\b`` searched from the left,
+    in linear time: each tail is found once, and only the first valid one scans back over its
+    whole non-space run.
+    """
+    for tail in _DEBUG_TAIL.finditer(line):
+        start = _prefix_start(line, tail.start())
+        if start is not None:
+            return start
+    return None
+
+
+def _prefix_start(line: str, end: int) -> int | None:
+    """Start of ``\\S+:\\d+:\\d+\\s+`` ending exactly at ``end``, scanning backwards, else None."""
+    i = _skip_back(line, end, str.isspace)
+    if i == end:
+        return None
+    for _ in range(2):                      # ":tid", then ":pid"
+        digits = _skip_back(line, i, str.isdecimal)
+        if digits == i or digits == 0 or line[digits - 1] != ":":
+            return None
+        i = digits - 1
+    start = _skip_back(line, i, lambda ch: not ch.isspace())
+    return start if start < i else None
+
+
+def _skip_back(line: str, i: int, keep) -> int:
+    """The smallest ``j <= i`` with ``keep(c)`` true for every character of ``line[j:i]``."""
+    while i > 0 and keep(line[i - 1]):
+        i -= 1
+    return i
+
+
+def _info_nranks(line: str) -> int | None:
+    """``nranks N`` after the first ``NCCL INFO `` of the line (the last one, as ``.*`` took it)."""
+    info = line.find("NCCL INFO ")
+    if info < 0:
+        return None
+    last = None
+    for last in _NRANKS.finditer(line, info + len("NCCL INFO ")):
+        pass
+    return int(last.group(1)) if last else None
 
 
 def _header_names(text: str) -> tuple[str, ...] | None:
@@ -127,8 +187,7 @@ class _Reader:
             match = _BINARY.search(raw)
             self.log.op = match.group(1) if match else None
         if self.info_ranks is None:
-            match = _NRANKS.search(raw)
-            self.info_ranks = int(match.group(1)) if match else None
+            self.info_ranks = _info_nranks(raw)
 
     def _join(self, number: int, tokens: list[str]) -> tuple[int, list[str]]:
         """The pending half row continued by ``tokens`` (and where it started), unless ``tokens``
@@ -228,6 +287,7 @@ def parse_log(text: str, op: str | None = None) -> ParsedLog:
     """
     if len(text.encode("utf-8", "ignore")) > MAX_LOG_BYTES:
         raise ImportFormatError("log too large", [Problem("log", f"larger than {MAX_LOG_BYTES // 1024} KiB")])
+    check_text_size(text, "nccl-tests log", max_chars=MAX_LOG_BYTES)
     reader = _Reader(None)
     for number, line in enumerate(text.splitlines(), start=1):
         reader.feed(number, line)

@@ -72,7 +72,9 @@ _SM_BY_FAMILY = {"A100": 80, "H100": 90, "H200": 90, "B100": 100, "B200": 100, "
 _XGMI_GBYTES_BY_GCN = {"gfx906": 24.0, "gfx908": 24.0, "gfx90a": 36.0, "gfx942": 48.0, "gfx950": 48.0}
 #: Port speed assumed when a ``<net>`` has no usable ``speed`` (NCCL uses 10000 Mb/s), Gb/s.
 DEFAULT_NET_GBPS = 10.0
-_SPEED = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GT/s")
+# Starts only where a run of digits starts: unanchored, "[0-9]+" retried from every digit of a long
+# run was quadratic (100 kB of digits in a link_speed: minutes). Same matches otherwise.
+_SPEED = re.compile(r"(?<![0-9])([0-9]+(?:\.[0-9]+)?)\s*GT/s")
 
 
 def nvlink_gen(sm: int | None) -> int:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from designer.engine.errors import ImportFormatError, Problem
+from designer.engine.io.bounded_text import check_text_size
 from designer.engine.io._model import Bridge, Device, HostModel, Numa, NvLink, walk_devices
 from designer.engine.io.pci_ids import nvlink_generation
 
@@ -66,8 +67,7 @@ def parse_matrix(text: str) -> dict:
     ImportFormatError
         No header with ``GPU0``, a row of the wrong length, or an unknown code (line located).
     """
-    if len(text) > MAX_TEXT_CHARS:
-        raise ImportFormatError(f"nvidia-smi output over {MAX_TEXT_CHARS} characters refused")
+    check_text_size(text, "nvidia-smi output", max_chars=MAX_TEXT_CHARS)
     lines = _clean(text)
     header_at = next((i for i, l in enumerate(lines) if re.search(r"(^|\s)GPU0(\s|$)", l)), None)
     if header_at is None:

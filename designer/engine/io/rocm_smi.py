@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, field
 
 from designer.engine.errors import ImportFormatError, Problem
+from designer.engine.io.bounded_text import check_text_size
 from designer.engine.io._model import Device, HostModel, Numa
 from designer.engine.io.pci_ids import PCI_MODELS, family_of
 
@@ -62,18 +63,21 @@ MAX_TEXT_CHARS = 1024 * 1024
 _MAX_GPUS = 64
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
-_TITLE = re.compile(r"^=+\s*(.*?)\s*=+$")
 _GPU = re.compile(r"^GPU([0-9]{1,4})$")   # bounded: int() of 5,000 digits is a ValueError
 # Digits bounded: int() of a 5,000-digit index or node was a ValueError (a 500); such lines are
 # not rocm-smi's and are ignored like any other unknown line.
 _NUMA = re.compile(r"^GPU\[([0-9]{1,6})\]\s*:\s*\(Topology\)\s*Numa (Node|Affinity)\s*:\s*(-?[0-9]{1,9}|NONE|N/A)\s*$",
                    re.I)
-_CARD = re.compile(r"^GPU\[([0-9]{1,6})\]\s*:\s*Card (Series|Model|SKU)\s*:\s*(.{1,200}?)\s*$", re.I)
+# The value is matched on the right-stripped line: a lazy ".{1,200}?" before "\s*$" re-scanned the
+# trailing blanks for each of its 200 lengths (200 × the line's length).
+_CARD = re.compile(r"^GPU\[([0-9]{1,6})\]\s*:\s*Card (Series|Model|SKU)\s*:\s*(.{1,200})$", re.I)
 _SECTIONS = {"weight": "weight between two gpus", "hops": "hops between two gpus",
              "type": "link type between two gpus"}
 # amd-smi topology (rocm-smi's successor): "WEIGHT TABLE:", "HOPS TABLE:", "LINK TYPE TABLE:" with
 # devices named by PCI bus id, the diagonal "SELF" (ROCm/rocm-systems#5763 shows the layout).
-_AMD_TITLE = re.compile(r"^([A-Z][A-Z ]*?)\s+TABLE\s*:?$")
+# Title words of an amd-smi table ("LINK TYPE"); the " TABLE:" tail is cut by hand in _amd_title
+# (a lazy "[A-Z ]*?" before "\s+TABLE" was quadratic in a line of blanks).
+_AMD_NAME = re.compile(r"[A-Z][A-Z ]*")
 _AMD_SECTIONS = {"WEIGHT": "weight", "HOPS": "hops", "LINK TYPE": "type"}
 _BUSID = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
@@ -140,14 +144,41 @@ def _clean(text: str) -> list[str]:
 def _section_of(line: str) -> str | None:
     """Section a title line opens (``weight``/``hops``/``type``/``other``), None for other lines:
     rocm-smi's ``==== Weight between two GPUs ====`` or amd-smi's ``WEIGHT TABLE:``."""
-    title = _TITLE.match(line)
-    if title:
-        name = title.group(1).lower()
+    title = _rocm_title(line)
+    if title is not None:
+        name = title.lower()
         return next((k for k, v in _SECTIONS.items() if v in name), "other")
-    amd = _AMD_TITLE.match(line)
-    if amd:
-        return _AMD_SECTIONS.get(" ".join(amd.group(1).upper().split()), "other")
+    amd = _amd_title(line)
+    if amd is not None:
+        return _AMD_SECTIONS.get(" ".join(amd.upper().split()), "other")
     return None
+
+
+def _rocm_title(line: str) -> str | None:
+    """``Weight between two GPUs`` of ``==== Weight between two GPUs ====``, else None.
+
+    What ``^=+\\s*(.*?)\\s*=+$`` captured, cut with ``str.strip`` in linear time: that pattern
+    was cubic in a line of ``=`` (1,000 characters: 4 s of CPU).
+    """
+    body = line.lstrip("=")
+    if body == line or not line.endswith("="):
+        return None
+    if not body:                          # only "=": two or more make an empty title
+        return "" if len(line) >= 2 else None
+    return body.rstrip("=").strip()
+
+
+def _amd_title(line: str) -> str | None:
+    """``LINK TYPE`` of ``LINK TYPE TABLE:`` (as ``^([A-Z][A-Z ]*?)\\s+TABLE\\s*:?$``), else None."""
+    head = line[:-1] if line.endswith(":") else line
+    head = head.rstrip()
+    if not head.endswith("TABLE"):
+        return None
+    name = head[:-len("TABLE")]
+    if not name[-1:].isspace():
+        return None
+    name = name.rstrip()
+    return name if _AMD_NAME.fullmatch(name) else None
 
 
 def _device_token(token: str) -> bool:
@@ -165,8 +196,7 @@ def parse_sections(text: str) -> dict:
     ImportFormatError
         No GPU table, a row of the wrong length, more than 64 GPUs (line located).
     """
-    if len(text) > MAX_TEXT_CHARS:
-        raise ImportFormatError(f"rocm-smi output over {MAX_TEXT_CHARS} characters refused")
+    check_text_size(text, "rocm-smi output", max_chars=MAX_TEXT_CHARS)
     out: dict = {"gpus": [], "numa": {}, "card": {}, "busid": {}}
     label: dict[str, str] = {}      # bus id (amd-smi) -> GPU label
     section, header = None, None
@@ -212,7 +242,7 @@ def _other_lines(line: str, out: dict) -> None:
         value = numa.group(3)
         out["numa"][int(numa.group(1))] = int(value) if value.lstrip("-").isdigit() else -1
         return
-    card = _CARD.match(line)
+    card = _CARD.match(line.rstrip())
     if card and (card.group(2).lower() == "series" or int(card.group(1)) not in out["card"]):
         out["card"][int(card.group(1))] = card.group(3)
 

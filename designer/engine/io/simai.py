@@ -33,9 +33,12 @@ import io
 import math
 import re
 
+from designer.engine.document.bounds import MAX_BYTES, MAX_SECONDS, magnitude_problem
 from designer.engine.errors import ImportFormatError, LimitExceeded, Problem
+from designer.engine.io.bounded_text import check_text_size
 
-__all__ = ["COMM_TYPES", "HEADER_KEYS", "MAX_HEADER_VALUE", "MAX_PHASES", "MAX_PROBLEMS", "parse_simai", "simai_job"]
+__all__ = ["COMM_TYPES", "HEADER_KEYS", "MAX_CYCLES", "MAX_HEADER_VALUE", "MAX_PHASES", "MAX_PROBLEMS", "MAX_TEXT_CHARS",
+           "parse_simai", "simai_job"]
 
 HEADER_KEYS = {"model_parallel_NPU_group", "ep", "pp", "vpp", "ga", "all_gpus", "checkpoints",
                "checkpoint_initiates", "pp_comm"}
@@ -49,6 +52,13 @@ MAX_PHASES = 50_000
 MAX_HEADER_VALUE = 2 ** 32
 # Problems listed per file: enough to fix a file, bounded for a file of garbage.
 MAX_PROBLEMS = 20
+# Compute times in cycles: MAX_SECONDS at SimAI's 1 ns per cycle.
+MAX_CYCLES = MAX_SECONDS * 10 ** 9
+# Largest upload read, in characters: a file at MAX_PHASES phases has ~17,000 layer lines of
+# ~150 characters (2.5 MB).
+MAX_TEXT_CHARS = 8 * 1024 * 1024
+_SIZE_COLUMNS = (4, 7, 10)
+_TIME_COLUMNS = (2, 5, 8, 11)
 _COLUMNS = ("name", "reserved", "fwd compute time", "fwd comm type", "fwd comm size", "ig compute time",
             "ig comm type", "ig comm size", "wg compute time", "wg comm type", "wg comm size", "wg update time")
 
@@ -67,6 +77,7 @@ def parse_simai(text: str) -> dict:
     ImportFormatError
         Located at ``line N`` (and the column name) for anything unexpected.
     """
+    check_text_size(text, "SimAI workload", max_chars=MAX_TEXT_CHARS)
     # Lines are read lazily and parsing stops early: a 4 MB file of a million bad lines made a
     # million problems (1 GB and a 200 MB error message) before this.
     lines = ((n + 1, ln.strip()) for n, ln in enumerate(io.StringIO(text, newline=None)) if ln.strip())
@@ -141,6 +152,10 @@ def _layer(n: int, line: str) -> dict:
                 or not math.isfinite(float(cols[i]))):
             problems.append(Problem(f"line {n}", f"{_COLUMNS[i]}: expected a finite number >= 0, got {cols[i][:40]!r}"))
             return 0.0
+        too_large = _column_bound_problem(n, i, float(cols[i]))
+        if too_large is not None:
+            problems.append(too_large)
+            return 0.0
         return float(cols[i])
 
     def comm(i, default_group):
@@ -163,6 +178,18 @@ def _layer(n: int, line: str) -> dict:
     if problems:
         raise ImportFormatError("bad layer", problems)
     return out
+
+
+def _column_bound_problem(n: int, i: int, value: float) -> Problem | None:
+    """A ``line N`` problem for a size over :data:`~designer.engine.document.bounds.MAX_BYTES` or
+    a time over :data:`MAX_CYCLES` (finite 1e308-byte sizes summed to inf downstream)."""
+    if i in _SIZE_COLUMNS:
+        found = magnitude_problem(_COLUMNS[i], value, MAX_BYTES, "B")
+    elif i in _TIME_COLUMNS:
+        found = magnitude_problem(_COLUMNS[i], value, MAX_CYCLES, "cycles")
+    else:
+        return None
+    return None if found is None else Problem(f"line {n}", f"{found.path}: {found.message}")
 
 
 def simai_job(text: str, *, time_unit_s: float = 1e-9) -> dict:

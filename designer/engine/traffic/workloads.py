@@ -23,10 +23,12 @@ latency is the largest and its efficiency the smallest over its groups.
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
 
+from designer.engine.document.bounds import MAX_BYTES, MAX_RATE_GBPS, magnitude_problem
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
@@ -166,10 +168,12 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layo
     if extra:
         problems.append(Problem(where, f"unknown field(s) {sorted(extra)} for kind {kind!r}"))
     size = raw.get("bytes")
-    if not _is_number(size) or size < 0:
+    too_large = _magnitude_problems(raw, where)
+    problems.extend(too_large.values())
+    if "bytes" not in too_large and (not _is_number(size) or size < 0):
         problems.append(Problem(f"{where}.bytes", "must be a number of bytes >= 0"))
     demand = raw.get("demand_gbps")
-    if demand is not None and (not _is_number(demand) or demand <= 0):
+    if "demand_gbps" not in too_large and demand is not None and (not _is_number(demand) or demand <= 0):
         problems.append(Problem(f"{where}.demand_gbps", "must be a rate in Gb/s > 0"))
     out = {"id": pid, "kind": kind, "bytes": float(size) if _is_number(size) else 0.0,
            "demand_gbps": float(demand) if demand is not None and _is_number(demand) else np.inf}
@@ -313,8 +317,25 @@ def _p2p_groups(topo, raw, where, out, problems) -> None:
     out["src"], out["dst"] = (dst, src) if reverse else (src, dst)
 
 
+def _magnitude_problems(raw: dict, where: str) -> dict[str, Problem]:
+    """Field → problem for ``bytes`` or ``demand_gbps`` above its bound
+    (:mod:`designer.engine.document.bounds`): two 1e308-byte collectives summed to inf."""
+    found = {}
+    for key, limit, unit in (("bytes", MAX_BYTES, "B"), ("demand_gbps", MAX_RATE_GBPS, "Gb/s")):
+        problem = magnitude_problem(f"{where}.{key}", raw.get(key), limit, unit)
+        if problem is not None:
+            found[key] = problem
+    return found
+
+
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x)
+    # math.isfinite, not np.isfinite: numpy raises TypeError on a 400-digit JSON integer.
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def pattern_flow_count(pattern: dict) -> int:

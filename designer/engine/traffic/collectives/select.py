@@ -187,8 +187,19 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
             routed[algorithm] = routes
         worst = _slowest_time(capacity, routes, flows, flows.demand_gbps[routes.owner] * routes.share)
     if not np.isfinite(worst):
-        return None, "a flow gets no bandwidth (it crosses a resource of capacity 0)"
+        return None, _no_time_reason(flows)
     return worst, None
+
+
+def _no_time_reason(flows) -> str:
+    """Why a flow has no finite time: bytes whose ``bytes * 8`` overflows (a scenario stored
+    before sizes were bounded; the error used to blame a link "of capacity 0"), else no
+    bandwidth."""
+    largest = float(flows.bytes.max()) if len(flows.bytes) else 0.0
+    if not np.isfinite(largest * 8.0 / 1e9):
+        return (f"the flows' size ({largest:.3g} B) is too large to compute a time with; a pattern "
+                "may carry at most 2**60 B")
+    return "a flow gets no bandwidth (it crosses a resource of capacity 0)"
 
 
 def _slowest_time(capacity, routes, flows, demand) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from designer.engine.document.bounds import MAX_SECONDS, magnitude_problem
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.traffic.collectives import COLLECTIVE_KINDS, check_algorithm
 from designer.engine.traffic.jobs.checks import MAX_PHASES, is_real
@@ -122,16 +123,8 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
     extra = set(ph) - _PHASE_KEYS
     if extra:
         problems.append(Problem(where, f"unknown field(s) {sorted(extra)}"))
-    compute = ph.get("compute_s", 0.0)
-    if not _seconds(compute):
-        problems.append(Problem(f"{where}.compute_s", "must be a number of seconds >= 0"))
-    else:
-        out["compute_s"] = float(compute)
-    wait = ph.get("wait_s", 0.0)
-    if not _seconds(wait):
-        problems.append(Problem(f"{where}.wait_s", "must be a number of seconds >= 0"))
-    else:
-        out["wait_s"] = float(wait)
+    for key in ("compute_s", "wait_s"):
+        out[key] = _phase_seconds(ph, key, where, problems)
     after = ph.get("after", [])
     if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
         problems.append(Problem(f"{where}.after", "must be a list of phase ids"))
@@ -157,6 +150,20 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
         out["patterns"].append(len(patterns))
         patterns.append(pattern)
     return out
+
+
+def _phase_seconds(ph: dict, key: str, where: str, problems: list) -> float:
+    """The phase's ``compute_s`` / ``wait_s`` (0 when absent or refused): seconds >= 0, at most
+    :data:`~designer.engine.document.bounds.MAX_SECONDS` (50,000 phases of 1e308 s summed to inf)."""
+    value = ph.get(key, 0.0)
+    too_large = magnitude_problem(f"{where}.{key}", value, MAX_SECONDS, "s")
+    if too_large is not None:
+        problems.append(too_large)
+    elif not _seconds(value):
+        problems.append(Problem(f"{where}.{key}", "must be a number of seconds >= 0"))
+    else:
+        return float(value)
+    return 0.0
 
 
 def _seconds(v) -> bool:
@@ -230,7 +237,7 @@ def _compute_totals(phases: list[dict]) -> tuple[float, int]:
     for ph in phases:
         c = ph.get("compute_s") or 0
         if isinstance(c, (int, float)) and c > 0:
-            total, count = total + float(c), count + 1
+            total, count = total + _as_float(c), count + 1
     return total, count
 
 
@@ -246,13 +253,22 @@ def _pattern_totals(phases: list[dict]) -> tuple[dict, set, int]:
         k = kinds.setdefault(str(pat.get("kind")), {"count": 0, "bytes": 0.0})
         k["count"] += 1
         size = pat.get("bytes")
-        k["bytes"] += float(size) if isinstance(size, (int, float)) else 0.0
+        k["bytes"] += _as_float(size) if isinstance(size, (int, float)) else 0.0
         g = pat.get("groups")
         if isinstance(g, dict):
             groups.add(str(g.get("layout") or g.get("by")))
         elif isinstance(g, str):
             groups.add(g)
     return kinds, groups, count
+
+
+def _as_float(value: int | float) -> float:
+    """``float(value)``, or inf for an integer past the float range: the overview also describes
+    jobs stored before the bounds, and a 400-digit size must show as too large, not raise."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
 
 
 def _layout_text(layout: dict) -> str:

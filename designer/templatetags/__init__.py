@@ -1,0 +1,1 @@
+"""Template filters of the designer app (``{% load fabricscope_numbers %}``)."""
