@@ -24,7 +24,7 @@ _TOPO_M = ("\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
 import_ = extend_schema(
     summary="Import a server (NCCL topology XML, nvidia-smi topo -m, hwloc XML)",
     request={"multipart/form-data": s.ImportSerializer,
-             "application/json": s.ImportSerializer},
+             "application/json": s.ImportTextSerializer},
     responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 415)},
     examples=[
         example("nvidia-smi text", {"name": "node17", "format": "nvidia-smi",
@@ -40,7 +40,7 @@ import_preview = extend_schema(
     description="The editor's Import button: NCCL XML, `nvidia-smi topo -m` or hwloc XML in, "
                 "a normalized document holding host `host_id` out, with the defaults taken.",
     request={"multipart/form-data": s.ImportPreviewSerializer,
-             "application/json": s.ImportPreviewSerializer},
+             "application/json": s.ImportPreviewTextSerializer},
     responses={200: s.ImportPreviewResultSerializer, **errors(400, 403, 413, 415)},
     examples=[example("nvidia-smi text", {"format": "nvidia-smi", "host_id": "h4",
                                           "text": _TOPO_M}, request=True)],

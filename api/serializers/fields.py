@@ -4,7 +4,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictCharField"]
+__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictCharField", "StrictRegexField"]
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
@@ -44,6 +44,15 @@ class StrictCharField(serializers.CharField):
     DRF's ``CharField`` turns ``{"name": 0}`` into ``"0"``; the schema says ``type: string``, so
     a number is a 400 here (form and multipart values are always strings and pass as before).
     """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictRegexField(serializers.RegexField):
+    """:class:`StrictCharField` with a pattern: ``{"host_id": 0}`` is a 400, not the id "0"."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.fields import StrictCharField
+from api.serializers.fields import StrictCharField, StrictRegexField
 
 from api.serializers.topologies import TopologySerializer
 from designer.bridge.facts import IMPORT_FORMATS
 
 __all__ = ["ImportSerializer", "ImportResultSerializer", "ImportPreviewSerializer",
-           "ImportPreviewResultSerializer"]
+           "ImportPreviewResultSerializer", "ImportTextSerializer", "ImportPreviewTextSerializer"]
 
 
 class ImportSerializer(serializers.Serializer):
@@ -19,10 +19,10 @@ class ImportSerializer(serializers.Serializer):
     description = StrictCharField(required=False, allow_blank=True, default="")
     file = serializers.FileField(required=False, help_text="multipart upload")
     text = StrictCharField(required=False, trim_whitespace=False,
-                                 help_text="the file content, in a JSON body")
+                                 help_text="the file content (instead of an upload in file)")
     format = serializers.ChoiceField(choices=IMPORT_FORMATS, required=False,
                                      help_text="sniffed from the content when omitted")
-    host_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False, default="h0")
+    host_id = StrictRegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False, default="h0")
 
     def validate(self, attrs):
         if ("file" in attrs) == ("text" in attrs):
@@ -38,6 +38,21 @@ class ImportPreviewSerializer(ImportSerializer):
     """Like an import, but nothing is saved: the editor inserts the host into its document."""
 
     name = StrictCharField(max_length=200, required=False, default="imported")
+
+
+class ImportTextSerializer(ImportSerializer):
+    """The schema of a JSON import body: a JSON body cannot carry a file, so ``text`` is
+    required and there is no ``file`` (the view validates with :class:`ImportSerializer`)."""
+
+    file = None
+    text = StrictCharField(trim_whitespace=False, help_text="the file content")
+
+
+class ImportPreviewTextSerializer(ImportPreviewSerializer):
+    """:class:`ImportTextSerializer` of a preview (``name`` optional)."""
+
+    file = None
+    text = StrictCharField(trim_whitespace=False, help_text="the file content")
 
 
 class ImportPreviewResultSerializer(serializers.Serializer):

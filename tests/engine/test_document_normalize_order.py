@@ -50,14 +50,14 @@ def _old_links(links, basis):
 
 def _doc(basis=None):
     doc = {"format": document.FORMAT, "name": "t",
-           "nodes": [{"attrs": {"role": "leaf", "deep": {"a": [1, 2]}}, "kind": "switch", "id": "x", "note": None},
+           "nodes": [{"attrs": {"role": "leaf", "deep": {"a": [1, 2]}}, "kind": "switch", "id": "x", "capacity_gbps": None},
                      {"id": "y", "kind": "switch", "group": None, "capacity_gbps": 800},
-                     {"kind": "switch", "id": "z", "extra": [1, {"b": 2}]}],
+                     {"kind": "switch", "id": "z", "attrs": {"extra": [1, {"b": 2}]}}],
            "links": [{"b": "y", "a": "x", "tech": "eth400"},
                      {"a": "x", "b": "y", "tech": "eth400", "capacity_basis": "explicit", "latency_ns": 5},
                      {"id": "x-y#2", "a": "x", "b": "y", "capacity_gbps": 100, "tech": None},
                      {"id": "xz", "a": "x", "b": "z", "capacity_gbps": 400.0, "status": "up",
-                      "attrs": {"cable_m": 3}, "notes": ["a"], "latency_ns": None, "capacity_basis": "raw"},
+                      "attrs": {"cable_m": 3, "notes": ["a"]}, "bundle": 2, "latency_ns": None, "capacity_basis": "raw"},
                      {"a": "y", "id": None, "b": "z", "tech": "eth400", "capacity_basis": "raw"}]}
     if basis:
         doc["capacity_basis"] = basis
@@ -91,5 +91,5 @@ def test_copies_do_not_alias_the_input():
     doc = _doc()
     got = normalize(doc)
     got["nodes"][0]["attrs"]["deep"]["a"].append(3)
-    got["links"][3]["notes"].append("b")
-    assert doc["nodes"][0]["attrs"]["deep"]["a"] == [1, 2] and doc["links"][3]["notes"] == ["a"]
+    got["links"][3]["attrs"]["notes"].append("b")
+    assert doc["nodes"][0]["attrs"]["deep"]["a"] == [1, 2] and doc["links"][3]["attrs"]["notes"] == ["a"]

@@ -83,7 +83,7 @@ def _small():
             "nodes": [{"id": "h0/gpu0", "kind": "gpu", "group": "h0", "attrs": {"rail": 0}},
                       {"kind": "nvswitch", "id": "h0/nvsw0", "group": "h0"},           # keys out of order
                       {"id": "h0/nic0", "attrs": {"peak_gbps": 400}, "kind": "nic", "group": "h0"},
-                      {"id": "leaf0", "kind": "switch", "attrs": {"role": "leaf"}, "note": "x"}],
+                      {"id": "leaf0", "kind": "switch", "attrs": {"role": "leaf", "note": "x"}}],
             "links": [{"id": "g-s", "a": "h0/gpu0", "b": "h0/nvsw0", "tech": "nvlink4x18"},
                       {"a": "h0/gpu0", "b": "h0/nic0", "tech": "pcie5x16", "latency_ns": 7},
                       {"a": "h0/gpu0", "b": "h0/nic0", "tech": "pcie5x16", "capacity_basis": "raw"},
@@ -261,9 +261,9 @@ def _documents(draw):
                               **_some(draw, {"group": st.sampled_from(["g0", None]),
                                              "attrs": st.fixed_dictionaries({"socket": st.integers(0, 1)}, optional={
                                                  "role": st.sampled_from(["leaf", "spine"]),
-                                                 "port_gbps": st.sampled_from([400, 400.0])}),
-                                             "capacity_gbps": st.sampled_from([100, 50.5]),
-                                             "note": st.sampled_from(["x", 1, None])})})
+                                                 "port_gbps": st.sampled_from([400, 400.0]),
+                                                 "note": st.sampled_from(["x", 1, None])}),
+                                             "capacity_gbps": st.sampled_from([100, 50.5])})})
              for i in range(n)]
     links = []
     for j in range(draw(st.integers(1, 8))):

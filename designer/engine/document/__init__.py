@@ -7,6 +7,7 @@ Modules
   capacities and latencies), from the columns the acceptance read when it could;
 - :mod:`.accept`: the columnar fast path that accepts a well-formed document in one pass;
 - :mod:`.rules`: the format name, size limits and value rules both of those check;
+- :mod:`.keys`: the fields each level may hold, and the located refusal of any other;
 - :mod:`.patch`: JSON-Patch-like edits applied to a document (the editor's saves).
 
 The public names are re-exported here: ``from designer.engine.document import normalize``.

@@ -19,9 +19,10 @@ from itertools import repeat
 import numpy as np
 
 from designer.engine.catalog import DEFAULT_BASIS, TECHS
+from designer.engine.document.keys import unknown_keys
 from designer.engine.document.rules import FORMAT
 
-__all__ = ["normalize_valid"]
+__all__ = ["normalize_valid", "migrate_unknown_keys", "LEGACY_FIELDS"]
 
 _NODE_ORDER = ("id", "kind", "group", "capacity_gbps", "attrs")
 _LINK_ORDER = ("id", "a", "b", "tech", "capacity_gbps", "capacity_basis", "latency_ns")
@@ -373,3 +374,58 @@ def _add_link_extras(out: list, links: list, accepted: dict) -> None:
             new, link = out[i], links[i]
             for k in extras[shape_list[shape_codes[i]]]:
                 new[k] = _copy(link[k])
+
+
+# ---------------------------------------------------------------------------- migration
+# Where :func:`migrate_unknown_keys` keeps the fields an older document held outside the known
+# ones: one free-form object inside ``attrs``, so no moved key is read as a physical attrs value
+# (``attrs.*_gbps`` must be a capacity) or collides with an attrs key of the same name.
+LEGACY_FIELDS = "legacy_fields"
+
+
+def migrate_unknown_keys(doc: dict) -> tuple[dict, list[str]]:
+    """A document stored before unknown fields were refused, with each unknown field moved under
+    ``attrs.legacy_fields`` of its item (top-level ones under the document's ``attrs``).
+
+    Unknown fields used to be stored as they were; such a revision would now fail validation each
+    time it is read (simulate, patch, export). This keeps every value, in a place the rule allows,
+    without guessing what a misspelled field meant. Only fields whose item has no ``attrs`` or an
+    object there move: anything else is left for the validator to report.
+
+    Parameters
+    ----------
+    doc : dict
+        A parsed document (not modified).
+
+    Returns
+    -------
+    (dict, list of str)
+        The migrated copy (``doc`` itself when nothing moved) and the paths of the moved fields
+        (``links[12].degrade``), in document order.
+    """
+    if not isinstance(doc, dict):
+        return doc, []
+    moved: list[str] = []
+    out = _migrated_item(doc, "document", "", moved)
+    for name, level in (("groups", "group"), ("nodes", "node"), ("links", "link")):
+        items = doc.get(name)
+        if isinstance(items, list):
+            new = [_migrated_item(item, level, f"{name}[{i}].", moved) if item.__class__ is dict else item
+                   for i, item in enumerate(items)]
+            if any(a is not b for a, b in zip(new, items)):
+                out = out if out is not doc else dict(doc)
+                out[name] = new
+    return out, moved
+
+
+def _migrated_item(item: dict, level: str, prefix: str, moved: list) -> dict:
+    """``item`` with its unknown keys under ``attrs.legacy_fields`` (``item`` itself when it has
+    none, or when its ``attrs`` is not an object or already holds ``legacy_fields``)."""
+    unknown = unknown_keys(item, level)
+    attrs = item.get("attrs")
+    if not unknown or not (attrs is None or attrs.__class__ is dict) or LEGACY_FIELDS in (attrs or {}):
+        return item
+    out = {k: v for k, v in item.items() if k not in unknown}
+    out["attrs"] = {**(attrs or {}), LEGACY_FIELDS: {k: item[k] for k in unknown}}
+    moved.extend(f"{prefix}{k}" for k in unknown)
+    return out

@@ -22,7 +22,8 @@ A document is plain JSON (docs/FORMATS.md, Topology document)::
 - Ids, references and the name are printable: no control character (NUL cannot be stored in
   PostgreSQL ``jsonb``), no line separator, no bidi override (U+202A–202E, U+2066–2069: shown
   reversed, they disguise one id as another); values nest at most ``LIMITS["max_depth"]`` levels.
-- Unknown extra fields are kept as they are (add fields freely, rename none).
+- Unknown fields are refused, located (``links[12].degrade``) with the closest known field
+  (:mod:`.keys`); the user's own data goes under ``attrs`` (document, group, node, link).
 
 :func:`validate` reports *every* problem with its location and never raises on any JSON value;
 :func:`normalize` raises :class:`InvalidTopology` carrying all of them.
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from designer.engine.catalog import GROUP_KINDS, NODE_KINDS, TECHS
 from designer.engine.document.accept import accept_links, link_columns, node_columns
+from designer.engine.document.keys import check_unknown_keys
 from designer.engine.document.normalizer import normalize_valid
 from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LIMITS, SMALLEST_NORMAL,
                                             unprintable)
@@ -244,16 +246,28 @@ def _validate(doc) -> tuple[list[Problem], dict | None]:
     # The column-wise acceptance vouches for a valid document in a fraction of the item walk's
     # time; the walk runs (and locates every problem) whenever it cannot.
     node_cols = node_columns(nodes, group_ids)
+    link_cols = None
     if node_cols is None:
         node_ids = _check_nodes(ck, nodes, group_ids)
         if not accept_links(links, node_ids):
             _check_links(ck, links, node_ids)
-        return ck.problems, None
-    link_cols = link_columns(links, node_cols["index"], node_cols["columns"]["id"])
-    if link_cols is None:
-        _check_links(ck, links, node_cols["index"])
+    else:
+        link_cols = link_columns(links, node_cols["index"], node_cols["columns"]["id"])
+        if link_cols is None:
+            _check_links(ck, links, node_cols["index"])
+    _check_fields(ck, doc, groups, nodes, links, node_cols, link_cols)
+    if node_cols is None or link_cols is None:
         return ck.problems, None
     return ck.problems, {"nodes": node_cols, "links": link_cols}
+
+
+def _check_fields(ck: _Checker, doc: dict, groups: list, nodes: list, links: list,
+                  node_cols: dict | None, link_cols: dict | None) -> None:
+    """Unknown fields at every level (:mod:`.keys`), from the key shapes the column-wise
+    acceptance already read when it vouched for a list."""
+    shapes = {"nodes": node_cols and node_cols["distinct_shapes"],
+              "links": link_cols and link_cols["distinct_shapes"]}
+    check_unknown_keys(ck.add, doc, {"groups": groups, "nodes": nodes, "links": links}, shapes)
 
 
 def _jsonable(v) -> bool:
@@ -433,6 +447,7 @@ def _check_links(ck: _Checker, links: list, node_ids) -> None:
         basis = l.get("capacity_basis")
         if basis is not None and basis not in BASES:
             ck.add(f"{p}.capacity_basis", f"must be one of {', '.join(BASES)}, got {_show(basis)}")
+        ck.mapping(f"{p}.attrs", l.get("attrs"))   # as a group's and a node's: an object or absent
         _check_extras(ck, p, l)
 
 
