@@ -1,6 +1,7 @@
 """Queue plumbing: publishing job and chunk messages, revoking them, locking a job row.
 
-The bottom of ``designer.services``: it imports no other service module. Every Celery publish
+The bottom of ``designer.services``: it imports no other service module but ``fairness`` (each
+message's priority in the queue). Every Celery publish
 goes through :func:`_send` (tests replace ``designer.services.queue._send`` to record messages).
 A publish that fails marks its row failed: a job is never silently lost (docs/RELIABILITY.md).
 A publish that succeeds stamps the row's ``published_at``; a queued row still without it after
@@ -17,6 +18,7 @@ from django.utils import timezone
 from designer.choices import JobState
 from designer.models import SimulationJob, SweepChunk
 from designer.ops.logs import current_request_id
+from designer.services.fairness import message_priority
 
 __all__ = ["TASK_FOR", "lock_job", "copy_fields", "new_task_id", "republish", "enqueue_job",
            "enqueue_chunk", "revoke"]
@@ -47,7 +49,20 @@ def _send(task_name: str, *args, task_id: str) -> None:
     # The request id travels in the message headers: the worker logs it with every line of the
     # task (designer/ops/worker.py), and chunks published by a job's runner inherit it.
     app.send_task(task_name, args=list(args), task_id=task_id,
-                  headers={"request_id": current_request_id()})
+                  headers={"request_id": current_request_id()},
+                  priority=_priority(task_name, args[0]))
+
+
+def _priority(task_name: str, pk: int) -> int:
+    """The message's place in the fair queue (``fairness``); 0 when it cannot be computed, so
+    a failed count never costs a job its publish."""
+    model = next(m for m, name in TASK_FOR.items() if name == task_name)
+    try:
+        return message_priority(model, pk)
+    except Exception:
+        logger.warning("could not compute the queue priority of %s %s; sending it first",
+                       model.__name__, pk, exc_info=True)
+        return 0
 
 
 TASK_FOR = {SimulationJob: "designer.tasks.job_run", SweepChunk: "designer.tasks.sweep_chunk_run"}

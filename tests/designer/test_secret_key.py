@@ -53,8 +53,9 @@ def test_wsgi_loads_with_debug_or_a_real_key(tmp_path):
 
 
 def test_check_deploy_and_production_servers_refuse_a_missing_key(tmp_path):
-    for args in (["manage.py", "check", "--deploy"], ["manage.py", "up", "--no-seed"],
-                 ["manage.py", "runserver", "--noreload"]):
+    # Not `up`: it hands its children the checkout's random key and serves with DEBUG off out of
+    # the box (tests/ops/test_up_children.py::test_debug_is_off_and_pages_and_static_files_are_served).
+    for args in (["manage.py", "check", "--deploy"], ["manage.py", "runserver", "--noreload"]):
         done = _run(args, tmp_path, DEBUG="0")
         assert done.returncode != 0, args
         assert "SECRET_KEY must be set" in done.stderr, args

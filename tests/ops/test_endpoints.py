@@ -165,7 +165,8 @@ def test_job_message_carries_request_id(api_for, user, scenario, own_redis, monk
     assert response["X-Request-ID"] == "req-42"
     assert sent == [("designer.tasks.job_run", {
         "args": [response.json()["id"]], "task_id": sent[0][1]["task_id"],
-        "headers": {"request_id": "req-42"}})]
+        "headers": {"request_id": "req-42"},
+        "priority": 0})]  # the user's only job in flight: first in the fair queue
 
 
 def test_broker_down_job_submission_is_a_clear_503_and_nothing_is_written(
