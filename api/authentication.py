@@ -1,17 +1,26 @@
 """Token authentication accepting both ``Authorization: Token <key>`` and ``Bearer <key>``.
 
-Keys are DRF authtoken keys (``manage.py drf_create_token USER``, or ``/api/v1/auth/token/``).
+Keys are hashed, expiring, scoped API tokens (``designer.services.tokens``; created on the
+profile page, by ``POST /api/v1/auth/token/`` or ``manage.py api_token create``). A ``read``
+token may only GET/HEAD/OPTIONS: the scope is checked here, where every API request is
+authenticated, so no view can forget it.
 """
 from __future__ import annotations
 
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 
+from rest_framework.permissions import SAFE_METHODS
+
 __all__ = ["BearerTokenAuthentication", "ShareLinkAuthentication"]
 
 
 class BearerTokenAuthentication(TokenAuthentication):
-    """DRF's TokenAuthentication with ``Bearer`` accepted as a synonym of ``Token``."""
+    """``Bearer`` (or DRF's ``Token``) + an API key. A subclass of DRF's class only so that the
+    schema documents it as HTTP bearer; the key check is :func:`designer.services.tokens.api_token_authenticate`.
+
+    ``request.auth`` is the :class:`designer.models.ApiToken`.
+    """
 
     keyword = "Bearer"
     keywords = ("token", "bearer")
@@ -27,11 +36,33 @@ class BearerTokenAuthentication(TokenAuthentication):
             key = auth[1].decode()
         except UnicodeError:
             raise exceptions.AuthenticationFailed("invalid token: not ASCII") from None
-        return self.authenticate_credentials(key)
+        token = self.authenticate_credentials(key)
+        _require_scope(token, request.method)
+        return token.user, token
+
+    def authenticate_credentials(self, key):
+        from designer import services
+        from designer.services.tokens import ApiTokenRejected
+
+        try:
+            return services.api_token_authenticate(key)
+        except ApiTokenRejected as exc:
+            # "invalid_token" keeps DRF's generic code; an expired key says so (its holder has
+            # the key, so nothing is disclosed) and what to do about it.
+            code = "token_expired" if exc.code == "token_expired" else "authentication_failed"
+            raise exceptions.AuthenticationFailed(str(exc), code=code) from None
 
     def authenticate_header(self, request) -> str:
         # Present on every 401: tells clients which scheme to use (RFC 6750).
         return 'Bearer realm="api"'
+
+
+def _require_scope(token, method: str) -> None:
+    if token.scope == "read" and method not in SAFE_METHODS:
+        raise exceptions.PermissionDenied(
+            f"this API token ({token.name!r}, {token.prefix}…) has the read scope: it may GET, "
+            f"HEAD and OPTIONS only, not {method}; use a token with the write scope",
+            code="insufficient_scope")
 
 
 class ShareLinkAuthentication:

@@ -41,6 +41,7 @@ urlpatterns = [
     path("catalog/", views.CatalogView.as_view(), name="catalog"),
     path("validate/", views.ValidateView.as_view(), name="validate"),
     path("auth/token/", views.AuthTokenView.as_view(), name="auth-token"),
+    path("auth/token/<int:pk>/", views.AuthTokenDetailView.as_view(), name="auth-token-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),

@@ -10,6 +10,12 @@ which makes the lock per username - stricter, never looser.
 Two entry points enforce it: :class:`SignInForm` (the sign-in page, with a clear message) and
 :class:`LockoutModelBackend` (every ``authenticate()`` call, so the admin login is covered too).
 Failures are recorded by the ``user_login_failed`` signal; a success clears the pair.
+
+Before any of that, :class:`SignInView` rate-limits attempts (``SignInThrottle``: per client
+address and per account name, counted in the shared cache across web processes): past either
+rate the page answers 429 with Retry-After and checks no password. The lockout stops a guesser
+of one account from one address; the rates also stop one address trying many accounts and many
+addresses trying one.
 """
 from __future__ import annotations
 
@@ -20,12 +26,16 @@ from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.dispatch import receiver
+from django.forms.utils import ErrorDict
 from django.utils import timezone
 
+from designer.ops.throttling import SignInThrottle, retry_seconds
+
 __all__ = ["Lock", "lock_status", "record_failure", "clear_failures", "SignInForm",
-           "LockoutModelBackend"]
+           "SignInView", "LockoutModelBackend"]
 
 
 def _setting(name: str, default):
@@ -103,6 +113,27 @@ class SignInForm(AuthenticationForm):
         if self.locked is not None:
             raise ValidationError(locked_message(self.locked), code="locked")
         return super().clean()
+
+    def refuse(self, message: str) -> None:
+        """Show ``message`` as the form's only error without validating (no password check)."""
+        self.locked = True  # the template prints a locked form's own message
+        self._errors = ErrorDict({"__all__": self.error_class([message])})
+
+
+class SignInView(LoginView):
+    """Django's sign-in page behind the sign-in rate limits (429 + Retry-After past them)."""
+
+    authentication_form = SignInForm
+
+    def post(self, request, *args, **kwargs):
+        throttle = SignInThrottle()
+        if throttle.allow_request(request, self):
+            return super().post(request, *args, **kwargs)
+        form = self.get_form()
+        form.refuse(throttle.message())
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(retry_seconds(throttle.wait()))
+        return response
 
 
 class LockoutModelBackend(ModelBackend):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import models
 
 __all__ = ["JobKind", "JobState", "ScenarioMode", "TERMINAL_STATES", "ALLOWED_TRANSITIONS",
-           "ShareRole", "AuditAction"]
+           "ShareRole", "AuditAction", "TokenScope"]
 
 
 class JobKind(models.TextChoices):
@@ -58,3 +58,11 @@ class AuditAction(models.TextChoices):
     TOPOLOGY_FORK = "topology.fork", "Forked"
     TOPOLOGY_DELETE = "topology.delete", "Deleted"
     JOB_SUBMIT = "job.submit", "Job submitted"
+
+
+class TokenScope(models.TextChoices):
+    """What an API token may do: ``read`` = GET/HEAD/OPTIONS only; ``write`` = anything its
+    user may do."""
+
+    READ = "read", "Read"
+    WRITE = "write", "Read and write"

@@ -12,11 +12,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from designer.choices import (
-    ALLOWED_TRANSITIONS, AuditAction, JobKind, JobState, ScenarioMode, ShareRole, TERMINAL_STATES)
+    ALLOWED_TRANSITIONS, AuditAction, JobKind, JobState, ScenarioMode, ShareRole, TERMINAL_STATES,
+    TokenScope)
+from designer.bridge.common import DocumentJSONDecoder, DocumentJSONEncoder
 from designer.exceptions import IllegalTransition, ImmutableRevision
 
 __all__ = ["Topology", "TopologyRevision", "Scenario", "SimulationJob", "SimulationResult",
-           "ResultFigures", "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure"]
+           "ResultFigures", "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure",
+           "ApiToken", "RevisionDigest"]
 
 
 class Topology(models.Model):
@@ -55,7 +58,8 @@ class TopologyRevision(models.Model):
 
     topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
-    document = models.JSONField()
+    # Written and read by orjson (designer.bridge.common): 40 MB documents, ~5x / ~3x faster.
+    document = models.JSONField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder)
     # sha256 of the canonical JSON (sorted keys, no whitespace): equal documents, equal checksums.
     checksum = models.CharField(max_length=64)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -427,3 +431,53 @@ class SignInFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username}@{self.ip} {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class ApiToken(models.Model):
+    """An API key for ``Authorization: Bearer <key>``, named by its owner.
+
+    Only the SHA-256 of the key is stored (``designer.services.tokens`` says why SHA-256 and
+    not a slow or keyed hash); the key is shown once, when it is created. ``prefix`` (its first
+    12 characters, not secret) finds the row; the digest is then compared in constant time.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12, db_index=True)
+    digest = models.CharField(max_length=64, unique=True)
+    scope = models.CharField(max_length=8, choices=TokenScope.choices, default=TokenScope.WRITE)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["user", "name"],
+                                               name="api_token_unique_user_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…, {self.scope}) of user {self.user_id}"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at <= timezone.now()
+
+
+class RevisionDigest(models.Model):
+    """What the pages of a revision show, computed once when the revision is saved, so that no
+    page view parses its document (a 2,048-host design is ~40 MB of JSON: 2 s to parse).
+
+    ``summary`` is small JSON (``designer.bridge.digest``: host list, groups, BOM, counts);
+    ``targets`` the zlib-compressed ``id<TAB>label`` lines of every group, node and link, which
+    the scenario page's failure picker searches (``/topologies/<id>/scenarios/targets/``)
+    instead of embedding 300k ``<option>``s. Written with its revision, never changed.
+    """
+
+    revision = models.OneToOneField(TopologyRevision, on_delete=models.CASCADE, primary_key=True,
+                                    related_name="digest")
+    summary = models.JSONField(default=dict)
+    targets = models.BinaryField(default=bytes)
+
+    def __str__(self) -> str:
+        return f"digest of revision {self.revision_id}"

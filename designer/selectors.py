@@ -328,14 +328,14 @@ def audit_list(*, user, topology_pk: int) -> QuerySet[AuditEvent]:
 
 # --- API tokens (added by the REST API task) -------------------------------------------------------
 
-def api_token_get(*, user):
-    """The user's DRF API token, or None (``rest_framework.authtoken``)."""
-    from rest_framework.authtoken.models import Token
+def api_tokens_list(*, user):
+    """The user's API tokens (``designer.models.ApiToken``), newest first; never their keys."""
+    from designer.models import ApiToken
 
-    return Token.objects.filter(user=user).first()
+    return ApiToken.objects.filter(user=user)
 
 
-__all__ += ["api_token_get"]
+__all__ += ["api_tokens_list"]
 
 
 # --- Users and teams named in a request (sharing, transfer) ----------------------------------------

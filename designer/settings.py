@@ -2,10 +2,10 @@
 
 Environment variables
 ---------------------
-DEBUG                  ``1``/``0`` (default off; ``manage.py up``/``runserver`` default it on).
+DEBUG                  ``1``/``0`` (default off; ``runserver`` defaults it on, ``up --debug`` too).
 SECRET_KEY             required when DEBUG is off in a serving process (designer.wsgi, celery,
-                       runserver, up, check --deploy); otherwise a per-checkout development key
-                       is made in ``<var>/secret_key``.
+                       runserver, check --deploy); otherwise a per-checkout development key
+                       is made in ``<var>/secret_key`` (``up`` hands it to its children).
 ALLOWED_HOSTS          comma-separated host names (default: localhost names when DEBUG).
 CSRF_TRUSTED_ORIGINS   comma-separated origins (``https://fabricscope.example.com``).
 DATABASE_URL           e.g. ``postgres://user:pw@host:5432/db``; default SQLite in ``./var/db.sqlite3``.
@@ -57,7 +57,9 @@ TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
 # not started through manage.py), and these management commands. Without a SECRET_KEY they refuse
 # to start when DEBUG is off; every other management command (shell, migrate, createsuperuser,
 # ...) works on a fresh checkout with the development key below.
-_SERVING_COMMANDS = {"runserver", "up", "testserver"}
+# `up` is not one: a local launcher, it hands the checkout's random key (var/secret_key) to the
+# children it starts, so it works out of the box with DEBUG off (designer/management/commands/up.py).
+_SERVING_COMMANDS = {"runserver", "testserver"}
 _DEV_SECRET_KEY = "django-insecure-fabricscope-development-key-never-use-in-production"
 
 
@@ -128,7 +130,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # Not "rest_framework.authtoken": it stores keys in clear. API tokens are
+    # designer.models.ApiToken (hashed, expiring, scoped); migration 0005 converted the old keys.
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -210,17 +213,20 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
 ]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+# Development, tests and `manage.py up` (FABRICSCOPE_STATIC_FROM_SOURCE=1, set for its children
+# even with DEBUG off) serve static files straight from the finders: collectstatic with
+# compression takes minutes. Production images run collectstatic when they are built.
+STATIC_FROM_SOURCE = DEBUG or TESTING or env_bool("FABRICSCOPE_STATIC_FROM_SOURCE", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
-            "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG or TESTING
+            "django.contrib.staticfiles.storage.StaticFilesStorage" if STATIC_FROM_SOURCE
             else "whitenoise.storage.CompressedManifestStaticFilesStorage"),
     },
 }
 
-# Development and tests serve static files straight from the finders (no collectstatic needed).
-WHITENOISE_USE_FINDERS = DEBUG or TESTING
+WHITENOISE_USE_FINDERS = STATIC_FROM_SOURCE
 WHITENOISE_AUTOREFRESH = DEBUG or TESTING
 
 # --- Security (safe when DEBUG is off; each can be overridden for a TLS-terminating proxy) --------
@@ -291,7 +297,10 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("FABRICSCOPE_QUEUE", "fabricscope")
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# priority_steps 0..9: one Redis list per priority, so the fair queue's priorities (how many
+# jobs the user already has in flight, designer/services/fairness.py) are kept apart, not
+# rounded to kombu's default steps 0/3/6/9.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "priority_steps": list(range(10))}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A request that enqueues must not hang when the broker is down: fail fast, the job is marked failed.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
@@ -374,7 +383,8 @@ REST_FRAMEWORK.update({
 # Rates per scope (designer/ops/throttling.py has the defaults); e.g. FABRICSCOPE_API_RATE_USER=600/min.
 FABRICSCOPE_API_THROTTLE_RATES = {
     scope: os.environ[f"FABRICSCOPE_API_RATE_{scope.upper()}"]
-    for scope in ("anon", "user", "job_submit", "figures") if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
+    for scope in ("anon", "user", "job_submit", "figures", "signin_ip", "signin_account", "pages")
+    if os.environ.get(f"FABRICSCOPE_API_RATE_{scope.upper()}")
 }
 # Largest request body, API and pages alike (designer.ops.middleware.BodyLimitMiddleware): bigger
 # ones get the documented 413 JSON error. A 2,048-host DGX-H100 cluster (16,384 GPUs) is 40.1 MB of
@@ -430,6 +440,19 @@ LOGGING["formatters"].update({
 })
 LOGGING["handlers"]["console"].update({
     "formatter": "json" if LOG_FORMAT == "json" else "kv", "filters": ["request_id"]})
+# Secrets out of the logs (designer.ops.logs.RedactSecretsFilter): share-link tokens and API keys
+# are redacted by EVERY handler (a handler-level filter also sees records propagated from child
+# loggers, which a logger-level one does not). Keep this after the last handler is declared.
+LOGGING["filters"]["redact_secrets"] = {"()": "designer.ops.logs.RedactSecretsFilter"}
+for _handler in LOGGING["handlers"].values():
+    _handler["filters"] = [*_handler.get("filters", []), "redact_secrets"]
+# API tokens (designer.services.tokens; docs/RELIABILITY.md "Secrets in logs and API tokens"):
+# default and longest lifetime in days, live tokens per user, and how stale last_used_at may get
+# before a request writes it again (one write per token per interval, not one per request).
+FABRICSCOPE_API_TOKEN_DAYS = int(env_float("FABRICSCOPE_API_TOKEN_DAYS", 90))
+FABRICSCOPE_API_TOKEN_MAX_DAYS = int(env_float("FABRICSCOPE_API_TOKEN_MAX_DAYS", 365))
+FABRICSCOPE_API_TOKEN_MAX_PER_USER = int(env_float("FABRICSCOPE_API_TOKEN_MAX_PER_USER", 50))
+FABRICSCOPE_API_TOKEN_LAST_USED_S = env_float("FABRICSCOPE_API_TOKEN_LAST_USED_S", 60.0)
 # The broker may be down for longer than Celery's default 100 reconnection attempts: workers keep
 # retrying for ever and resume on their own when Redis returns (no restart needed).
 CELERY_BROKER_CONNECTION_RETRY = True
@@ -469,3 +492,40 @@ AUTHENTICATION_BACKENDS = ["designer.accounts.LockoutModelBackend"]
 FABRICSCOPE_LOCKOUT_FAILURES = int(env_float("FABRICSCOPE_LOCKOUT_FAILURES", 5))
 FABRICSCOPE_LOCKOUT_WINDOW_S = env_float("FABRICSCOPE_LOCKOUT_WINDOW_S", 900.0)
 FABRICSCOPE_LOCKOUT_DURATION_S = env_float("FABRICSCOPE_LOCKOUT_DURATION_S", 900.0)
+
+# --- Shared rate limits and figure request caps (keep this block together) ---------------------
+# The default cache is the app's Redis (REDIS_URL, else the embedded server's socket), so rate
+# limits and the build budget count across every web process; while Redis is down each process
+# counts on its own (designer/ops/shared_cache.py; docs/RELIABILITY.md "Shared rate limits").
+# Keys carry a prefix, and clear() deletes only those: the Celery queue shares the database.
+# Test runs get a prefix of their own, so concurrent runs on one Redis never share counts.
+FABRICSCOPE_CACHE_KEY_PREFIX = os.environ.get("FABRICSCOPE_CACHE_KEY_PREFIX") or (
+    f"fabricscope-test-{os.getpid()}-{secrets.token_hex(3)}" if TESTING else "fabricscope")
+CACHES = {
+    "default": {
+        "BACKEND": "designer.ops.shared_cache.SharedRedisCache",
+        # redis-py spells the embedded socket unix://; kombu redis+socket://.
+        "LOCATION": REDIS_URL.replace("redis+socket://", "unix://", 1) or f"unix://{REDIS_EMBEDDED_SOCKET}",
+        "KEY_PREFIX": FABRICSCOPE_CACHE_KEY_PREFIX,
+    },
+}
+# Every page view counts against its visitor's `pages` rate (after sign-in is known).
+MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+                  "designer.ops.throttling.PageRateLimitMiddleware")
+if TESTING:
+    # Test runs sign in and browse thousands of times a minute from 127.0.0.1 as a handful of
+    # accounts; the tests of these limits set their rates explicitly (as the broker precheck).
+    for _scope in ("pages", "signin_ip", "signin_account"):
+        FABRICSCOPE_API_THROTTLE_RATES.setdefault(_scope, "1000000/min")
+# POST /figures/<kind>/ (designer/figures/slice_limits.py): the body, then what a slice
+# multiplies, checked before any figure is built; the built figure's JSON before it is sent.
+FABRICSCOPE_FIGURE_SLICE_MAX_BYTES = int(env_float("FABRICSCOPE_FIGURE_SLICE_MAX_KB", 1024) * 1024)
+FABRICSCOPE_FIGURE_LIMITS = {
+    "max_hops": int(env_float("FABRICSCOPE_FIGURE_MAX_HOPS", 64)),
+    "max_rows": int(env_float("FABRICSCOPE_FIGURE_MAX_ROWS", 4096)),
+    "max_nodes": int(env_float("FABRICSCOPE_FIGURE_MAX_NODES", 1024)),
+    "max_links": int(env_float("FABRICSCOPE_FIGURE_MAX_LINKS", 2048)),
+    "max_traces": int(env_float("FABRICSCOPE_FIGURE_MAX_TRACES", 96)),
+    "max_string": int(env_float("FABRICSCOPE_FIGURE_MAX_STRING", 1024)),
+    "max_response_bytes": int(env_float("FABRICSCOPE_FIGURE_MAX_RESPONSE_KB", 2048) * 1024),
+}

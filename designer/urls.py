@@ -1,10 +1,9 @@
 """Root URL configuration: probes, the HTML pages (:mod:`designer.pages`), sign-in, the admin and
 the REST API (``api/urls.py``, under ``/api/v1/``)."""
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer.accounts import SignInForm
+from designer.accounts import SignInView
 from designer.pages import jobs, nccl, profile, results, scenarios, sharing, topologies
 
 pages = [
@@ -16,6 +15,8 @@ pages = [
     path("topologies/<int:pk>/editor/", topologies.editor, name="editor"),
     path("topologies/<int:pk>/hosts/", topologies.host_matrix, name="host_matrix"),
     path("topologies/<int:pk>/scenarios/new/", scenarios.scenario_new, name="scenario_new"),
+    path("topologies/<int:pk>/scenarios/targets/", scenarios.scenario_targets,
+         name="scenario_targets"),
     path("topologies/<int:pk>/nccl-tests/", nccl.nccl_tests, name="nccl_tests"),
     path("scenarios/<int:pk>/", scenarios.scenario_edit, name="scenario_edit"),
     path("jobs/<int:pk>/", jobs.job_detail, name="job_detail"),
@@ -45,9 +46,8 @@ pages = [
     path("s/<str:token>/editor/", sharing.link_editor, name="link_editor"),
     path("s/<str:token>/hosts/", sharing.link_hosts, name="link_hosts"),
     path("s/<str:token>/results/<int:job_id>/", sharing.link_result, name="link_result"),
-    # Sign-in with lockout (designer/accounts.py); ahead of django.contrib.auth.urls' login.
-    path("accounts/login/", auth_views.LoginView.as_view(authentication_form=SignInForm),
-         name="login"),
+    # Sign-in with lockout and rate limits (designer/accounts.py); ahead of django.contrib.auth.urls.
+    path("accounts/login/", SignInView.as_view(), name="login"),
 ]
 
 urlpatterns = [

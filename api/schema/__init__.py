@@ -8,11 +8,13 @@
 - :mod:`api.schema.security`: which operations list the share-link scheme, and
   :mod:`api.schema.filters`: empty filter values mean "no filter" (both imported here so
   drf-spectacular registers their extensions);
+- :mod:`api.schema.bodies`: ``oneOf`` of the request bodies taken in one of two forms (also
+  imported here for its extensions);
 - :mod:`api.schema.redoc`: the air-gapped Redoc page.
 """
 from __future__ import annotations
 
-from api.schema import filters, security  # noqa: F401  (register their extensions)
+from api.schema import bodies, filters, security  # noqa: F401  (register their extensions)
 from api.schema.helpers import errors, example
 from api.schema.redoc import OfflineRedocView
 

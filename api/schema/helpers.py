@@ -26,9 +26,15 @@ _ERRORS = {
           "empty (refused even next to a valid bearer token)", [
               ("not_authenticated", "Authentication credentials were not provided.", []),
               ("invalid_share_link", "this share link does not exist, has expired or was "
-                                     "revoked", [])]),
-    403: ("authenticated but not allowed (a share link is read-only)", [
-        ("permission_denied", "you may view this topology but not change it", [])]),
+                                     "revoked", []),
+              ("token_expired", "token expired on 2026-04-05 10:00 UTC: create a new one "
+                                "(profile page, or manage.py api_token create)", [])]),
+    403: ("authenticated but not allowed (a share link is read-only, and so is an API token "
+          "with the read scope)", [
+        ("permission_denied", "you may view this topology but not change it", []),
+        ("insufficient_scope", "this API token ('ci', fsk_Ab12Cd34…) has the read scope: it "
+                               "may GET, HEAD and OPTIONS only, not POST; use a token with the "
+                               "write scope", [])]),
     404: ("no such object, or not yours; on lists, a page past the last one", [
         ("not_found", "no such topology", []),
         ("not_found", "page 3 is past the last page (2)", {"last_page": 2})]),

@@ -13,8 +13,8 @@ from __future__ import annotations
 from api.serializers.errors import ErrorSerializer
 from api.serializers.fields import DocumentField, JsonListField, JsonObjectField
 from api.serializers.imports import (
-    ImportPreviewResultSerializer, ImportPreviewSerializer, ImportResultSerializer,
-    ImportSerializer)
+    ImportPreviewResultSerializer, ImportPreviewSerializer, ImportPreviewTextSerializer,
+    ImportResultSerializer, ImportSerializer, ImportTextSerializer)
 from api.serializers.jobs import JobCreateSerializer, JobListSerializer, JobSerializer
 from api.serializers.revisions import (
     RevisionCreateSerializer, RevisionDetailSerializer, RevisionSerializer)
@@ -24,7 +24,7 @@ from api.serializers.sharing import (
     ShareLinkSerializer, ShareSerializer, ShareUpdateSerializer, TransferSerializer)
 from api.serializers.templates_catalog import (
     HostDocumentSerializer, TemplateSerializer, ValidateSerializer, ValidationReportSerializer)
-from api.serializers.tokens import TokenSerializer
+from api.serializers.tokens import TokenCreatedSerializer, TokenCreateSerializer, TokenSerializer
 from api.serializers.topologies import (
     MAX_BUILD_HOSTS, BuildPreviewSerializer, BuildSpecSerializer, TopologyCreateSerializer,
     TopologySerializer, TopologyUpdateSerializer, max_build_hosts)
@@ -33,10 +33,12 @@ __all__ = [
     "MAX_BUILD_HOSTS", "BuildSpecSerializer", "TopologySerializer", "TopologyCreateSerializer",
     "TopologyUpdateSerializer", "BuildPreviewSerializer", "ImportSerializer",
     "ImportResultSerializer", "ImportPreviewSerializer", "ImportPreviewResultSerializer",
+    "ImportTextSerializer", "ImportPreviewTextSerializer",
     "RevisionSerializer", "RevisionDetailSerializer",
     "RevisionCreateSerializer", "ScenarioSerializer", "JobCreateSerializer", "JobSerializer",
     "JobListSerializer", "ValidateSerializer", "ValidationReportSerializer",
-    "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "ErrorSerializer",
+    "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "TokenCreatedSerializer",
+    "TokenCreateSerializer", "ErrorSerializer",
     "max_build_hosts", "ForkSerializer", "TransferSerializer", "AuditEventSerializer",
     "ShareSerializer", "ShareCreateSerializer", "ShareUpdateSerializer", "ShareLinkSerializer",
     "ShareLinkCreateSerializer",

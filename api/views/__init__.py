@@ -17,9 +17,10 @@ from api.views.revisions import RevisionViewSet
 from api.views.scenarios import ScenarioViewSet
 from api.views.sharing import ShareLinkViewSet, ShareViewSet
 from api.views.templates_catalog import CatalogView, TemplateViewSet, ValidateView
-from api.views.tokens import AuthTokenView
+from api.views.tokens import AuthTokenDetailView, AuthTokenView
 from api.views.topologies import TopologyViewSet
 
 __all__ = ["TopologyViewSet", "TopologyExportView", "RevisionViewSet", "ScenarioViewSet",
            "JobViewSet", "TemplateViewSet", "CatalogView", "ValidateView", "AuthTokenView",
+           "AuthTokenDetailView",
            "ShareViewSet", "ShareLinkViewSet", "ApiMixin", "GraphMLRenderer"]

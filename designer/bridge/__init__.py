@@ -12,6 +12,8 @@ Modules
 ``scenarios``  scenario documents from rows, validation with the per-job flow limit, job overviews
 ``analysis``   what workers compute (simulate, sweep, compare) and nccl-tests predictions
 ``results``    stored results: head + compressed columnar body, and back
+``digest``     a revision's digest, made when it is saved: host list, groups, BOM, failure
+               targets, so no page parses a big document (imported by name, as ``facts``)
 ``imports``    uploaded files: server descriptions, SimAI workloads
 ``facts``      templates, fabrics, switch models, sweep classes, the catalog, engine limits (imported
                on its own: it loads engine modules when imported, the others only when called)
@@ -24,7 +26,8 @@ something.
 from designer.bridge.analysis import (
     merge_sweep_parts, nccl_tests_sweep, run_compare, run_simulation, run_sweep_chunk,
     sweep_candidates, warm_up)
-from designer.bridge.common import canonical_json, document_checksum, engine_errors, json_safe
+from designer.bridge.common import (
+    canonical_json, canonical_json_bytes, document_checksum, engine_errors, json_safe)
 from designer.bridge.documents import (
     build_cluster_document, build_preview, compare_boms, document_figures, fabric_bom,
     fabric_summary, graphml, host_document, normalize_document, patch_document, revision_bom,
@@ -35,7 +38,7 @@ from designer.bridge.scenarios import (
     validate_scenario)
 
 __all__ = [
-    "engine_errors", "canonical_json", "document_checksum", "json_safe",
+    "engine_errors", "canonical_json", "canonical_json_bytes", "document_checksum", "json_safe",
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
     "validate_document", "fabric_summary", "build_preview", "fabric_bom", "revision_bom",
     "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable",

@@ -14,7 +14,9 @@ import orjson
 from designer.engine.errors import EngineError
 from designer.exceptions import EngineValidationError
 
-__all__ = ["Progress", "engine_errors", "canonical_json", "document_checksum", "json_safe"]
+__all__ = ["Progress", "engine_errors", "canonical_json", "canonical_json_bytes", "document_checksum",
+           "DocumentJSONEncoder", "DocumentJSONDecoder", "collector_paused",
+           "json_safe"]
 
 Progress = Callable[[float, str], None]
 
@@ -30,14 +32,57 @@ def engine_errors(field: str | None = None) -> Iterator[None]:
                                     field=field) from exc
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic collector off for a block that makes ~10^5-10^6 containers while a big
+    document is alive: each full collection would rescan the whole document (~0.5 s at 1,024
+    hosts, several per request); JSON documents hold no reference cycles to collect."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, UTF-8 as is: the form checksums are computed on."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_json_bytes(value).decode("utf-8")
 
 
-def document_checksum(document: dict) -> str:
-    """sha256 hex digest of the document's canonical JSON."""
-    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
+def canonical_json_bytes(value: Any) -> bytes:
+    """:func:`canonical_json` as UTF-8 bytes, byte for byte what
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` writes.
+
+    Written by orjson (~5x faster on a 20 MB document: a patch save computes it once for the
+    checksum and the storage quota) when orjson's text is certainly the same: orjson writes a
+    float under 1e-4 as ``1e-7`` or ``0.00001`` where Python writes ``1e-07`` and ``1e-05``, so
+    an ``e-`` or ``.0000`` anywhere in its text hands the value to ``json.dumps``, as do what orjson
+    refuses (an integer beyond 64 bits, a non-string key, a lone surrogate). Values are finite
+    (validated documents and ``json_safe`` results): orjson writes NaN as null."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        text = None
+    if text is None or _orjson_may_differ(text):
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode("utf-8")
+    return text
+
+
+# A number in exponent form with a negative exponent, or a small decimal: where orjson's float
+# text may differ from Python's (``1e-7`` / ``1e-07``, ``0.00001`` / ``1e-05``; a million random
+# floats of every magnitude differed nowhere else). Both tests are substring searches (memmem):
+# "e-" also matches words ("storage-"), which only costs that document the slower json.dumps.
+def _orjson_may_differ(text: bytes) -> bool:
+    """Whether orjson's ``text`` may hold a float Python writes otherwise."""
+    return b"e-" in text or b".0000" in text
+
+
+def document_checksum(document: dict, text: bytes | None = None) -> str:
+    """sha256 hex digest of the document's canonical JSON (``text``, when already made)."""
+    return hashlib.sha256(text if text is not None else canonical_json_bytes(document)).hexdigest()
 
 
 def json_safe(value: Any) -> Any:
@@ -97,3 +142,32 @@ def _json_safe_walk(value: Any) -> Any:
     if hasattr(value, "as_dict"):
         return _json_safe_walk(value.as_dict())
     return str(value)
+
+
+class DocumentJSONEncoder(json.JSONEncoder):
+    """The encoder of ``TopologyRevision.document``: orjson writes a 20 MB document in ~0.05 s
+    where ``json.dumps`` takes ~0.45 s (the largest share of a small patch's save). What orjson
+    refuses (an integer beyond 64 bits, a non-string key) goes to ``json.dumps``. Documents are
+    validated, so finite: orjson would write NaN as null."""
+
+    def encode(self, o) -> str:
+        try:
+            return orjson.dumps(o).decode("utf-8")
+        except TypeError:  # orjson.JSONEncodeError
+            return super().encode(o)
+
+
+class DocumentJSONDecoder(json.JSONDecoder):
+    """The decoder of ``TopologyRevision.document``: orjson with the collector paused (~3x
+    faster than ``json.loads`` on a 40 MB document); ``json`` reads what orjson refuses."""
+
+    def decode(self, s, *args, **kwargs):
+        was_enabled = gc.isenabled()
+        gc.disable()  # ~10^6 containers made: see json_safe
+        try:
+            return orjson.loads(s)
+        except orjson.JSONDecodeError:
+            return super().decode(s, *args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()

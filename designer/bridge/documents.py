@@ -9,13 +9,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from designer.bridge.common import engine_errors, json_safe
+from designer.bridge.common import collector_paused, engine_errors, json_safe
 from designer.engine.errors import EngineError
 
 __all__ = [
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
     "validate_document", "fabric_summary", "build_preview", "fabric_bom", "revision_bom",
-    "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable",
+    "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable", "move_legacy_unknown_fields",
 ]
 
 
@@ -34,7 +34,12 @@ def normalize_document(document: Any) -> dict:
 
 
 def patch_document(document: dict, patch: Any) -> dict:
-    """``document`` (a stored revision's) with ``patch`` applied, then normalized.
+    """``document`` (a stored revision's, so normalized) with ``patch`` applied, then normalized.
+
+    Only what the patch touches is validated and normalized
+    (:func:`designer.engine.document.patch.apply_patch_normalized`): the untouched items of a
+    stored revision already are what normalization makes, and the result equals the whole
+    document's normalization (tests/engine/test_patch_incremental.py).
 
     Raises
     ------
@@ -42,11 +47,32 @@ def patch_document(document: dict, patch: Any) -> dict:
         ``patch`` field when the patch does not fit the base (``patch.links.update[3].id``);
         ``document`` field when the result is not a valid topology (located in the result).
     """
-    from designer.engine.document.patch import apply_patch
+    from designer.engine.document.patch import InvalidPatch, apply_patch_normalized
 
-    with engine_errors("patch"):
-        patched = apply_patch(document, patch)
-    return normalize_document(patched)
+    try:
+        patched, where = apply_patch_normalized(document, patch)
+    except InvalidPatch:
+        with engine_errors("patch"):
+            raise
+    except EngineError:
+        with engine_errors("document"):
+            raise
+    if where is None:
+        return json_safe(patched)
+    return _json_safe_touched(patched, where)
+
+
+def _json_safe_touched(document: dict, where: dict) -> dict:
+    """``json_safe`` of what the engine built (top-level fields, groups, the touched nodes and
+    links); the untouched items came from the stored revision, plain JSON already."""
+    head = json_safe({k: v for k, v in document.items() if k not in ("nodes", "links")})
+    for key in ("nodes", "links"):
+        items = document[key]
+        touched = json_safe([items[i] for i in where[key]])
+        for position, item in zip(where[key], touched):
+            items[position] = item
+        head[key] = items
+    return head
 
 
 def document_figures(document: dict) -> dict[str, int]:
@@ -168,7 +194,8 @@ def host_document(*, template: str, host_id: str, name: str | None = None) -> di
 
 
 def topo_matrix(document: dict, host: str) -> dict:
-    """``nvidia-smi topo -m`` of one host of a document (engine ``pathclass.topo_matrix``).
+    """``nvidia-smi topo -m`` of one host of a document (engine ``pathclass.topo_matrix``),
+    computed on :func:`host_part` of it: a 2,048-host design is not loaded whole for one host.
 
     Raises
     ------
@@ -178,8 +205,57 @@ def topo_matrix(document: dict, host: str) -> dict:
     from designer.engine.model.pathclass import topo_matrix as matrix
     from designer.engine.model.topology import Topology
 
-    with engine_errors():
-        return matrix(Topology.from_document(document), host)
+    with engine_errors(), collector_paused():
+        return matrix(Topology.from_document(host_part(document, host)), host)
+
+
+def host_part(document: dict, host: str) -> dict:
+    """The part of ``document`` a host's path classes depend on: every group, the nodes of the
+    ``host`` group (and of its sub-groups), every node they reach through links that are not the
+    fabric's (PCIe, NVLink, memory, inter-socket: an NVLink domain's other trays too), and the
+    links among them. The fabric (Ethernet, InfiniBand) joins hosts, never two devices of one."""
+    groups = document.get("groups") or []
+    inside = _group_and_descendants(groups, host)
+    nodes, links = document.get("nodes") or [], document.get("links") or []
+    reached = _reach({n["id"] for n in nodes if n.get("group") in inside}, _off_fabric_neighbours(links))
+    part = {k: v for k, v in document.items() if k not in ("nodes", "links")}
+    part["nodes"] = [n for n in nodes if n["id"] in reached]
+    part["links"] = [lk for lk in links if lk["a"] in reached and lk["b"] in reached]
+    return part
+
+
+def _off_fabric_neighbours(links: list) -> dict[str, list[str]]:
+    """Node id -> the nodes it is linked to by links that are not Ethernet or InfiniBand."""
+    from designer.engine.catalog import TECHS
+
+    fabric = {name for name, tech in TECHS.items() if tech.family in ("ethernet", "infiniband")}
+    neighbours: dict[str, list[str]] = {}
+    for link in links:
+        if link.get("tech") not in fabric:
+            a, b = link["a"], link["b"]
+            neighbours.setdefault(a, []).append(b)
+            neighbours.setdefault(b, []).append(a)
+    return neighbours
+
+
+def _reach(seeds: set, neighbours: dict) -> set:
+    """``seeds`` and every node reachable from them through ``neighbours``."""
+    reached, frontier = set(seeds), list(seeds)
+    while frontier:
+        frontier = [m for n in frontier for m in neighbours.get(n, ()) if m not in reached]
+        reached.update(frontier)
+    return reached
+
+
+def _group_and_descendants(groups: list, root: str) -> set:
+    children: dict[str, list[str]] = {}
+    for g in groups:
+        children.setdefault(g.get("parent"), []).append(g["id"])
+    found, frontier = {root}, [root]
+    while frontier:
+        frontier = [c for g in frontier for c in children.get(g, ()) if c not in found]
+        found.update(frontier)
+    return found
 
 
 def unprintable(text: str) -> str | None:
@@ -188,3 +264,12 @@ def unprintable(text: str) -> str | None:
     from designer.engine.document import unprintable as problem
 
     return problem(text)
+
+
+def move_legacy_unknown_fields(document: dict) -> tuple[dict, list[str]]:
+    """A stored document with each field the format does not know moved under ``attrs``
+    (engine ``document.normalizer.migrate_unknown_keys``), and the moved paths; for the data
+    migration of revisions stored before unknown fields were refused."""
+    from designer.engine.document.normalizer import migrate_unknown_keys
+
+    return migrate_unknown_keys(document)

@@ -22,6 +22,7 @@ Modules
 ``result``       every view of one result; a job's figures by kind
 ``headline``     what the result and compare pages print as text (verdict, rows, BOM values)
 ``interactive``  figures built on a click, from the slice of page data the browser posts
+``slice_limits`` caps on such a slice (hops, rows, devices, links, traces, strings, answer bytes)
 
 Figure dict shape
 -----------------
@@ -41,6 +42,7 @@ from designer.figures.charts import (
     bottleneck_figure, latency_figure, pattern_figure, rate_figure, tier_figure, timeline_figure)
 from designer.figures.compare import figures_for_compare
 from designer.figures.interactive import INTERACTIVE_KINDS, SliceError, figure_from_slice
+from designer.figures.slice_limits import SliceLimits, SliceTooLarge, check_response
 from designer.figures.paths import flow_row_record, path_figure, path_figure_from_index, path_hops, path_index
 from designer.figures.result import figures_for_result
 from designer.figures.style import (
@@ -54,6 +56,7 @@ __all__ = ["figures_for_result", "figures_for_sweep", "figures_for_compare", "fi
            "empty_figure", "expand_host", "path_hops", "flow_row_record", "topology_figure", "host_figure",
            "path_figure", "path_figure_from_index", "path_index", "tier_figure", "bottleneck_figure",
            "pattern_figure", "rate_figure", "timeline_figure", "latency_figure", "whatif_figures",
-           "ranking_figure", "policy_figure", "figure_from_slice", "SliceError", "INTERACTIVE_KINDS",
+           "ranking_figure", "policy_figure", "figure_from_slice", "SliceError", "SliceTooLarge",
+           "SliceLimits", "check_response", "INTERACTIVE_KINDS",
            "fmt_time", "fmt_gbps", "style_json", "COLLAPSE_HOSTS_ABOVE", "TIER_ORDER", "TIER_LABELS",
            "UTIL_SCALE", "IDLE_COLOR", "FAILED_COLOR", "PALETTE", "KIND_STYLE"]

@@ -10,21 +10,25 @@ and draws what comes back (see :mod:`designer.figures.interactive`), so figures 
 built in Python. The endpoint reads nothing from the database and writes nothing: it is open to
 share-link visitors like the page itself, and a request can only get a figure of the data it
 sent. Because anyone may call it and each call costs Python time, it is rate-limited per visitor
-(``figures`` rate, :mod:`designer.ops.throttling`) and takes slices of at most
-``FIGURE_SLICE_MAX_BYTES``.
+(``figures`` rate, :mod:`designer.ops.throttling`, shared by every web process) and takes
+slices of at most ``FABRICSCOPE_FIGURE_SLICE_MAX_KB``, within the caps of
+:mod:`designer.figures.slice_limits` (checked before any figure is built).
 """
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
 from designer import selectors, services
-from designer.figures import figure_from_slice
-from designer.ops.throttling import FigureThrottle
+from designer.figures import SliceLimits, SliceTooLarge, check_response, figure_from_slice
+from designer.ops.throttling import FigureThrottle, retry_seconds
 from designer.pages import selectors as pages
 from designer.params import id_param, int_param, json_loads_bounded
 
@@ -57,34 +61,49 @@ def compare_view(request):
         "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
 
 
-# A host drill-down of the largest template is ~50 kB and a picked flow's path far less: 4 MiB
-# leaves room for any real slice and keeps an anonymous caller from making the server parse 64 MiB.
-FIGURE_SLICE_MAX_BYTES = 4 * 1024 * 1024
+# A host drill-down of the largest template is ~8 kB and a picked flow's path far less: the body cap
+# (FABRICSCOPE_FIGURE_SLICE_MAX_KB, 1 MiB) keeps an anonymous caller from making the server parse
+# 64 MiB; the caps of designer.figures.slice_limits bound what a slice multiplies. The value at
+# start-up (settings are read per request).
+FIGURE_SLICE_MAX_BYTES = settings.FABRICSCOPE_FIGURE_SLICE_MAX_BYTES
 
 
-@gzip_page  # a host drill-down of a big server is ~50 kB of JSON; nothing secret in it
+@gzip_page  # a host drill-down of a big server is ~8 kB of JSON; nothing secret in it
 @require_POST
 def figure_render(request, kind: str):
-    """``POST /figures/<kind>/`` with a JSON slice → the figure dict (400 when malformed)."""
+    """``POST /figures/<kind>/`` with a JSON slice → the figure dict: 429 past the visitor's rate,
+    413 over a cap (naming it; nothing built), 400 when malformed."""
     throttle = FigureThrottle()
     if not throttle.allow_request(request, None):
-        wait = throttle.wait()
-        retry = max(1, int(wait or 1))
-        response = JsonResponse({"error": f"too many figure requests: retry in {retry} s",
-                                 "retry_after": retry}, status=429)
-        response["Retry-After"] = str(retry)
-        return response
+        return _throttled(throttle)
+    limit = settings.FABRICSCOPE_FIGURE_SLICE_MAX_BYTES
     size = _declared_length(request)
-    if size is None or size <= FIGURE_SLICE_MAX_BYTES:
+    if size is None or size <= limit:
         size = len(request.body)
-    if size > FIGURE_SLICE_MAX_BYTES:
-        return JsonResponse({"error": f"figure slice of {size:,} bytes is larger than "
-                                      f"the {FIGURE_SLICE_MAX_BYTES:,} allowed"}, status=413)
+    if size > limit:
+        return JsonResponse({"error": f"figure slice of {size:,} bytes is larger than the {limit:,} "
+                                      "allowed (FABRICSCOPE_FIGURE_SLICE_MAX_KB)",
+                             "limit": {"setting": "FABRICSCOPE_FIGURE_SLICE_MAX_KB",
+                                       "value": limit, "size": size}}, status=413)
+    limits = SliceLimits.from_settings(settings.FABRICSCOPE_FIGURE_LIMITS)
     try:
         data = json_loads_bounded(request.body, max_depth=settings.FABRICSCOPE_JSON_MAX_DEPTH)
-        return JsonResponse(figure_from_slice(kind, data))
+        body = json.dumps(figure_from_slice(kind, data, limits), cls=DjangoJSONEncoder)
+        check_response(kind, len(body), limits)
+    except SliceTooLarge as exc:
+        return JsonResponse({"error": str(exc), "limit": {
+            "setting": exc.setting, "value": exc.limit, "size": exc.size}}, status=413)
     except ValueError as exc:  # SliceError, JsonTooDeep, json.JSONDecodeError: all ValueErrors
         return JsonResponse({"error": str(exc)}, status=400)
+    return HttpResponse(body, content_type="application/json")
+
+
+def _throttled(throttle) -> JsonResponse:
+    retry = retry_seconds(throttle.wait())
+    response = JsonResponse({"error": f"too many figure requests: retry in {retry} s",
+                             "retry_after": retry}, status=429)
+    response["Retry-After"] = str(retry)
+    return response
 
 
 def _declared_length(request) -> int | None:

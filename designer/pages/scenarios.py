@@ -9,19 +9,21 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 
 from designer import selectors, services
 from designer.pages import selectors as pages
 from designer.pages.forms.scenarios import ScenarioPageForms, ScenarioRunForm
+from designer.params import id_param
 
-__all__ = ["scenario_new", "scenario_edit"]
+__all__ = ["scenario_new", "scenario_edit", "scenario_targets"]
 
 
 @login_required
 def scenario_new(request, pk: int):
     topology = selectors.topology_get_for(user=request.user, pk=pk, action="edit")
-    if topology.current_revision is None:
+    if topology.current_revision_id is None:
         messages.error(request, "Save a first revision in the editor before adding scenarios.")
         return redirect("topology_detail", pk=pk)
     return _scenario_page(request, topology, None)
@@ -35,8 +37,9 @@ def scenario_edit(request, pk: int):
 
 def _scenario_page(request, topology, scenario):
     """Builder page: GET shows it; POST saves and, per the button pressed, runs a job."""
-    revision = scenario.revision if scenario else topology.current_revision
-    targets = pages.scenario_targets(revision)
+    revision = scenario.revision if scenario else pages.revision_head(topology.current_revision_id)
+    targets = {**pages.scenario_targets(revision),
+               "unknown": lambda ids: pages.unknown_targets(revision, ids)}
     readonly = not selectors.topology_can(request.user, topology, "edit")
     if readonly and request.method == "POST":
         return _scenario_run(request, scenario, targets)
@@ -55,6 +58,19 @@ def _scenario_page(request, topology, scenario):
         "topology": topology, "scenario": scenario, "revision": revision, **page.context(),
         "targets": targets, "readonly": readonly,
         "job_overview": pages.job_overview(page.job_workload())}, status=page.status())
+
+
+@login_required
+def scenario_targets(request, pk: int):
+    """The failure picker's search: ``?q=<text>`` (and ``revision=<id>``, a revision of this
+    topology, default its current one) -> the first ``TARGET_SEARCH_LIMIT`` groups, nodes and
+    links whose id or label holds it, as JSON (the page never embeds all 300k of a big design)."""
+    topology = selectors.topology_get_for(user=request.user, pk=pk, action="view")
+    revision_id = id_param(request, "revision") if "revision" in request.GET else topology.current_revision_id
+    revision = pages.revision_head(revision_id) if revision_id is not None else None
+    if revision is None or revision.topology_id != topology.pk:
+        raise Http404("no such revision of this topology")
+    return JsonResponse(pages.scenario_target_search(revision, request.GET.get("q", "")))
 
 
 def _scenario_run(request, scenario, targets):

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from designer import bridge, selectors
-from designer.bridge import facts
+from designer.bridge import digest, facts
 from designer.choices import TERMINAL_STATES
 from designer.exceptions import EngineValidationError
 from designer.figures import figures_for_compare
@@ -23,69 +23,66 @@ from designer.figures.headline import bom_value, compare_row
 from designer.figures.headline import headline as figure_headline
 from designer.figures.result import page_figures, page_view
 from designer.figures.style import style_json
-from designer.models import SimulationJob, Topology, TopologyRevision
+from designer.models import RevisionDigest, SimulationJob, Topology, TopologyRevision
 
 __all__ = [
     "document_diff", "revision_diff", "host_list", "host_matrix", "template_choices",
     "editor_config", "link_editor_config", "editor_config_script", "scenario_targets",
+    "scenario_target_search", "unknown_targets", "revision_head", "revision_digest", "revision_bom",
+    "TARGET_SEARCH_LIMIT",
     "job_overview", "job_status", "result_context", "compare_context", "compare_bom_context",
 ]
 
 
 # --- Revision diff -------------------------------------------------------------------------------
 
-_COMPARED = {"nodes": ("kind", "group", "attrs", "capacity_gbps"),
-             "links": ("a", "b", "tech", "capacity_gbps", "latency_ns", "bundle"),
-             "groups": ("kind", "parent", "template")}
-
-
-def document_diff(old: dict, new: dict) -> dict:
-    """What changed between two topology documents, by element id.
-
-    Returns
-    -------
-    dict
-        For each of ``nodes``, ``links``, ``groups``: ``added`` and ``removed`` (sorted ids) and
-        ``changed`` (``[{"id", "fields": {name: [old, new]}}]``), plus ``total`` (count of all
-        entries) and ``name`` ([old, new] when renamed, else None).
-
-    Example: ``{"nodes": [{"id": "a"}]}`` → ``{"nodes": [{"id": "a"}, {"id": "b"}]}`` gives
-    ``nodes.added == ["b"]``.
-    """
-    out: dict = {"name": None, "total": 0}
-    if (old or {}).get("name") != (new or {}).get("name"):
-        out["name"] = [(old or {}).get("name"), (new or {}).get("name")]
-    for section, fields in _COMPARED.items():
-        before = {e.get("id"): e for e in (old or {}).get(section) or []}
-        after = {e.get("id"): e for e in (new or {}).get(section) or []}
-        changed = []
-        for eid in sorted(before.keys() & after.keys(), key=str):
-            delta = {f: [before[eid].get(f), after[eid].get(f)] for f in fields
-                     if before[eid].get(f) != after[eid].get(f)}
-            if delta:
-                changed.append({"id": eid, "fields": delta})
-        out[section] = {"added": sorted(after.keys() - before.keys(), key=str),
-                        "removed": sorted(before.keys() - after.keys(), key=str),
-                        "changed": changed}
-        out["total"] += sum(len(v) for v in out[section].values())
-    return out
+document_diff = digest.document_diff   # pure: it lives with the digest, which stores a patch's
 
 
 def revision_diff(*, user, topology_pk: int, a: int, b: int) -> dict:
     """Diff of revisions ``a`` → ``b`` of a visible topology (Http404 for an unknown number)."""
-    old = selectors.revision_get(user=user, topology_pk=topology_pk, number=a)
-    new = selectors.revision_get(user=user, topology_pk=topology_pk, number=b)
-    return {"old": old, "new": new, "diff": document_diff(old.document, new.document)}
+    old, new = (_revision_without_document(user, topology_pk, n) for n in (a, b))
+    stored = _stored_diff(new) if b == a + 1 else None
+    if stored is not None:   # r(b) was saved from a patch: its diff was kept then
+        return {"old": old, "new": new, "diff": stored}
+    documents = dict(TopologyRevision.objects.filter(pk__in=[old.pk, new.pk])
+                     .values_list("pk", "document"))
+    return {"old": old, "new": new, "diff": document_diff(documents[old.pk], documents[new.pk])}
+
+
+def _revision_without_document(user, topology_pk: int, number: int) -> TopologyRevision:
+    """Revision ``number`` of a topology ``user`` sees, its document not read (Http404 else)."""
+    topology = selectors.topology_get(user=user, pk=topology_pk)
+    revision = (selectors.revision_list(user=user, topology_pk=topology.pk)
+                .filter(number=number).first())
+    if revision is None:
+        raise Http404("no such revision")
+    return revision
+
+
+def _stored_diff(revision: TopologyRevision) -> dict | None:
+    """The diff from the previous revision stored with a revision saved from a patch (its
+    digest's ``diff``), or None (a whole document was saved, or the diff was too large to keep)."""
+    return (RevisionDigest.objects.filter(revision_id=revision.pk)
+            .values_list("summary__diff", flat=True).first())
 
 
 # --- Hosts ---------------------------------------------------------------------------------------
 
 def host_list(revision: TopologyRevision | None) -> list[dict]:
-    """Host groups of a revision: ``[{"id", "template", "parent"}]`` in document order."""
+    """Host groups of a revision: ``[{"id", "template", "parent"}]`` in document order (from its
+    digest: the document is not read)."""
     if revision is None:
         return []
-    return [{"id": g["id"], "template": g.get("template", ""), "parent": g.get("parent", "")}
-            for g in revision.document.get("groups") or [] if g.get("kind") == "host"]
+    return revision_digest(revision)[0]["hosts"]
+
+
+def revision_bom(revision: TopologyRevision | None) -> dict | None:
+    """The BOM of a revision (``fabricscope.bom/1``) from its digest, or None (no revision, no
+    switch, or a document the BOM cannot read)."""
+    if revision is None:
+        return None
+    return revision_digest(revision)[0]["bom"]
 
 
 def host_matrix(revision: TopologyRevision, host: str) -> dict:
@@ -159,12 +156,53 @@ def editor_config(*, topology: Topology, user, csrf_token: str,
 
 
 def scenario_targets(revision: TopologyRevision) -> dict:
-    """Pick lists for the scenario builder: failure targets and selector groups."""
-    doc = revision.document
-    nodes = [(n["id"], f'{n["id"]} · {n.get("kind", "")}') for n in doc.get("nodes") or []]
-    links = [(lk["id"], f'{lk["id"]} · {lk.get("tech", "")}') for lk in doc.get("links") or []]
-    groups = [(g["id"], f'{g["id"]} · {g.get("kind", "")}') for g in doc.get("groups") or []]
-    return {"nodes": nodes, "links": links, "groups": groups}
+    """What the scenario builder lists of a revision: the groups (``[(id, "id · kind")]``, the
+    pattern form's group suggestions) and how many groups, nodes and links the failure picker
+    searches (``counts``). Nodes and links are not listed: the picker asks
+    :func:`scenario_target_search` (a 2,048-host design has 300k of them)."""
+    summary, _ = revision_digest(revision)
+    return {"groups": [(gid, f"{gid} · {kind}") for gid, kind in summary["groups"]],
+            "counts": summary["counts"], "revision_id": revision.pk}
+
+
+#: Targets one search of the failure picker answers (more are announced, not sent).
+TARGET_SEARCH_LIMIT = 50
+#: Characters of a search query (an id is at most 256).
+TARGET_QUERY_MAX = 256
+
+
+def scenario_target_search(revision: TopologyRevision, query: str) -> dict:
+    """Failure targets of a revision whose id or label holds ``query``: ``{"results": [{"id",
+    "label"}], "more": bool, "limit": TARGET_SEARCH_LIMIT}`` (an empty query: the first ones)."""
+    query = "".join(ch for ch in (query or "")[:TARGET_QUERY_MAX] if ch not in "\t\n\r")
+    _, targets = revision_digest(revision)
+    results, more = digest.targets_search(targets, query, TARGET_SEARCH_LIMIT)
+    return {"results": results, "more": more, "limit": TARGET_SEARCH_LIMIT}
+
+
+def unknown_targets(revision: TopologyRevision, ids: list[str]) -> list[str]:
+    """Of ``ids``, those that name no group, node nor link of the revision."""
+    _, targets = revision_digest(revision)
+    return digest.targets_known(targets, ids)
+
+
+def revision_head(revision_id: int | None) -> TopologyRevision | None:
+    """A revision without its document (a page that shows its number must not parse 40 MB)."""
+    if revision_id is None:
+        return None
+    return TopologyRevision.objects.defer("document").filter(pk=revision_id).first()
+
+
+def revision_digest(revision: TopologyRevision) -> tuple[dict, bytes]:
+    """The revision's ``(summary, targets)`` (``designer.bridge.digest``), as stored when it was
+    saved; a revision saved before digests existed (or of an older digest version) has it
+    computed from its document here — slow on a big design, and not stored: a page never writes."""
+    row = (RevisionDigest.objects.filter(revision_id=revision.pk)
+           .values_list("summary", "targets").first())
+    if row is not None and (row[0] or {}).get("version") == digest.DIGEST_VERSION:
+        return row[0], bytes(row[1])
+    document = TopologyRevision.objects.values_list("document", flat=True).get(pk=revision.pk)
+    return digest.revision_digest(document)
 
 
 def job_status(job: SimulationJob) -> dict:

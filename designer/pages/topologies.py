@@ -12,7 +12,7 @@ from django.http import Http404
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 
-from designer import bridge, editor_document, selectors, services
+from designer import editor_document, selectors, services
 from designer.pages import selectors as pages
 from designer.pages.forms.errors import attach_errors, form_status
 from designer.pages.forms.topologies import TopologyNewForm
@@ -66,8 +66,12 @@ def topology_detail(request, pk: int):
         "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
         "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
         "jobs": selectors.recent_jobs(user=request.user, topology_pk=pk),
-        "hosts": pages.host_list(topology.current_revision)[:1],
-        "bom": bridge.revision_bom(topology.current_revision)})
+        # From the revision's digest: this page never reads the (up to 40 MB) document.
+        **_revision_digest_context(pages.revision_head(topology.current_revision_id))})
+
+
+def _revision_digest_context(revision) -> dict:
+    return {"hosts": pages.host_list(revision)[:1], "bom": pages.revision_bom(revision)}
 
 
 @login_required
@@ -105,7 +109,7 @@ def editor(request, pk: int):
 @login_required
 def host_matrix(request, pk: int):
     topology = selectors.topology_get(user=request.user, pk=pk)
-    hosts = pages.host_list(topology.current_revision)
+    hosts = pages.host_list(pages.revision_head(topology.current_revision_id))
     if not hosts:
         raise Http404("this topology has no host yet")
     host = request.GET.get("host") or hosts[0]["id"]

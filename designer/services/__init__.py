@@ -35,7 +35,8 @@ from designer.services.sharing import (
     share_grant, share_link_create, share_link_revoke, share_revoke, share_update,
     topology_fork, topology_transfer)
 from designer.services.sweeps import sweep_chunk_run
-from designer.services.tokens import api_token_revoke, api_token_rotate
+from designer.services.tokens import (
+    api_token_authenticate, api_token_create, api_token_revoke, api_token_rotate)
 from designer.services.topologies import (
     revision_save, topology_build, topology_build_preview, topology_create, topology_delete,
     topology_new, topology_update)
@@ -46,7 +47,8 @@ __all__ = [
     "scenario_create", "scenario_update", "scenario_submit", "scenario_run",
     "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_cancel",
     "result_page_figures", "job_run", "sweep_chunk_run", "job_reap_stale",
-    "scenario_delete", "api_token_rotate", "api_token_revoke",
+    "scenario_delete", "api_token_rotate", "api_token_revoke", "api_token_create",
+    "api_token_authenticate",
     "audit_record", "share_grant", "share_update", "share_revoke", "share_link_create",
     "share_link_revoke", "topology_transfer", "topology_fork",
     "NIC_POLICIES", "MAX_SWEEP_CHUNKS",

@@ -42,6 +42,15 @@ export function filterHidden(text, selected, q) {
   return !!q && !text.toLowerCase().includes(q) && !selected;
 }
 
+/**
+ * The failure list after a search: the picked ids first (kept whatever the search found), then
+ * the results not already picked. `results`: the server's [{id, label}].
+ */
+export function searchedOptions(picked, results) {
+  const seen = new Set(picked.map((o) => o.value));
+  return [...picked, ...results.filter((r) => !seen.has(r.id)).map((r) => ({ value: r.id, label: r.label, selected: false }))];
+}
+
 /* ================================================================ patterns */
 function refreshPattern(p) {
   const kind = p.querySelector('select[name$="-kind"]').value;
@@ -154,29 +163,56 @@ function drawChips(select, picked, count) {
   if (count) count.textContent = chosen.length ? `(${chosen.length})` : '';
 }
 
-/** The filter box over the long list of failure targets; the picked ones as chips. */
+/** Replace the select's options by the server's search results, the picked ones kept. */
+function showResults(select, answer, note) {
+  const picked = [...select.options].filter((o) => o.selected)
+    .map((o) => ({ value: o.value, label: o.text, selected: true }));
+  select.replaceChildren(...searchedOptions(picked, answer.results).map((o) => new Option(o.label, o.value, o.selected, o.selected)));
+  if (note) note.textContent = answer.more ? `first ${answer.limit} matches shown: type more to narrow` : '';
+}
+
+/** Ask the server for the targets matching the box (a big design has 300k: none is in the page). */
+async function searchTargets(box, select, note) {
+  const url = `${box.getAttribute('data-search-url')}&q=${encodeURIComponent(box.value.trim())}`;
+  try {
+    const response = await fetch(url, { headers: { Accept: 'application/json' } });
+    if (response.ok) showResults(select, await response.json(), note);
+    else if (note) note.textContent = `search failed (${response.status})`;
+  } catch (err) {
+    if (note) note.textContent = `search failed: ${err.message}`;
+  }
+}
+
+/** The filter box over the failure targets (searched on the server when the page says where);
+ * the picked ones as chips. */
 function initFailurePicker(box) {
   const select = document.getElementById(box.getAttribute('data-filter-for'));
   const picked = document.querySelector(`[data-picked-for="${select.id}"]`);
   const count = document.querySelector('[data-failure-count]');
+  const note = document.createElement('span');
+  note.className = 'help';
+  box.after(note);
   const redraw = () => drawChips(select, picked, count);
+  const remote = box.hasAttribute('data-search-url');
   let timer = null;
-  const applyFilter = () => {
+  const applyFilter = async () => {
     const q = box.value.trim().toLowerCase();
-    for (const o of select.options) o.hidden = filterHidden(o.text, o.selected, q);
+    if (remote) await searchTargets(box, select, note);
+    else for (const o of select.options) o.hidden = filterHidden(o.text, o.selected, q);
     return q;
   };
   box.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(applyFilter, FILTER_DELAY_MS); });
-  box.addEventListener('keydown', (e) => { // Enter picks the exact id, else the first match
+  box.addEventListener('keydown', async (e) => { // Enter picks the exact id, else the first match
     if (e.key !== 'Enter') return;
     e.preventDefault();
     clearTimeout(timer);
-    const q = applyFilter();
+    const q = await applyFilter();
     const options = [...select.options].filter((o) => !o.hidden && !o.selected);
     const pick = options.find((o) => o.value.toLowerCase() === q) || options[0];
     if (pick) { pick.selected = true; redraw(); box.select(); }
   });
   select.addEventListener('change', redraw);
+  if (remote) applyFilter();
   redraw();
 }
 

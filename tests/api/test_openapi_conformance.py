@@ -71,8 +71,8 @@ def test_a_bad_share_token_is_a_401_even_with_a_valid_bearer_token(api, schema, 
     assert_error(api.get(f"{url}?share=nope"), 401, "invalid_share_link")
     examples = _documented(schema, "get", "/topologies/{id}/")["401"]["content"][
         "application/json"]["examples"]
-    assert {e["value"]["error"]["code"] for e in examples.values()} == {"not_authenticated",
-                                                                        "invalid_share_link"}
+    assert {e["value"]["error"]["code"] for e in examples.values()} == {
+        "not_authenticated", "invalid_share_link", "token_expired"}
 
 
 def test_share_links_are_documented_only_where_they_are_accepted(schema):

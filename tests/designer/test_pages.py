@@ -254,14 +254,17 @@ def test_job_status_json_and_cancel(alice, job):
 
 
 def test_profile_token_is_shown_once_then_revoked(alice, user):
-    from rest_framework.authtoken.models import Token
+    import re
 
-    response = alice.post(reverse("token_create"), follow=True)
-    key = Token.objects.get(user=user).key
-    assert key in response.content.decode()
+    from designer.models import ApiToken
+
+    response = alice.post(reverse("token_create"), {"name": "api", "scope": "write",
+                                                    "days": "90"}, follow=True)
+    key = re.search(r'id="new-token">([^<]+)<', response.content.decode()).group(1)
+    assert ApiToken.objects.get(user=user).prefix == key[:12]
     assert key not in alice.get(reverse("profile")).content.decode()
     alice.post(reverse("token_revoke"))
-    assert not Token.objects.filter(user=user).exists()
+    assert not ApiToken.objects.filter(user=user).exists()
 
 
 def test_base_layout_has_no_cdn_and_navigation(alice):

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { formatTime, progressClass, retryDelayMs, stateLabel } from '../../static/js/job.js';
-import { fieldApplies, filterHidden, labelVariant, nextPatternId, renumbered } from '../../static/js/scenario.js';
+import { fieldApplies, filterHidden, labelVariant, nextPatternId, renumbered, searchedOptions } from '../../static/js/scenario.js';
 
 describe('job page', () => {
   it('formats status times in UTC', () => {
@@ -56,5 +56,13 @@ describe('scenario builder', () => {
     assert.equal(filterHidden('leaf0 · switch', false, 'gpu0'), true);
     assert.equal(filterHidden('leaf0 · switch', true, 'gpu0'), false);
     assert.equal(filterHidden('leaf0 · switch', false, ''), false);
+  });
+
+  it('keeps the picked failure targets first when search results replace the list', () => {
+    const picked = [{ value: 'h0/nic0', label: 'h0/nic0 · nic', selected: true }];
+    const results = [{ id: 'h0/gpu0', label: 'h0/gpu0 · gpu' }, { id: 'h0/nic0', label: 'h0/nic0 · nic' }];
+    assert.deepEqual(searchedOptions(picked, results), [
+      picked[0], { value: 'h0/gpu0', label: 'h0/gpu0 · gpu', selected: false }]);
+    assert.deepEqual(searchedOptions([], []), []);
   });
 });

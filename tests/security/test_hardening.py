@@ -7,16 +7,16 @@ import pytest
 
 
 def test_share_tokens_are_redacted_from_any_log_line():
-    from designer.ops.logs import RequestIdFilter
+    from designer.ops.logs import RedactSecretsFilter
 
     token = "Zk3v9-abcdefghijklmnopqrstuvwx_0123456789"
     record = logging.LogRecord("django.request", logging.WARNING, __file__, 1,
                                "Not Found: %s", (f"/s/{token}/results/4/",), None)
-    RequestIdFilter().filter(record)
+    RedactSecretsFilter().filter(record)
     assert token not in record.getMessage()
-    assert "/s/<token>/results/4/" in record.getMessage()
+    assert "/s/<redacted>/results/4/" in record.getMessage()
     query = logging.LogRecord("x", logging.INFO, __file__, 1, f"GET /api/v1/jobs/1/?share={token}", None, None)
-    RequestIdFilter().filter(query)
+    RedactSecretsFilter().filter(query)
     assert token not in query.getMessage()
 
 

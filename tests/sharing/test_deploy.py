@@ -67,8 +67,10 @@ def test_api_token_is_revocable_from_the_profile_page(client, user):
     from rest_framework.test import APIClient
 
     client.force_login(user)
-    client.post(reverse("token_create"))
-    key = client.session["new_api_token"]
+    import re
+
+    created = client.post(reverse("token_create"), {"name": "api", "scope": "write", "days": "90"})
+    key = re.search(r'id="new-token">([^<]+)<', created.content.decode()).group(1)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert api.get("/api/v1/topologies/").status_code == 200

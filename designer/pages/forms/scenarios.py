@@ -41,6 +41,46 @@ def split_ids(text: str) -> list[str]:
     return [part for part in re.split(r"[\s,]+", text or "") if part]
 
 
+class TargetIdsField(forms.MultipleChoiceField):
+    """Ids of failure targets. A big design has 300k nodes and links, so they are not the field's
+    choices (the page searches them: ``scenarios/targets/``); the form checks the ids against
+    the revision (``targets["unknown"]``), and its choices are only the ids picked."""
+
+    def valid_value(self, value) -> bool:
+        return isinstance(value, str) and 0 < len(value) <= MAX_TARGET_ID
+
+    def validate(self, value) -> None:
+        super().validate(value)
+        if len(value) > MAX_DOWN_TARGETS:
+            raise ValidationError(f"{len(value):,} targets picked; at most {MAX_DOWN_TARGETS:,} "
+                                  f"can be switched off (pick a group to fail many at once)")
+
+
+MAX_DOWN_TARGETS = 500   # picked failure targets per scenario (a group fails all its members);
+# under Django's 1,000 fields of a form post (DATA_UPLOAD_MAX_NUMBER_FIELDS), so the check speaks first
+MAX_TARGET_ID = 256       # characters, as an id of the document
+
+
+def _picked_targets(form: forms.Form, targets: dict | None) -> None:
+    """The failure picker's options are the ids picked (posted, or saved): the others are
+    searched by the page; ``targets["unknown"]`` (ids -> the unknown ones) checks them."""
+    field = form.fields["failures_down"]
+    picked = (form.data.getlist("failures_down") if form.is_bound and hasattr(form.data, "getlist")
+              else form.initial.get("failures_down") or [])
+    field.choices = [(i, i) for i in picked if isinstance(i, str)][:MAX_DOWN_TARGETS + 1]
+    form.unknown_targets = (targets or {}).get("unknown")
+
+
+def _clean_failures_down(form: forms.Form) -> list[str]:
+    """The picked ids, each a group, node or link of the revision."""
+    ids = form.cleaned_data.get("failures_down") or []
+    unknown = form.unknown_targets(ids) if ids and form.unknown_targets else []
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ValidationError(f"not a group, node or link of this revision: {shown}")
+    return ids
+
+
 class ScenarioForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
@@ -48,7 +88,7 @@ class ScenarioForm(forms.Form):
     nic_policy = forms.ChoiceField(choices=NIC_POLICIES, initial="affinity", label="NIC policy")
     multipath = forms.ChoiceField(choices=MULTIPATH, initial="hash")
     seed = forms.IntegerField(min_value=0, initial=1, required=False)
-    failures_down = forms.MultipleChoiceField(
+    failures_down = TargetIdsField(
         required=False, label="Down", help_text="Nodes, links or groups switched off.")
     failures_degrade = forms.CharField(
         required=False, label="Degraded", widget=forms.Textarea(attrs={"rows": 2}),
@@ -62,7 +102,7 @@ class ScenarioForm(forms.Form):
 
     def __init__(self, *args, targets: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["failures_down"].choices = _target_choices(targets)
+        _picked_targets(self, targets)
 
     def clean_failures_degrade(self) -> list[dict]:
         out = []
@@ -78,6 +118,9 @@ class ScenarioForm(forms.Form):
                 raise ValidationError(f"line {n}: write <target> <factor> with 0 < factor ≤ 1")
             out.append({"target": target, "mode": "degrade", "factor": factor})
         return out
+
+    def clean_failures_down(self) -> list[str]:
+        return _clean_failures_down(self)
 
     def routing(self) -> dict:
         seed = self.cleaned_data.get("seed")
@@ -98,12 +141,6 @@ class ScenarioForm(forms.Form):
                 "failures_degrade": "\n".join(f'{f["target"]} {f.get("factor", 0.5):g}'
                                               for f in scenario.failures
                                               if f.get("mode") == "degrade")}
-
-
-def _target_choices(targets: dict | None) -> list:
-    targets = targets or {}
-    return [("Groups", targets.get("groups", [])), ("Nodes", targets.get("nodes", [])),
-            ("Links", targets.get("links", []))]
 
 
 SELECT_CHOICES = [("gpu", "All GPUs"), ("group", "GPUs of a group"), ("ids", "Listed devices")]
@@ -212,9 +249,10 @@ class ScenarioRunForm(forms.Form):
 
     def __init__(self, *args, targets: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["failures_down"].choices = _target_choices(targets)
+        _picked_targets(self, targets)
 
     clean_failures_degrade = ScenarioForm.clean_failures_degrade
+    clean_failures_down = ScenarioForm.clean_failures_down
     failures = ScenarioForm.failures
 
     def what_if_failures(self, saved: list[dict]) -> list[dict] | None:

@@ -1,0 +1,167 @@
+"""Cost of every page of a big design: CPU seconds and peak Python memory per GET.
+
+Builds a ``--hosts`` host DGX-H100 rail-optimized design (2,048 by default: 16,384 GPUs), saves
+it through the services (the model layer, as the New page does), adds a second revision by a
+small patch, a scenario and a share, then GETs each page once with Django's test client and
+prints ``process CPU s`` and ``peak MB`` (tracemalloc) per page.
+
+    .venv/bin/python tools/big_design_pages.py [--hosts 2048] [--profile PAGE]
+
+Runs against a throw-away SQLite database in a temporary directory (the embedded default's
+engine), so it never touches ``var/``. ``--profile NAME`` prints the 25 costliest functions
+(cProfile, cumulative) of one page instead. docs/RELIABILITY.md, "Big designs: cost per page",
+holds the figures this prints.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _django(var_dir: str) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "designer.settings")
+    os.environ["FABRICSCOPE_VAR_DIR"] = var_dir
+    os.environ["DATABASE_URL"] = f"sqlite:///{var_dir}/pages.sqlite3"
+    os.environ.setdefault("LOG_LEVEL", "ERROR")
+    os.environ.setdefault("DEBUG", "1")  # as `manage.py up`, the embedded default, runs
+    os.environ.setdefault("FABRICSCOPE_BUILD_MAX_ELEMENTS", "1000000")
+    os.environ.setdefault("FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE", "10000000")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def build_design(hosts: int, profile_patch: bool = False):
+    """The design, its saved scenario and the user: (user, topology, scenario)."""
+    from django.contrib.auth import get_user_model
+
+    from django.test import TestCase
+
+    from designer import services
+
+    user = get_user_model().objects.create_user("big", password="big-password-1")
+    topology = services.topology_build(owner=user, name=f"big-{hosts}", template="dgx-h100",
+                                       hosts=hosts)
+    first_link = topology.current_revision.document["links"][0]
+    patch = {"links": {"update": [dict(first_link, latency_ns=777)]}}  # an update is whole
+    profiler = cProfile.Profile() if profile_patch else None
+    start = time.process_time()
+    with TestCase.captureOnCommitCallbacks(execute=True), _maybe(profiler):
+        services.revision_save(topology=topology, user=user, base_revision=topology.revision_number,
+                               patch=patch, message="one latency")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+    print(f"{'patch save (one link updated)':34s} {time.process_time() - start:8.2f} s")
+    topology.refresh_from_db()
+    scenario = services.scenario_create(
+        topology=topology, user=user, name="ring",
+        workload=[{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}],
+        failures=[{"target": topology.current_revision.document["links"][0]["id"], "mode": "down"}])
+    return user, topology, scenario
+
+
+def _maybe(profiler):
+    import contextlib
+
+    if profiler is None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def running():
+        profiler.enable()
+        try:
+            yield
+        finally:
+            profiler.disable()
+    return running()
+
+
+def pages(topology, scenario) -> dict[str, str]:
+    t, r = topology.pk, topology.revision_number
+    api = f"/api/v1/topologies/{t}"
+    return {
+        "topology list": "/topologies/",
+        "topology page": f"/topologies/{t}/",
+        "hosts (host matrix)": f"/topologies/{t}/hosts/",
+        "scenario form (new)": f"/topologies/{t}/scenarios/new/",
+        "scenario page (saved)": f"/scenarios/{scenario.pk}/",
+        "scenario targets (search)": f"/topologies/{t}/scenarios/targets/?q=h1/gpu",
+        "revision diff": f"/topologies/{t}/diff/?a={r - 1}&b={r}",
+        "editor page": f"/topologies/{t}/editor/",
+        "nccl-tests page": f"/topologies/{t}/nccl-tests/",
+        "sharing page": f"/topologies/{t}/sharing/",
+        "export JSON": f"{api}/export/?format=json",
+        "export GraphML": f"{api}/export/?format=graphml",
+        "BOM (API)": f"{api}/bom/",
+        "revisions (API)": f"{api}/revisions/",
+        "revision (API)": f"{api}/revisions/{r}/",
+    }
+
+
+def measure(client, url: str, memory: bool) -> tuple[float, float, int]:
+    """(CPU s, peak MB or nan, status) of one GET, the body read whole (streamed bodies too).
+    With ``memory``, tracemalloc runs around it (it slows Python down: CPU is then inflated)."""
+    if memory:
+        tracemalloc.start()
+    start = time.process_time()
+    response = client.get(url)
+    if getattr(response, "streaming", False):
+        for _ in response.streaming_content:
+            pass
+    else:
+        _ = response.content
+    cpu = time.process_time() - start
+    peak = float("nan")
+    if memory:
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    return cpu, peak, response.status_code
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", type=int, default=2048)
+    parser.add_argument("--profile", default="", help="a page name to profile instead")
+    parser.add_argument("--patch-only", action="store_true", help="time the patch save, no page")
+    parser.add_argument("--memory", action="store_true",
+                        help="peak Python memory per page (tracemalloc; inflates CPU)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as var_dir:
+        _django(var_dir)
+        from django.test import Client
+
+        user, topology, scenario = build_design(args.hosts, args.profile == "patch")
+        if args.patch_only or args.profile == "patch":
+            return
+        client = Client(SERVER_NAME="localhost")
+        client.force_login(user)
+        urls = pages(topology, scenario)
+        if args.profile:
+            client.get(urls["topology list"])
+            for name in args.profile.split(","):
+                profiler = cProfile.Profile()
+                profiler.runcall(client.get, urls[name])
+                print(f"==== {name}")
+                pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+            return
+        print(f"{'page':34s} {'CPU s':>8s} {'peak MB':>8s} status")
+        client.get(urls["topology list"])  # the first request's imports, not any page's cost
+        for name, url in urls.items():
+            cpu, peak, status = measure(client, url, args.memory)
+            print(f"{name:34s} {cpu:8.2f} {peak:8.1f} {status}")
+
+
+if __name__ == "__main__":
+    main()
