@@ -38,9 +38,12 @@ node_modules/.package-lock.json: package-lock.json
 run: setup
 	$(PY) manage.py up
 
-## test: the whole suite (engine, web, API, real worker, browser, slow); prints the 25 slowest
+## test: the whole suite (engine, web, API, real worker, browser, slow); prints the 25 slowest.
+## In two passes: what `test-fast` runs, on both cores; then the browser, real-worker and slow
+## tests one at a time (they start servers and workers, and some assert wall-clock times).
 test: setup
-	$(PY) -m pytest --durations=25
+	$(PY) -m pytest -n 2 -m "not browser and not worker and not slow" --durations=25
+	$(PY) -m pytest -m "browser or worker or slow" --durations=25
 
 ## test-fast: everything but the browser, real-worker and slow tests (schemathesis, 128-host payload),
 ## on both cores (pytest-xdist; each worker gets its own test database)
