@@ -2,7 +2,6 @@
 as plain JSON, and the canonical JSON checksums are computed on."""
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import math
@@ -36,14 +35,13 @@ def engine_errors(field: str | None = None) -> Iterator[None]:
 def collector_paused() -> Iterator[None]:
     """Python's cyclic collector off for a block that makes ~10^5-10^6 containers while a big
     document is alive: each full collection would rescan the whole document (~0.5 s at 1,024
-    hosts, several per request); JSON documents hold no reference cycles to collect."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    hosts, several per request); JSON documents hold no reference cycles to collect. The engine's
+    pause (``analysis.simulate.gc_paused``) counts nested and concurrent blocks, so one request's
+    thread cannot switch the collector back on under another's."""
+    from designer.engine.analysis.simulate import gc_paused
+
+    with gc_paused():
         yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def canonical_json(value: Any) -> str:
@@ -100,15 +98,11 @@ def json_safe(value: Any) -> Any:
     # The collector is paused: building a result's ~10^5-10^6 containers otherwise starts a
     # collection every 700 of them, which rescans the survivors (~2/3 of the time); JSON has no
     # reference cycles to collect.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return orjson.loads(orjson.dumps(value, default=_orjson_default, option=_ORJSON_STRICT))
-    except TypeError:  # orjson.JSONEncodeError
-        return _json_safe_walk(value)
-    finally:
-        if was_enabled:
-            gc.enable()
+    with collector_paused():
+        try:
+            return orjson.loads(orjson.dumps(value, default=_orjson_default, option=_ORJSON_STRICT))
+        except TypeError:  # orjson.JSONEncodeError
+            return _json_safe_walk(value)
 
 
 # Subclasses (str, int, dict, list), datetimes and dataclasses go through _orjson_default, which
@@ -162,12 +156,8 @@ class DocumentJSONDecoder(json.JSONDecoder):
     faster than ``json.loads`` on a 40 MB document); ``json`` reads what orjson refuses."""
 
     def decode(self, s, *args, **kwargs):
-        was_enabled = gc.isenabled()
-        gc.disable()  # ~10^6 containers made: see json_safe
-        try:
-            return orjson.loads(s)
-        except orjson.JSONDecodeError:
-            return super().decode(s, *args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
+        with collector_paused():   # ~10^6 containers made: see json_safe
+            try:
+                return orjson.loads(s)
+            except orjson.JSONDecodeError:
+                return super().decode(s, *args, **kwargs)

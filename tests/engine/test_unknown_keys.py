@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from designer.engine.document import FORMAT, normalize, validate
+from designer.engine.document import normalize, validate
 from designer.engine.errors import InvalidTopology
+from tests.engine.test_document import small
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,16 +28,6 @@ def migrate_unknown_keys(doc):
     from designer.engine.document.normalizer import migrate_unknown_keys as migrate
 
     return migrate(doc)
-
-
-def small():
-    return {"format": FORMAT, "name": "t",
-            "groups": [{"id": "r0", "kind": "rack"}, {"id": "h0", "kind": "host", "parent": "r0"}],
-            "nodes": [{"id": "g0", "kind": "gpu", "group": "h0"},
-                      {"id": "sw", "kind": "pcie_switch", "group": "h0"},
-                      {"id": "n0", "kind": "nic", "group": "h0", "attrs": {"rail": 0}}],
-            "links": [{"id": "g0-sw", "a": "g0", "b": "sw", "tech": "pcie4x16"},
-                      {"id": "sw-n0", "a": "sw", "b": "n0", "tech": "pcie4x16", "capacity_gbps": 100}]}
 
 
 def problems_at(doc, path):
