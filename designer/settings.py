@@ -393,6 +393,11 @@ FABRICSCOPE_API_THROTTLE_RATES = {
 FABRICSCOPE_MAX_BODY_BYTES = int(env_float(
     "FABRICSCOPE_MAX_BODY_MB", env_float("FABRICSCOPE_API_MAX_BODY_MB", 64.0)) * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = FABRICSCOPE_MAX_BODY_BYTES
+# A body over this size is parsed and validated as a whole document (a 2,048-host design is
+# ~40 MB, ~0.7 GB of Python objects while it is checked): one such request at a time per web
+# process, the next one a 503 with Retry-After, so parallel large bodies cannot multiply a
+# process's memory (four 51.6 MB /validate/ bodies held 2.9 GB at once before).
+FABRICSCOPE_LARGE_BODY_BYTES = int(env_float("FABRICSCOPE_LARGE_BODY_MB", 8.0) * 1024 * 1024)
 # JSON bodies nested deeper are a 400 before parsing (api/parsers.py; json.loads recurses per level).
 FABRICSCOPE_JSON_MAX_DEPTH = int(env_float("FABRICSCOPE_JSON_MAX_DEPTH", 128))
 SPECTACULAR_SETTINGS.update({

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 
 from django.conf import settings
@@ -110,7 +111,30 @@ class BodyLimitMiddleware:
         size = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 20 else None
         if size is not None and size > limit:
             return payload_too_large(size, limit)
-        return self.get_response(request)
+        if size is None or size <= settings.FABRICSCOPE_LARGE_BODY_BYTES:
+            return self.get_response(request)
+        # A large body: one at a time in this process (its threads share the memory it takes).
+        if not LARGE_BODY_GATE.acquire(blocking=False):
+            return large_body_busy(size)
+        try:
+            return self.get_response(request)
+        finally:
+            LARGE_BODY_GATE.release()
+
+
+# One large body at a time per web process (FABRICSCOPE_LARGE_BODY_BYTES).
+LARGE_BODY_GATE = threading.Semaphore(1)
+
+
+def large_body_busy(size: int) -> JsonResponse:
+    """The 503 of a large body while this process already handles one."""
+    limit = settings.FABRICSCOPE_LARGE_BODY_BYTES
+    response = JsonResponse({"error": {"code": "busy_with_large_body", "message": (
+        f"this server process is already handling a request body over {limit:,} bytes "
+        "(FABRICSCOPE_LARGE_BODY_BYTES); one such body at a time per process: retry in a few seconds"),
+        "details": {"size_bytes": size, "large_body_bytes": limit}}}, status=503)
+    response["Retry-After"] = "2"
+    return response
 
 
 class SecurityHeadersMiddleware:

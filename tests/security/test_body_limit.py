@@ -71,3 +71,31 @@ def test_a_2048_host_document_saves_through_the_api(world, api_as):
     assert (head["host_count"], head["gpu_count"]) == (2048, 16_384)
     assert (head["node_count"], head["link_count"]) == (len(document["nodes"]),
                                                         len(document["links"]))
+
+
+def test_a_second_large_body_in_one_process_waits_its_turn(world, api_as, settings):
+    """Bodies over FABRICSCOPE_LARGE_BODY_BYTES are parsed as whole documents: one at a time per
+    web process. While one is being handled (the gate held), the next is a 503 with Retry-After
+    that names the limit — before anything reads it; once the first is done the same body
+    passes, and a small body never waits."""
+    from designer.ops.middleware import LARGE_BODY_GATE
+
+    settings.FABRICSCOPE_LARGE_BODY_BYTES = 1_000
+    big = json.dumps({"document": {"format": "fabricscope.topology/1", "name": "x" * 2_000}})
+    small = json.dumps({"document": {"format": "fabricscope.topology/1", "name": "x"}})
+    client = api_as("owner")
+    assert LARGE_BODY_GATE.acquire(blocking=False)          # another thread's large body
+    try:
+        busy = client.post("/api/v1/validate/", data=big, content_type="application/json")
+        assert busy.status_code == 503 and busy["Retry-After"] == "2"
+        error = busy.json()["error"]
+        assert error["code"] == "busy_with_large_body" and "FABRICSCOPE_LARGE_BODY_BYTES" in error["message"]
+        assert error["details"] == {"size_bytes": len(big.encode()), "large_body_bytes": 1_000}
+        assert client.post("/api/v1/validate/", data=small, content_type="application/json").status_code == 200
+    finally:
+        LARGE_BODY_GATE.release()
+    assert client.post("/api/v1/validate/", data=big, content_type="application/json").status_code == 200
+    # the gate is free again after a large body, also when its view fails
+    bad = client.post("/api/v1/validate/", data=big[:-2], content_type="application/json")
+    assert bad.status_code == 400 and LARGE_BODY_GATE.acquire(blocking=False)
+    LARGE_BODY_GATE.release()
