@@ -18,4 +18,4 @@ export = extend_schema(
         id_query("revision", "revision number (default: current; a missing one is a 404)",
                  maximum=2 ** 31 - 1)],
     responses={(200, "application/json"): OpenApiTypes.OBJECT,
-               (200, "application/graphml+xml"): OpenApiTypes.STR, **errors(400, 404)})
+               (200, "application/graphml+xml"): OpenApiTypes.STR, **errors(400, 404, 413, extra="export")})

@@ -62,7 +62,15 @@ _ERRORS = {
 TOO_MANY_JOBS = ("too_many_jobs", "you already have 4 jobs queued or running (limit 4 per "
                                   "user); wait for one to finish or cancel one, then submit again",
                  {"active": 4, "limit": 4, "retry_after_s": 10})
-_EXTRA = {"job_submit": {429: [TOO_MANY_JOBS]},
+EXPORT_TOO_LARGE = ("export_too_large", "format=graphml: revision 2 has 45568 nodes and links; the API "
+                                        "exports at most 12000 as GraphML (GRAPHML_MAX_ELEMENTS): export it "
+                                        "as JSON (format=json) and run `python -m designer.engine export "
+                                        "<document.json> --format graphml -o <file>`, which does the same "
+                                        "export offline",
+                    {"path": "format", "elements": 45568, "limit_elements": 12000,
+                     "command": "python -m designer.engine export <document.json> --format graphml -o <file>"})
+_EXTRA = {"export": {413: [EXPORT_TOO_LARGE]},
+          "job_submit": {429: [TOO_MANY_JOBS]},
           "job_result": {409: [("job_not_finished", "job 12 is running (40%): no result yet; "
                                 "poll the job until it succeeds",
                                 {"state": "running", "progress": 40})]}}

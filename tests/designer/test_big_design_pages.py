@@ -69,6 +69,10 @@ def _pages(big) -> dict[str, str]:
         "revisions (API)": f"/api/v1/topologies/{t}/revisions/",
         "revision diff (r1 -> r2, a patch)": reverse("revision_diff", args=[t]) + "?a=1&b=2",
         "host matrix (last host)": reverse("host_matrix", args=[t]) + "?host=h2047",
+        "export JSON (API)": f"/api/v1/topologies/{t}/export/?format=json",
+        "revision (API, with its document)": f"/api/v1/topologies/{t}/revisions/2/",
+        "BOM (API)": f"/api/v1/topologies/{t}/bom/",
+        "export GraphML (API)": f"/api/v1/topologies/{t}/export/?format=graphml",
     }
 
 
@@ -77,7 +81,8 @@ def _pages(big) -> dict[str, str]:
 @pytest.mark.parametrize("name", [
     "topology page", "scenario form (new)", "scenario page (saved)", "failure target search",
     "failure target search (no match)", "editor page", "sharing page", "topology list",
-    "revisions (API)", "revision diff (r1 -> r2, a patch)", "host matrix (last host)"])
+    "revisions (API)", "revision diff (r1 -> r2, a patch)", "host matrix (last host)",
+    "export JSON (API)", "revision (API, with its document)", "BOM (API)"])
 def test_page_of_a_2048_host_design_within_one_cpu_second(client, big, name):
     client.force_login(big["user"])
     url = _pages(big)[name]
@@ -86,6 +91,40 @@ def test_page_of_a_2048_host_design_within_one_cpu_second(client, big, name):
     assert response.status_code == 200, body[:500]
     print(f"{name}: {cpu:.3f} s CPU")   # the figures of docs/RELIABILITY.md (pytest -s)
     assert cpu <= CPU_BUDGET_S, f"{name}: {cpu:.2f} s of CPU"
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_big_graphml_export_is_refused_within_one_cpu_second(client, big):
+    """GraphML of 277k elements costs ~20 s (networkx): the API answers a 413 naming the limit
+    and the CLI command instead, without reading the document."""
+    client.force_login(big["user"])
+    client.get(reverse("topology_list"))
+    cpu, (response, body) = cpu_of(client, _pages(big)["export GraphML (API)"])
+    print(f"export GraphML (API, 413): {cpu:.3f} s CPU")
+    assert response.status_code == 413, body[:500]
+    error = json.loads(body)["error"]
+    assert error["code"] == "export_too_large" and "python -m designer.engine export" in error["message"]
+    assert cpu <= CPU_BUDGET_S, f"GraphML 413: {cpu:.2f} s of CPU"
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_big_stored_text_answers_equal_the_documents(client, big):
+    """The export and revision answers of the 2,048-host design are its stored text: they parse
+    to the document, and the BOM to the engine's BOM of it (as the views answered before)."""
+    import orjson
+
+    client.force_login(big["user"])
+    revision = big["topology"].revisions.get(number=2)
+    document = revision.document
+    exported = client.get(_pages(big)["export JSON (API)"])
+    assert orjson.loads(exported.content) == document
+    detail = orjson.loads(client.get(_pages(big)["revision (API, with its document)"]).content)
+    assert detail.pop("document") == document and detail["number"] == 2
+    assert detail["checksum"] == revision.checksum
+    bom = orjson.loads(client.get(_pages(big)["BOM (API)"]).content)
+    assert bom == json.loads(json.dumps(bridge.fabric_bom(document)))
 
 
 @pytest.mark.slow
