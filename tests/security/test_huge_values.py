@@ -152,3 +152,25 @@ def test_simai_engine_bounds_sizes_and_times():
     assert any(p.path == "line 3" and "fwd comm size" in p.message for p in caught.value.problems)
     job = simai_job(simai_with_size(str(2 ** 60)))            # the bound itself is fine
     assert job["job"]["phases"]
+
+
+@pytest.mark.parametrize("field, value", [("capacity_gbps", 1e308), ("latency_ns", 1e300),
+                                          ("capacity_ab_gbps", 1e16)])
+def test_a_link_quantity_over_the_bound_is_located_on_both_validation_paths(field, value):
+    """Capacities and latencies are bounded at 1e15 (Gb/s, ns) so sums over millions of links
+    stay finite: the column-wise acceptance must not vouch for the document, and the item walk
+    names the link and the bound. 1e15 itself is accepted."""
+    from designer.engine.document import validate
+    from tests.engine.test_document import small
+
+    doc = small()
+    doc["links"][1][field] = value
+    problems = [(p.path, p.message) for p in validate(doc)]
+    assert problems == [(f"links[1].{field}", f"must be at most 1e+15, got {value:.3g} (larger values "
+                                              "overflow sums over the links and bytes ÷ rate)")]
+    doc["links"][1][field] = 1e15
+    assert validate(doc) == []
+    # the slow path too: another problem elsewhere makes the walk run over every item
+    doc["links"][1][field] = value
+    doc["nodes"][0]["group"] = "nowhere"
+    assert (f"links[1].{field}", problems[0][1]) in [(p.path, p.message) for p in validate(doc)]

@@ -23,7 +23,8 @@ from itertools import chain, compress, repeat
 import numpy as np
 
 from designer.engine.catalog import NODE_KINDS, TECHS
-from designer.engine.document.rules import BASES, DIRECTION_KEYS, LIMITS, SMALLEST_NORMAL, UNPRINTABLE
+from designer.engine.document.rules import (BASES, DIRECTION_KEYS, LARGEST_QUANTITY, LIMITS, SMALLEST_NORMAL,
+                                            UNPRINTABLE)
 from designer.engine.numbers import first_appearance_codes
 from designer.engine.solve.id_index import IdIndex
 
@@ -298,12 +299,12 @@ def _positive_numbers(values: list, types: set | None = None) -> bool:
     """Capacities: finite and at least the smallest normal float (the item walk's positive
     rule; a zero on a link declared down is left to it)."""
     arr = _numbers(values, types)
-    return arr is not None and bool(np.all(np.isfinite(arr) & (arr >= SMALLEST_NORMAL)))
+    return arr is not None and bool(np.all((arr >= SMALLEST_NORMAL) & (arr <= LARGEST_QUANTITY)))
 
 
 def _non_negative_numbers(values: list, types: set | None = None) -> bool:
     arr = _numbers(values, types)
-    return arr is not None and bool(np.all(np.isfinite(arr) & (arr >= 0)))
+    return arr is not None and bool(np.all((arr >= 0) & (arr <= LARGEST_QUANTITY)))
 
 
 def _attrs_ok(attrs_column: list, types: set | None) -> bool:

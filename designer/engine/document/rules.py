@@ -29,6 +29,10 @@ BASES = ("effective", "raw", "explicit")
 DIRECTION_KEYS = ("capacity_ab_gbps", "capacity_ba_gbps")
 
 SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308; below it (but above 0) floats are subnormal
+# The largest capacity (Gb/s) or latency (ns) a document may state: 1e15 Gb/s is ~10^12 times a
+# 1.6 Tb/s port, 1e15 ns is 11.6 days. Bounded so sums over millions of links and bytes ÷ rate
+# products stay finite (a 1e308 capacity summed to "inf" on the BOM page).
+LARGEST_QUANTITY = 1e15
 # C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates.
 UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

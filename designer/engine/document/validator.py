@@ -39,8 +39,8 @@ from designer.engine.catalog import GROUP_KINDS, NODE_KINDS, TECHS
 from designer.engine.document.accept import accept_links, link_columns, node_columns
 from designer.engine.document.keys import check_unknown_keys
 from designer.engine.document.normalizer import normalize_valid
-from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LIMITS, SMALLEST_NORMAL,
-                                            unprintable)
+from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LARGEST_QUANTITY, LIMITS,
+                                            SMALLEST_NORMAL, unprintable)
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 
 __all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check", "unprintable"]
@@ -168,6 +168,9 @@ class _Checker:
             self.add(path, f"must be finite, got {value}")
         elif value < 0:
             self.add(path, f"must not be negative, got {value}")
+        elif value > LARGEST_QUANTITY:
+            self.add(path, f"must be at most {LARGEST_QUANTITY:.0e}, got {value:.3g} (larger values overflow "
+                           "sums over the links and bytes ÷ rate)")
         elif positive and value < SMALLEST_NORMAL:
             self.add(path, f"must be positive, got {value}" if value == 0 else
                      f"must be at least {SMALLEST_NORMAL:.3g}, got {value} (subnormal)")
