@@ -155,7 +155,12 @@ function drawChips(select, picked, count) {
     chip.textContent = o.value;
     const x = document.createElement('button');
     x.type = 'button'; x.setAttribute('aria-label', `Remove ${o.value}`); x.textContent = '×';
-    x.addEventListener('click', () => { o.selected = false; drawChips(select, picked, count); });
+    // Looked up at click time: a server search may have replaced the options since the chip was drawn.
+    x.addEventListener('click', () => {
+      const current = [...select.options].find((c) => c.value === o.value);
+      if (current) current.selected = false;
+      drawChips(select, picked, count);
+    });
     chip.appendChild(x);
     picked.appendChild(chip);
   }
@@ -197,7 +202,7 @@ function initFailurePicker(box) {
   let timer = null;
   const applyFilter = async () => {
     const q = box.value.trim().toLowerCase();
-    if (remote) await searchTargets(box, select, note);
+    if (remote) { await searchTargets(box, select, note); redraw(); }
     else for (const o of select.options) o.hidden = filterHidden(o.text, o.selected, q);
     return q;
   };

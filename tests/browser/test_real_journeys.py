@@ -453,7 +453,8 @@ def test_nic_failure_what_if(app_page, live_server, user, sign_in, shot, celery_
     page.goto(f"{base}/topologies/{topology.pk}/scenarios/new/")
     fill_ring_allreduce(page, "ring-nic0-down")
     page.fill("input[data-filter-for=id_failures_down]", "h0/nic0")
-    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")   # searched on the server: the chip comes with its answer
+    page.locator(".picked .chip").first.wait_for(timeout=10_000)
     assert page.locator(".picked .chip").count() == 1
     assert "h0/nic0" in page.locator(".picked .chip").inner_text()
     page.locator("#failures").scroll_into_view_if_needed()

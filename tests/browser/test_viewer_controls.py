@@ -113,7 +113,8 @@ def test_every_control_a_viewer_sees_works_or_says_why(app_page, live_server, si
     assert bob.evaluate("[...document.querySelector('#id_failures_down').selectedOptions].length") == 0
     # The filter: Enter picks the exact id.
     bob.fill(".picker-filter", "h0/nic0")
-    bob.press(".picker-filter", "Enter")
+    bob.press(".picker-filter", "Enter")   # searched on the server: the chip comes with its answer
+    bob.locator(".picked .chip").first.wait_for(timeout=10_000)
     assert [t.replace("\n", "") for t in bob.locator(".picked .chip").all_inner_texts()] == ["h0/nic0×"]
     shot(bob, "viewer-02-what-if-picked")
 
@@ -127,6 +128,7 @@ def test_viewer_what_if_runs_as_their_job_and_leaves_the_scenario(app_page, live
     bob.goto(live_server.url + reverse("scenario_edit", args=[scenario.pk]))
     bob.fill(".picker-filter", "h0/nic0")
     bob.press(".picker-filter", "Enter")
+    bob.locator('.picked .chip button[aria-label="Remove h0/nic0"]').wait_for(timeout=10_000)
     bob.fill("#id_failures_degrade", "h0/gpu0-pcie0 0.5")
     bob.click('button[value="simulate"]')
     bob.wait_for_url("**/jobs/*/")
