@@ -2,6 +2,8 @@
 ``Model.objects``, so they can only narrow what the user may see)."""
 from __future__ import annotations
 
+import datetime
+
 import django_filters
 from django import forms
 
@@ -36,11 +38,36 @@ def _number(field_name: str, lookup_expr: str = "exact", maximum: int = MAX_ID):
                           max_value=maximum)
 
 
+class _UtcDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 date and time, converted to UTC before it reaches the database: PostgreSQL
+    refuses a UTC offset beyond ±15:59 (``-23:24`` is valid ISO 8601 and was a 500 there), and a
+    time near year 9999 whose offset moves it past the calendar is a 400, not an overflow."""
+
+    def to_python(self, value):
+        parsed = super().to_python(value)
+        if parsed is None:
+            return None
+        try:
+            return parsed.astimezone(datetime.timezone.utc)
+        except (OverflowError, ValueError):
+            raise forms.ValidationError("must be a date and time between years 1 and 9999 in UTC "
+                                        "(its offset moves it past that)", code="invalid") from None
+
+
+class _UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = _UtcDateTimeField
+
+
+def _after(field_name: str):
+    """``field >= value`` for an ISO 8601 date and time (compared in UTC)."""
+    return _UtcDateTimeFilter(field_name=field_name, lookup_expr="gte")
+
+
 class TopologyFilter(django_filters.FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     min_gpus = _number("gpu_count", "gte", 2 ** 31 - 1)
     max_gpus = _number("gpu_count", "lte", 2 ** 31 - 1)
-    updated_after = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+    updated_after = _after("updated_at")
     shared = django_filters.ChoiceFilter(choices=[("me", "shared with me")], method="_shared",
                                          help_text="me: only topologies others shared with you")
     role = django_filters.ChoiceFilter(choices=[("owner", "owner"), ("editor", "editor"),
@@ -74,7 +101,7 @@ class JobFilter(django_filters.FilterSet):
     kind = django_filters.ChoiceFilter(choices=JobKind.choices)
     topology = _number("topology_id")
     scenario = _number("scenario_id")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_after = _after("created_at")
 
     class Meta:
         model = SimulationJob

@@ -238,3 +238,20 @@ def test_import_preview_garbage_is_a_located_400(api, user):
     response = api.post(f"{API}/topologies/import-preview/", {"text": "hello"}, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["details"]
+
+
+@pytest.mark.parametrize("when, status, count", [
+    ("6055-06-26T09:31:52.907404-23:24", 200, 0),   # valid ISO 8601; PostgreSQL refuses a -23:24 offset as such
+    ("2000-01-01T00:00:00+14:30", 200, 1),          # the small topology was updated after 2000
+    ("9999-12-31T23:00:00-05:00", 400, None),       # past year 9999 once in UTC
+    ("0001-01-01T00:30:00+01:00", 400, None)])      # before year 1 once in UTC
+def test_updated_after_compares_in_utc_and_refuses_what_the_calendar_cannot_hold(api, small_topology, when, status,
+                                                                                  count):
+    """Found by schemathesis on PostgreSQL: an odd UTC offset reached the database and was a 500.
+    The filter converts to UTC first; a time the conversion moves out of years 1-9999 is a 400."""
+    response = api.get(f"{API}/topologies/", {"updated_after": when})
+    assert response.status_code == status, response.content[:300]
+    if status == 200:
+        assert response.json()["count"] == count
+    else:
+        assert_error(response, 400)
