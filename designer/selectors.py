@@ -197,10 +197,13 @@ def revision_list(*, user, topology_pk: int) -> QuerySet[TopologyRevision]:
             .select_related("author").order_by("-number"))
 
 
-def revision_get(*, user, topology_pk: int, number: int) -> TopologyRevision:
-    """One revision (with its document) by number, or Http404."""
-    revision = (TopologyRevision.objects.select_related("topology", "author")
-                .filter(_revision_scope(user), topology_id=topology_pk, number=number).first())
+def revision_get(*, user, topology_pk: int, number: int, with_document: bool = True) -> TopologyRevision:
+    """One revision by number (with its document unless ``with_document=False``: a reader that
+    serves the stored text itself), or Http404."""
+    revisions = TopologyRevision.objects.select_related("topology", "author")
+    if not with_document:
+        revisions = revisions.defer("document")
+    revision = revisions.filter(_revision_scope(user), topology_id=topology_pk, number=number).first()
     if revision is None:
         raise Http404("no such revision")
     return revision

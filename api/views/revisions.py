@@ -6,7 +6,7 @@ spliced after the other fields: a 2,048-host design (~40 MB) is not parsed and e
 """
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from rest_framework import status, viewsets
 from rest_framework.filters import OrderingFilter
 from rest_framework.renderers import JSONRenderer
@@ -41,12 +41,8 @@ class RevisionViewSet(ApiMixin, viewsets.GenericViewSet):
         return self.get_paginated_response(s.RevisionSerializer(page, many=True).data)
 
     def retrieve(self, request, topology_pk, number):
-        # revision_get's scope (a result link sees its job's revision), without the document.
-        revision = (TopologyRevision.objects.defer("document").select_related("author")
-                    .filter(selectors._revision_scope(request.user), topology_id=topology_pk,
-                            number=number).first())
-        if revision is None:
-            raise Http404("no such revision")
+        revision = selectors.revision_get(user=request.user, topology_pk=topology_pk, number=number,
+                                          with_document=False)
         head = JSONRenderer().render(s.RevisionSerializer(revision).data)   # b'{...}'
         text = editor_document.document_text(revision.topology_id, revision.pk)
         return HttpResponse(b"".join((head[:-1], b',"document":', text, b"}")),
