@@ -13,7 +13,8 @@ Failures are recorded by the ``user_login_failed`` signal; a success clears the 
 
 Before any of that, :class:`SignInView` rate-limits attempts (``SignInThrottle``: per client
 address and per account name, counted in the shared cache across web processes): past either
-rate the page answers 429 with Retry-After and checks no password. The lockout stops a guesser
+rate the page answers 429 with Retry-After and checks no password. The admin's sign-in
+(``/admin/login/``) is behind the same rates (:func:`sign_in_throttled`, wired in ``designer/urls.py``). The lockout stops a guesser
 of one account from one address; the rates also stop one address trying many accounts and many
 addresses trying one.
 """
@@ -35,7 +36,7 @@ from django.utils import timezone
 from designer.ops.throttling import SignInThrottle, retry_seconds
 
 __all__ = ["Lock", "lock_status", "record_failure", "clear_failures", "SignInForm",
-           "SignInView", "LockoutModelBackend"]
+           "SignInView", "LockoutModelBackend", "sign_in_throttled"]
 
 
 def _setting(name: str, default):
@@ -134,6 +135,24 @@ class SignInView(LoginView):
         response = self.render_to_response(self.get_context_data(form=form), status=429)
         response["Retry-After"] = str(retry_seconds(throttle.wait()))
         return response
+
+
+def sign_in_throttled(view):
+    """``view`` (a sign-in page such as the admin's) behind :class:`SignInThrottle`: past a rate
+    a POST answers a plain-text 429 with Retry-After, and no password is checked."""
+    from functools import wraps
+
+    from django.http import HttpResponse
+
+    @wraps(view)
+    def throttled(request, *args, **kwargs):
+        throttle = SignInThrottle()
+        if throttle.allow_request(request, None):
+            return view(request, *args, **kwargs)
+        response = HttpResponse(throttle.message(), status=429, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(retry_seconds(throttle.wait()))
+        return response
+    return throttled
 
 
 class LockoutModelBackend(ModelBackend):

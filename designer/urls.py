@@ -3,7 +3,7 @@ the REST API (``api/urls.py``, under ``/api/v1/``)."""
 from django.contrib import admin
 from django.urls import include, path
 
-from designer.accounts import SignInView
+from designer.accounts import SignInView, sign_in_throttled
 from designer.pages import jobs, nccl, profile, results, scenarios, sharing, topologies
 
 pages = [
@@ -54,6 +54,8 @@ urlpatterns = [
     path("", include("designer.ops.urls")),  # /healthz, /readyz, /metrics
     *pages,
     path("accounts/", include("django.contrib.auth.urls")),
+    # The admin's sign-in behind the sign-in rates (matched before the admin's own URL).
+    path("admin/login/", sign_in_throttled(admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls")),
 ]

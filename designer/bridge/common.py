@@ -36,9 +36,9 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic collector off for a block that makes ~10^5-10^6 containers while a big
     document is alive: each full collection would rescan the whole document (~0.5 s at 1,024
     hosts, several per request); JSON documents hold no reference cycles to collect. The engine's
-    pause (``analysis.simulate.gc_paused``) counts nested and concurrent blocks, so one request's
+    pause (``designer.engine.collector.gc_paused``) counts nested and concurrent blocks, so one request's
     thread cannot switch the collector back on under another's."""
-    from designer.engine.analysis.simulate import gc_paused
+    from designer.engine.collector import gc_paused
 
     with gc_paused():
         yield

@@ -17,7 +17,8 @@ import zlib
 from designer.engine.errors import EngineError
 
 __all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "patch_diff",
-           "document_diff", "target_lines", "targets_search", "targets_known"]
+           "document_diff", "compose_diffs", "reverse_diff", "target_lines", "targets_search",
+           "targets_known"]
 
 #: Bumped when the summary's shape changes (a digest of another version is recomputed).
 DIGEST_VERSION = 1
@@ -38,7 +39,7 @@ def revision_digest(document: dict, *, bom: dict | None | bool = False) -> tuple
         "groups": [[g["id"], g.get("kind", "")] for g in groups],
         "counts": {k: len(document.get(k) or []) for k in ("groups", "nodes", "links")},
         "bom": _bom(document) if bom is False else bom,
-        "diff": None,   # from the previous revision, when saved from a patch (patched_digest)
+        "diff": None,   # from the previous revision (patched_digest, or set by the save)
     }
     return summary, zlib.compress(target_lines(document).encode("utf-8"), 1)
 
@@ -171,6 +172,84 @@ def patch_diff(base: dict, patch: dict, document: dict) -> dict | None:
         new[key] = [x for x in document.get(key) or [] if x.get("id") in named] if named else []
     diff = document_diff(old, new)
     return diff if diff["total"] <= MAX_STORED_DIFF else None
+
+
+def compose_diffs(diffs: list[dict]) -> dict | None:
+    """The diff of revisions r0 -> rN from the stored diffs r0 -> r1, ..., r(N-1) -> rN: equal
+    to :func:`document_diff` of r0 and rN, without reading either document.
+
+    None when the chain cannot tell: an id removed and later added again (the stored diffs hold
+    only the compared fields of a change, not the removed item's values), or a result over
+    :data:`MAX_STORED_DIFF` entries (the caller then compares the documents).
+    """
+    name, sections = None, {section: {} for section in _COMPARED}
+    for diff in diffs:
+        if diff.get("name"):
+            name = [name[0] if name else diff["name"][0], diff["name"][1]]
+        for section, states in sections.items():
+            if not _compose_section(states, diff.get(section) or {}):
+                return None
+    if name and name[0] == name[1]:
+        name = None
+    out: dict = {"name": name, "total": 0}
+    for section, states in sections.items():
+        out[section] = _section_of(states)
+        out["total"] += sum(len(v) for v in out[section].values())
+    return out if out["total"] <= MAX_STORED_DIFF else None
+
+
+def _compose_section(states: dict, step: dict) -> bool:
+    """Fold one step's ``added``/``removed``/``changed`` into ``states`` (id -> ``"added"``,
+    ``"removed"`` or a ``{field: [old, new]}`` dict); False when the chain cannot tell."""
+    for eid in step.get("added") or []:
+        if eid in states:   # removed, then added again: what changed is not in the chain
+            return False
+        states[eid] = "added"
+    for eid in step.get("removed") or []:
+        if states.get(eid) == "added":
+            del states[eid]   # added, then removed: no trace between the two ends
+        else:
+            states[eid] = "removed"
+    for entry in step.get("changed") or []:
+        eid = entry["id"]
+        before = states.get(eid)
+        if before == "added":
+            continue          # still an addition, with its latest values
+        fields = dict(before) if isinstance(before, dict) else {}
+        for field, (old, new) in entry["fields"].items():
+            first = fields[field][0] if field in fields else old
+            if first == new:
+                fields.pop(field, None)   # changed back
+            else:
+                fields[field] = [first, new]
+        if fields:
+            states[eid] = fields
+        else:
+            states.pop(eid, None)
+    return True
+
+
+def _section_of(states: dict) -> dict:
+    def ids(state: str) -> list:
+        return sorted((eid for eid, s in states.items() if s == state), key=str)
+
+    changed = [{"id": eid, "fields": states[eid]}
+               for eid in sorted((e for e, s in states.items() if isinstance(s, dict)), key=str)]
+    return {"added": ids("added"), "removed": ids("removed"), "changed": changed}
+
+
+def reverse_diff(diff: dict) -> dict:
+    """The diff rN -> r0 of a diff r0 -> rN (additions and removals swapped, each change's
+    ``[old, new]`` turned round)."""
+    out: dict = {"name": list(reversed(diff["name"])) if diff.get("name") else None,
+                 "total": diff["total"]}
+    for section in _COMPARED:
+        part = diff[section]
+        out[section] = {"added": part["removed"], "removed": part["added"],
+                        "changed": [{"id": c["id"], "fields": {f: [v[1], v[0]]
+                                                             for f, v in c["fields"].items()}}
+                                    for c in part["changed"]]}
+    return out
 
 
 def target_lines(document: dict) -> str:

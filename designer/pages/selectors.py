@@ -40,14 +40,33 @@ document_diff = digest.document_diff   # pure: it lives with the digest, which s
 
 
 def revision_diff(*, user, topology_pk: int, a: int, b: int) -> dict:
-    """Diff of revisions ``a`` → ``b`` of a visible topology (Http404 for an unknown number)."""
+    """Diff of revisions ``a`` → ``b`` of a visible topology (Http404 for an unknown number).
+
+    Composed from the diffs stored with the revisions between them (each revision keeps its
+    diff from the previous one: ``bridge.digest``), so no document is read; the two documents
+    are compared only where the chain cannot tell (a revision saved before digests, a diff too
+    large to keep, an item removed and added again)."""
     old, new = (_revision_without_document(user, topology_pk, n) for n in (a, b))
-    stored = _stored_diff(new) if b == a + 1 else None
-    if stored is not None:   # r(b) was saved from a patch: its diff was kept then
-        return {"old": old, "new": new, "diff": stored}
-    documents = dict(TopologyRevision.objects.filter(pk__in=[old.pk, new.pk])
-                     .values_list("pk", "document"))
-    return {"old": old, "new": new, "diff": document_diff(documents[old.pk], documents[new.pk])}
+    diff = _composed_diff(old, new)
+    if diff is None:
+        documents = {pk: selectors.revision_document_parsed(pk=pk) for pk in (old.pk, new.pk)}
+        diff = document_diff(documents[old.pk], documents[new.pk])
+    return {"old": old, "new": new, "diff": diff}
+
+
+def _composed_diff(old: TopologyRevision, new: TopologyRevision) -> dict | None:
+    low, high = sorted((old.number, new.number))
+    if low == high:
+        return digest.compose_diffs([])
+    stored = dict(RevisionDigest.objects
+                  .filter(revision__topology_id=old.topology_id, revision__number__gt=low,
+                          revision__number__lte=high)
+                  .values_list("revision__number", "summary__diff"))
+    chain = [stored.get(n) for n in range(low + 1, high + 1)]
+    if any(step is None for step in chain):
+        return None
+    diff = digest.compose_diffs(chain)
+    return diff if diff is None or old.number < new.number else digest.reverse_diff(diff)
 
 
 def _revision_without_document(user, topology_pk: int, number: int) -> TopologyRevision:
@@ -58,13 +77,6 @@ def _revision_without_document(user, topology_pk: int, number: int) -> TopologyR
     if revision is None:
         raise Http404("no such revision")
     return revision
-
-
-def _stored_diff(revision: TopologyRevision) -> dict | None:
-    """The diff from the previous revision stored with a revision saved from a patch (its
-    digest's ``diff``), or None (a whole document was saved, or the diff was too large to keep)."""
-    return (RevisionDigest.objects.filter(revision_id=revision.pk)
-            .values_list("summary__diff", flat=True).first())
 
 
 # --- Hosts ---------------------------------------------------------------------------------------

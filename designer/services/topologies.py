@@ -5,16 +5,13 @@ head + 1 under the topology's row lock (optimistic concurrency against the edito
 """
 from __future__ import annotations
 
-import json
 import logging
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import TextField
-from django.db.models.functions import Cast
 
-from designer import bridge
+from designer import bridge, selectors
 from designer.exceptions import RevisionConflict
 from designer.bridge import common as bridge_common
 from designer.bridge import digest as bridge_digest
@@ -174,7 +171,8 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
 
 def _revision_save(topology, user, document, patch, base_number: int, message: str) -> TopologyRevision:
     if patch is None:
-        normalized, digest = bridge.normalize_document(document), None
+        normalized = bridge.normalize_document(document)
+        digest = _whole_document_digest(topology, base_number, normalized)
     else:
         normalized, digest = _patched_document(topology, base_number, patch)
     try:
@@ -223,20 +221,24 @@ def _patched_document(topology: Topology, base_number: int, patch: dict) -> tupl
     return normalized, bridge_digest.patched_digest(base, stored, patch, normalized)
 
 
-def _stored_document(topology_id: int, number: int) -> dict | None:
-    """A revision's document parsed from its stored text by orjson (~3x faster than the
-    ``json.loads`` a JSONField read does: a 20 MB base costs 0.15 s, not 0.5 s), or None."""
-    import orjson
-
-    rows = (TopologyRevision.objects.filter(topology_id=topology_id, number=number)
-            .annotate(text=Cast("document", output_field=TextField())).values_list("text", flat=True))
-    text = next(iter(rows), None)
-    if text is None:
+def _whole_document_digest(topology: Topology, base_number: int, normalized: dict) -> tuple | None:
+    """The digest of a whole document saved over revision ``base_number``, with its diff from
+    that revision kept (``bridge.digest.MAX_STORED_DIFF``): the diff page of any two revisions
+    then composes the stored diffs instead of reading two documents (1.5 s at 2,048 hosts).
+    None (the digest is made on append, without a diff) for a first revision or a stale base."""
+    current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
+    base = _stored_document(topology.pk, base_number) if base_number and current == base_number else None
+    if base is None:
         return None
-    try:   # the caller pauses the collector (bridge.common.collector_paused)
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:  # what orjson refuses (an integer beyond 64 bits): json reads it
-        return json.loads(text)
+    summary, targets = bridge_digest.revision_digest(normalized)
+    diff = bridge_digest.document_diff(base, normalized)
+    summary["diff"] = diff if diff["total"] <= bridge_digest.MAX_STORED_DIFF else None
+    return summary, targets
+
+
+def _stored_document(topology_id: int, number: int) -> dict | None:
+    """A revision's document parsed from its stored text (``selectors.revision_document_parsed``)."""
+    return selectors.revision_document_parsed(topology_id=topology_id, number=number)
 
 
 def _revision_number(base: TopologyRevision | int | None) -> int:

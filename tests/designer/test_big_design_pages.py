@@ -33,8 +33,8 @@ def cpu_of(client, url: str) -> tuple[float, object]:
 
 @pytest.fixture(scope="module")
 def big(django_db_setup, django_db_blocker):
-    """A 2,048-host design (revision 2 saved from a one-link patch) and a scenario with one
-    failure target, owned by ``big``; removed at the end of the module."""
+    """A 2,048-host design (revisions 2 and 3 saved from one-link patches) and a scenario of
+    revision 2 with one failure target, owned by ``big``; removed at the end of the module."""
     from django.contrib.auth import get_user_model
 
     with django_db_blocker.unblock():
@@ -48,6 +48,9 @@ def big(django_db_setup, django_db_blocker):
             topology=topology, user=user, name="ring",
             workload=[{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}],
             failures=[{"target": link["id"], "mode": "down"}])
+        services.revision_save(topology=topology, user=user, base_revision=2,
+                               patch={"links": {"update": [dict(document["links"][1], latency_ns=778.0)]}},
+                               message="another latency")
         yield {"user": user, "topology": topology, "scenario": scenario, "link": link["id"]}
         Scenario.objects.filter(topology=topology).delete()
         Topology.objects.filter(pk=topology.pk).update(current_revision=None)
@@ -68,6 +71,7 @@ def _pages(big) -> dict[str, str]:
         "topology list": reverse("topology_list"),
         "revisions (API)": f"/api/v1/topologies/{t}/revisions/",
         "revision diff (r1 -> r2, a patch)": reverse("revision_diff", args=[t]) + "?a=1&b=2",
+        "revision diff (r3 -> r1, composed)": reverse("revision_diff", args=[t]) + "?a=3&b=1",
         "host matrix (last host)": reverse("host_matrix", args=[t]) + "?host=h2047",
         "export JSON (API)": f"/api/v1/topologies/{t}/export/?format=json",
         "revision (API, with its document)": f"/api/v1/topologies/{t}/revisions/2/",
@@ -81,7 +85,8 @@ def _pages(big) -> dict[str, str]:
 @pytest.mark.parametrize("name", [
     "topology page", "scenario form (new)", "scenario page (saved)", "failure target search",
     "failure target search (no match)", "editor page", "sharing page", "topology list",
-    "revisions (API)", "revision diff (r1 -> r2, a patch)", "host matrix (last host)",
+    "revisions (API)", "revision diff (r1 -> r2, a patch)", "revision diff (r3 -> r1, composed)",
+    "host matrix (last host)",
     "export JSON (API)", "revision (API, with its document)", "BOM (API)"])
 def test_page_of_a_2048_host_design_within_one_cpu_second(client, big, name):
     client.force_login(big["user"])
@@ -119,7 +124,7 @@ def test_big_stored_text_answers_equal_the_documents(client, big):
     revision = big["topology"].revisions.get(number=2)
     document = revision.document
     exported = client.get(_pages(big)["export JSON (API)"])
-    assert orjson.loads(exported.content) == document
+    assert orjson.loads(exported.content) == big["topology"].revisions.get(number=3).document
     detail = orjson.loads(client.get(_pages(big)["revision (API, with its document)"]).content)
     assert detail.pop("document") == document and detail["number"] == 2
     assert detail["checksum"] == revision.checksum

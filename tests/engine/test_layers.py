@@ -11,7 +11,7 @@ The layers, bottom to top (a module may import its own layer and any lower one):
 
 ==  ================================================  ===========================================
  1  ``designer.engine`` (the package), ``errors``,      base
-    ``numbers``
+    ``numbers``, ``collector``
  2  ``catalog``                                         hardware facts
  3  ``solve``                                           max-min solver, timeline, id tables, kernels
  4  ``document``                                        the topology document (validate, accept)
@@ -52,7 +52,7 @@ TOP = "designer.engine"
 
 #: Layer of each top-level name under ``designer.engine`` (bottom = 1).
 LAYERS: dict[str, int] = {
-    "": 1, "errors": 1, "numbers": 1,
+    "": 1, "errors": 1, "numbers": 1, "collector": 1,
     "catalog": 2,
     "solve": 3,
     "document": 4,

@@ -229,6 +229,20 @@ def test_sign_in_is_limited_per_account_from_any_address(real_redis_cache, setti
 
 
 @pytest.mark.django_db
+def test_the_admin_sign_in_has_the_sign_in_limits(real_redis_cache, settings, alice):
+    """/admin/login/ checked passwords without any rate (only the per-pair lockout)."""
+    settings.FABRICSCOPE_API_THROTTLE_RATES = {"signin_ip": "3/min", "signin_account": "100/min"}
+    client = Client(REMOTE_ADDR="203.0.113.60")
+    codes = [client.post("/admin/login/", {"username": f"g{k}", "password": "x"}).status_code
+             for k in range(3)]
+    assert codes == [200] * 3   # the admin form's "enter the correct username and password"
+    refused = client.post("/admin/login/", {"username": "alice", "password": "alice-password-1"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "Too many sign-in attempts from your network address" in refused.content.decode()
+    assert client.get("/admin/login/").status_code == 200   # the page itself still shows
+
+
+@pytest.mark.django_db
 def test_the_api_token_endpoint_has_the_sign_in_limits(real_redis_cache, settings, alice):
     settings.FABRICSCOPE_API_THROTTLE_RATES = {"signin_ip": "3/min", "signin_account": "100/min",
                                                "anon": "1000/min"}

@@ -13,6 +13,7 @@ Started as tests/ops/test_supervisor.py starts ``up`` (own port, var directory, 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 
@@ -68,11 +69,13 @@ def _parent(pid: int) -> int | None:
 @pytest.fixture(scope="module")
 def up():
     server = Up(FABRICSCOPE_UP_MAX_FAILURES=str(MAX_FAILURES),
-                FABRICSCOPE_UP_RESTART_BACKOFF_S="0.2")
+                FABRICSCOPE_UP_RESTART_BACKOFF_S="0.2",
+                STATIC_ROOT=f"/tmp/fsup-static-{os.getpid()}")   # not there yet: up makes it
     try:
         yield server.wait_ready()
     finally:
         server.close()
+        shutil.rmtree(server.env["STATIC_ROOT"], ignore_errors=True)
 
 
 def test_debug_is_off_and_pages_and_static_files_are_served(up):
@@ -81,6 +84,9 @@ def test_debug_is_off_and_pages_and_static_files_are_served(up):
     assert _status(up.base + "/static/js/app.js") == 200
     assert _status(up.base + "/static/admin/css/base.css") == 200  # an app's static, too
     assert _status(up.base + "/no-such-page/") == 404
+    # WhiteNoise warned "No directory at: .../staticfiles/" at every web start without one.
+    web_log = (up.var / "var" / "run" / "web.log").read_text(errors="replace")
+    assert "Booting worker" in web_log and "No directory at" not in web_log
 
 
 @pytest.mark.parametrize("child", ["worker", "beat", "web"])

@@ -14,8 +14,6 @@ what is rejected and every error message stay as they were:
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
@@ -24,29 +22,12 @@ import sys
 import numpy as np
 import orjson
 
+from designer.engine.collector import gc_paused
 from designer.engine.errors import InvalidScenario, Problem
 
 __all__ = ["read_json", "load_scenario", "progress_printer", "write", "loads", "dumps",
            "read_bytes", "gc_paused", "write_stdout", "write_data", "array_chunks", "array_region",
            "OBJECT_LAYOUTS", "split_strings", "object_heads", "object_json", "numbers_json", "ObjectWriter"]
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector while a big document is built or encoded.
-
-    Why: parsing the 200k-flow ``solve`` instance allocates ~1.4M dicts, lists and strings; every
-    700 new containers start a collection that rescans all the survivors, which costs most of the
-    parse. JSON
-    documents hold no reference cycles, so nothing is left for the collector to free.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def read_bytes(path: str) -> bytes:

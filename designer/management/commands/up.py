@@ -141,6 +141,9 @@ class Command(BaseCommand):
     def _prepare(self, opts, redis: EmbeddedRedis | None) -> None:
         """Redis up (supervised from here when we started it), database migrated, demo data."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        # Static files are served from the source tree here, but WhiteNoise also indexes
+        # STATIC_ROOT and warns at every web start when it is missing: an empty one is quiet.
+        Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
         if redis is not None and redis.start():
             self.supervisor.add(Child("redis", partial(_redis_restart, redis),
                                       redis.directory / "redis.log", stop=redis.stop,
