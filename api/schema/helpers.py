@@ -69,11 +69,17 @@ EXPORT_TOO_LARGE = ("export_too_large", "format=graphml: revision 2 has 45568 no
                                         "export offline",
                     {"path": "format", "elements": 45568, "limit_elements": 12000,
                      "command": "python -m designer.engine export <document.json> --format graphml -o <file>"})
-_EXTRA = {"export": {413: [EXPORT_TOO_LARGE]},
-          "job_submit": {429: [TOO_MANY_JOBS]},
+_EXTRA = {"job_submit": {429: [TOO_MANY_JOBS]},
           "job_result": {409: [("job_not_finished", "job 12 is running (40%): no result yet; "
                                 "poll the job until it succeeds",
                                 {"state": "running", "progress": 40})]}}
+
+
+# A status that means something else on an endpoint: its description and examples replace the
+# general ones (an export is a GET: its 413 is about the answer's size, not the request body).
+_REPLACED = {"export": {413: ("the revision has more nodes + links than the API exports as GraphML "
+                              "(GRAPHML_MAX_ELEMENTS): export JSON and convert it offline with the "
+                              "command in details", [EXPORT_TOO_LARGE])}}
 
 
 def retry_after(*codes: int) -> OpenApiParameter:
@@ -90,7 +96,7 @@ def errors(*codes: int, extra: str = "") -> dict[int, OpenApiResponse]:
     out = {}
     more = _EXTRA.get(extra, {})
     for code in sorted({*codes, 401, 429}):
-        description, cases = _ERRORS[code]
+        description, cases = _REPLACED.get(extra, {}).get(code) or _ERRORS[code]
         cases = [*cases, *more.get(code, [])]
         out[code] = OpenApiResponse(ErrorSerializer, description=description, examples=[
             OpenApiExample(f"{code} {key}" + (f" ({i})" if i else ""), value={"error": {

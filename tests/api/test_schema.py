@@ -77,3 +77,12 @@ def test_schema_endpoint_and_offline_docs(anon):
         html = response.content.decode()
         assert "drf_spectacular_sidecar" in html, html[:1000]
         assert not re.search(r"""(src|href)=["']https?://""", html), html
+
+
+def test_the_export_413_says_what_it_means(schema):
+    """An export is a GET: its 413 is the GraphML size limit, not the request-body limit the
+    other endpoints' 413 describes (the schema said "request body over ..." here before)."""
+    answer = schema["paths"][f"{API}/topologies/{{topology_pk}}/export/"]["get"]["responses"]["413"]
+    assert "GRAPHML_MAX_ELEMENTS" in answer["description"] and "body" not in answer["description"]
+    codes = {e["value"]["error"]["code"] for e in answer["content"]["application/json"]["examples"].values()}
+    assert codes == {"export_too_large"}
