@@ -388,10 +388,11 @@ FABRICSCOPE_API_THROTTLE_RATES = {
 }
 # Largest request body, API and pages alike (designer.ops.middleware.BodyLimitMiddleware): bigger
 # ones get the documented 413 JSON error. A 2,048-host DGX-H100 cluster (16,384 GPUs) is 40.1 MB of
-# JSON (`python -m designer.engine build --template dgx-h100 --hosts 2048`), hence 64 MiB. Django's
-# own limit on bodies read into memory is the same number, so there is only one.
+# JSON (`python -m designer.engine build --template dgx-h100 --hosts 2048`), a 4,096-host one (32,768
+# GPUs) 86.7 MB, hence 128 MiB. Django's own limit on bodies read into memory is the same number,
+# so there is only one. Such a body is checked one at a time per process (the large-body gate below).
 FABRICSCOPE_MAX_BODY_BYTES = int(env_float(
-    "FABRICSCOPE_MAX_BODY_MB", env_float("FABRICSCOPE_API_MAX_BODY_MB", 64.0)) * 1024 * 1024)
+    "FABRICSCOPE_MAX_BODY_MB", env_float("FABRICSCOPE_API_MAX_BODY_MB", 128.0)) * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = FABRICSCOPE_MAX_BODY_BYTES
 # A body over this size is parsed and validated as a whole document (a 2,048-host design is
 # ~40 MB, ~0.7 GB of Python objects while it is checked): one such request at a time per web

@@ -44,8 +44,8 @@ _ERRORS = {
                      "revision 4; reload and apply your changes again",
          {"current_revision": 4, "base_revision": 3})]),
     413: ("request body over FABRICSCOPE_API_MAX_BODY_BYTES", [
-        ("payload_too_large", "70000000 bytes is over the API limit of 67108864 bytes",
-         {"limit_bytes": 67108864, "size_bytes": 70000000})]),
+        ("payload_too_large", "140000000 bytes is over the API limit of 134217728 bytes",
+         {"limit_bytes": 134217728, "size_bytes": 140000000})]),
     415: ("unsupported Content-Type", [
         ("unsupported_media_type", 'Unsupported media type "text/plain" in request.', [])]),
     429: ("rate limit exceeded (Retry-After says when to try again)", [

@@ -58,12 +58,13 @@ def compare_view(request):
         revision_a=getattr(a.job, "revision", None), revision_b=getattr(b.job, "revision", None)))
     return render(request, "designer/compare.html", {
         "job_a": a.job, "job_b": b.job, "a": a.data, "b": b.data,
-        "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context})
+        "a_label": f"job {a.job_id}", "b_label": f"job {b.job_id}", **context,
+        "choices": pages.compare_result_choices(user=request.user, job=a.job)})
 
 
 # A host drill-down of the largest template is ~8 kB and a picked flow's path far less: the body cap
 # (FABRICSCOPE_FIGURE_SLICE_MAX_KB, 1 MiB) keeps an anonymous caller from making the server parse
-# 64 MiB; the caps of designer.figures.slice_limits bound what a slice multiplies. The value at
+# 128 MiB; the caps of designer.figures.slice_limits bound what a slice multiplies. The value at
 # start-up (settings are read per request).
 FIGURE_SLICE_MAX_BYTES = settings.FABRICSCOPE_FIGURE_SLICE_MAX_BYTES
 
@@ -108,6 +109,6 @@ def _throttled(throttle) -> JsonResponse:
 
 def _declared_length(request) -> int | None:
     """``Content-Length`` when it is a plain number: a 60 MiB slice is refused before it is read
-    into memory (the body limit alone would let it be read, up to 64 MiB, then refused)."""
+    into memory (the body limit alone would let it be read, up to 128 MiB, then refused)."""
     declared = request.META.get("CONTENT_LENGTH") or ""
     return int(declared) if declared.isascii() and declared.isdigit() and len(declared) <= 18 else None
