@@ -35,7 +35,8 @@ __all__ = ["TechInfo", "TECHS", "NODE_KINDS", "GROUP_KINDS", "DEFAULT_BASIS", "t
            "catalog_as_dict", "GBPS_PER_GBYTE",
            "PCIE_MEASURED_GBYTES", "NVLINK_MEASURED_GBYTES", "NIC_MODELS", "gpu_direction_capacities",
            "NET_PLUGIN_LATENCY_US", "net_plugin_latency_us",
-           "NVSWITCH_GEN_BY_NVLINK", "NVLS_EFFICIENCY", "NVLS_CHANNELS", "SHARP_ATTR", "nvswitch_generation", "nvls_efficiency"]
+           "NVSWITCH_GEN_BY_NVLINK", "NVLS_EFFICIENCY", "NVLS_CHANNELS", "NVLS_CHANNELS_MULTI_NODE", "SHARP_ATTR",
+           "nvswitch_generation", "nvls_channels", "nvls_efficiency"]
 
 GBPS_PER_GBYTE = 8.0  # GB/s -> Gb/s
 DEFAULT_BASIS = "effective"
@@ -414,10 +415,15 @@ NVSWITCH_GEN_BY_NVLINK = {2: 1, 3: 2, 4: 3, 5: 4}
 # src/graph/tuning.cc): 0.85 on Hopper (NVSwitch gen3), 0.74 on Blackwell (gen4).
 NVLS_EFFICIENCY = {3: 0.85, 4: 0.74}
 # NCCL also keeps one of the NVLS channels for synchronization: src/tuning/nvls.cc scales the
-# NVLS bandwidth by (nChannels - 1) / nChannels. H100 systems run 16 NVLS channels by default
-# (NCCL INFO "NVLS multicast support is available on dev N (NVLS_NCHANNELS 16)"; NCCL_NVLS_NCHANNELS
-# is left to auto in NCCL's env docs); Blackwell assumed the same until a log says otherwise.
-NVLS_CHANNELS = {3: 16, 4: 16}
+# NVLS bandwidth by (nChannels - 1) / nChannels. NVLS channels by architecture: NVIDIA/nccl
+# src/transport/nvls.cc ``ncclNvlsInit`` — NVLS_NCHANNELS_SM90 16 (Hopper); on Blackwell
+# NVLS_NCHANNELS_SM100_NVL 24 when every rank sits in one host or one NVLink domain ("Use a
+# reduced number of channels for single node/MNNVL domain on Blackwell") and NVLS_NCHANNELS_SM100
+# 32 across hosts. H100 logs agree ("NVLS multicast support is available on dev N
+# (NVLS_NCHANNELS 16)"). Keyed by NVSwitch generation (3 = Hopper's, 4 = Blackwell's).
+NVLS_CHANNELS = {3: 16, 4: 24}
+#: NVLS channels when the ranks span several hosts (NVLS_NCHANNELS_SM100 32; SM90 keeps 16).
+NVLS_CHANNELS_MULTI_NODE = {3: 16, 4: 32}
 # Switch attribute that declares in-network reduction (SHARP) for CollNet: ``attrs.sharp: true``.
 SHARP_ATTR = "sharp"
 
@@ -436,14 +442,22 @@ def nvswitch_generation(topo, node: int) -> int | None:
     return NVSWITCH_GEN_BY_NVLINK.get(min(nvlink)) if nvlink else None
 
 
-def nvls_efficiency(generation: int | None) -> float:
+def nvls_channels(generation: int | None, multi_node: bool = False) -> int:
+    """NCCL's NVLS channel count for an NVSwitch generation: :data:`NVLS_CHANNELS` inside one
+    host or NVLink domain, :data:`NVLS_CHANNELS_MULTI_NODE` across hosts (NCCL
+    src/transport/nvls.cc); unknown or newer generations take the newest known figure."""
+    table = NVLS_CHANNELS_MULTI_NODE if multi_node else NVLS_CHANNELS
+    return table.get(generation, table[max(table)])
+
+
+def nvls_efficiency(generation: int | None, multi_node: bool = False) -> float:
     """NVLS efficiency of an NVSwitch generation: :data:`NVLS_EFFICIENCY` × (channels − 1) /
-    channels (:data:`NVLS_CHANNELS`), NCCL's own NVLS bandwidth model; newer generations take
-    the newest known figures."""
+    channels (:func:`nvls_channels`; ``multi_node``: the ranks span several hosts), NCCL's own
+    NVLS bandwidth model; newer generations take the newest known figures."""
     if generation is None or generation < min(NVLS_EFFICIENCY):
         raise ValueError(f"NVSwitch generation {generation} has no in-switch reduction (NVLS)")
     newest = max(NVLS_EFFICIENCY)
-    channels = NVLS_CHANNELS.get(generation, NVLS_CHANNELS[newest])
+    channels = nvls_channels(generation, multi_node)
     return NVLS_EFFICIENCY.get(generation, NVLS_EFFICIENCY[newest]) * (channels - 1) / channels
 
 

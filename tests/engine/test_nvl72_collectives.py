@@ -7,7 +7,8 @@ back to the network (NVLS inside each rack, trees over the NICs: nvlstree).
 
 All-reduce of S bytes by NVLS, per GPU: S·(m+1)/m up to the plane and as much down (m = 72),
 over 18 NVLink 5 links at NCCL's 40.1 GB/s each, times the Blackwell NVLS efficiency
-(catalog.nvls_efficiency(4) = 0.74 · 15/16).
+(catalog.nvls_efficiency(4) = 0.74 · 23/24: 24 NVLS channels in one NVLink domain on Blackwell,
+NCCL src/transport/nvls.cc NVLS_NCHANNELS_SM100_NVL).
 """
 from __future__ import annotations
 
@@ -54,9 +55,9 @@ def test_nvls_allreduce_across_the_18_trays(rack):
     assert p["alternatives"]["nvls"]["reason"] is None
     assert p["completion_s"] < min(p["alternatives"][a]["time_s"] for a in ("ring", "tree"))
     per_gpu_gbps = 18 * TECHS["nvlink5x1"].effective_gbps
-    # Pipeline fill (collectives/sizing.py): 16 NVLS channels × 72 heads = 1,152 concurrent ops;
-    # at 1e9 B the chunk is 64 KiB (< 64 × 1,152 × 128 KiB, ≥ 8 × 1,152 × 64 KiB), k = ⌈1e9 /
-    # (1,152 × 64 KiB)⌉ = 14 → 14/16; just under 8 × 1,152 × 64 KiB (603,979,776 B) the chunk
+    # Pipeline fill (collectives/sizing.py): 24 NVLS channels × 72 heads = 1,728 concurrent ops;
+    # at 1e9 B the chunk is 64 KiB (< 64 × 1,728 × 128 KiB, ≥ 8 × 1,728 × 64 KiB), k = ⌈1e9 /
+    # (1,728 × 64 KiB)⌉ = 9 → 9/11; just under 8 × 1,728 × 64 KiB (905,969,664 B) the chunk
     # is 32 KiB and k = 16 → 16/18, the better fill at or below this size: 16/18.
     data_s = SIZE * 73 / 72 * 8 / (per_gpu_gbps * 1e9 * nvls_efficiency(4) * 16 / 18)
     assert p["completion_s"] - p["latency_s"] == pytest.approx(data_s, rel=1e-6)

@@ -13,6 +13,8 @@ failures. Modules (one per algorithm):
 - :mod:`.pat` — logarithmic all-gather / reduce-scatter with one GPU per host;
 - :mod:`.p2p` — all-to-all as point-to-point channels;
 - :mod:`.protocols` — LL / LL128 / Simple and NCCL's latency model (tuning.cc tables);
+- :mod:`.ceilings` — NCCL's per-architecture bandwidth ceilings on a plan, and the GPU
+  architecture / CPU vendor they are indexed by;
 - :mod:`.select` — :func:`plan_pattern`: NCCL-tuner-style choice of algorithm and protocol;
 - :mod:`.summary` — the result fields of a collective pattern and its fallback under failures;
 - :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors;

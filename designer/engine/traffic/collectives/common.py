@@ -255,13 +255,18 @@ class Group:
     def nvls_gap(self, topo: Topology) -> str | None:
         """Why NVLS cannot run in some participant's host (None when every host qualifies):
         NVLS needs an NVSwitch of generation 3 or later (H100-class, NVLink 4) linked to every
-        participating GPU of the host."""
+        participating GPU of the host, and more than two of them: NCCL turns NVLS off for a
+        communicator with two GPUs or fewer in a host (or NVLink domain) — NVIDIA/nccl
+        src/transport/nvls.cc ``ncclNvlsInit``: ``gpuCount <= 2`` (``clique.size <= 2`` on MNNVL)."""
         facts = _plane_facts(topo)
         for host, block in zip(self.hosts, self.blocks):
             gap = (_nvls_gap_of_host(topo, host, block, facts) if _plain_host(topo, host, block, facts)
                    else _nvls_gap_walk(topo, host, block))
             if gap is not None:
                 return gap
+        if self.blocks and self.per_node <= 2:
+            return (f"nvls needs more than two GPUs per host; the participants have {self.per_node} "
+                    "in a host (NCCL disables NVLS there)")
         return None
 
     def nvls_efficiency(self, topo: Topology) -> float:
@@ -269,7 +274,8 @@ class Group:
         gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
         # Once per distinct generation, in order of first appearance (the same first error):
         # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups.
-        return min(nvls_efficiency(g) for g in dict.fromkeys(gens))
+        # NCCL runs more NVLS channels on Blackwell across hosts (catalog.nvls_channels).
+        return min(nvls_efficiency(g, self.nodes > 1) for g in dict.fromkeys(gens))
 
 
 def _nvls_gap_walk(topo: Topology, host: str | None, block) -> str | None:

@@ -14,6 +14,11 @@ Protocols
   /*120.0/128.0*/"); enabled by default on NVLink systems.
 - ``Simple``: whole buffers and a fence per step — full bandwidth, highest per-step latency.
   NVLS, NVLSTree, CollNet and PAT are Simple only (tuning.cc skips the others).
+
+Bandwidth refinements of the same tuner, applied to the engine's solved rates: the per-
+architecture ceilings of ring and tree (``llMaxBws``, ``perChMax*Bws``; :func:`tuner_efficiency`)
+and the tree's medium-size correction (``treeCorrectionFactor``; :func:`tree_correction`). From
+NCCL 2.28 the tables live in ``src/tuning/cost_model.cc``; the figures are unchanged.
 """
 from __future__ import annotations
 
@@ -28,8 +33,19 @@ __all__ = [
     "NET_OVERHEAD_US",
     "PROTOCOLS",
     "ROUTED_NET_STEP_ALGORITHMS",
+    "TREE_CORRECTION",
+    "TREE_CORRECTION_LIMIT",
+    "ARCHS",
+    "ARCH_BY_NVLINK",
+    "LL_MAX_BW",
+    "PER_CH_MAX_RING_LL128_BW",
+    "PER_CH_MAX_TREE_BW",
+    "PER_CH_MAX_TREE_LL128_BW",
     "latency_us",
+    "ll_max_bw",
     "protocols_for",
+    "tree_correction",
+    "tuner_efficiency",
 ]
 
 PROTOCOLS = ("LL", "LL128", "Simple")
@@ -44,6 +60,19 @@ TREE_PROTOCOL_FACTOR = {"LL": 1.0 / 3.8, "Simple": 1.0}
 TREE_LL128_FACTOR = {"one_node": 7.0 / 9.0, "nodes": 120.0 / 128.0}
 # PAT's bus bandwidth × 0.75 (tuning.cc).
 PAT_FACTOR = 0.75
+
+# NCCL's correction of the tree's bandwidth at medium sizes (tuning.cc ``treeCorrectionFactor``,
+# applied in ``ncclTopoGetAlgoTime`` to tree all-reduce: "Trees are not perfectly sticking to the
+# model for medium sizes. Applying a static correction factor is not ideal but works quite
+# well."). One row per protocol {LL, LL128, Simple}, indexed by log2(nBytes >> 6); NCCL applies it
+# to the tree for indices 0–22 (64 B … 256 MiB, ``logSize < 23``), larger sizes take 1. The NCCL
+# 2.23+ table (24 entries; the last one serves NVLSTree on Blackwell, not modelled here).
+TREE_CORRECTION_LIMIT = 23
+TREE_CORRECTION = {
+    "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0),
+    "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0),
+    "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9),
+}
 
 # baseLat (µs) per algorithm × protocol {LL, LL128, Simple}: NCCL tuning.cc ``baseLat``.
 BASE_LAT_US = {
@@ -69,6 +98,85 @@ NET_OVERHEAD_BY_VENDOR_US = {"intel": 1.0, "amd": 2.0}
 
 _SIMPLE_ONLY = {"nvls", "nvlstree", "collnet", "pat"}
 
+# NCCL's per-architecture ceilings on the tuner's bus bandwidth (GB/s), NVIDIA/nccl
+# src/graph/tuning.cc (src/tuning/cost_model.cc from NCCL 2.28), ``ncclTunerConstantsDefaults``;
+# columns N1 / N2 / N4 = one host, two hosts, more. ``llMaxBws`` caps the LL protocol's whole bus
+# bandwidth; the ``perChMax*`` rows cap it per channel (× the channel count). NCCL keeps the same
+# NVLink latency rows for Hopper and Blackwell: these bandwidth rows are what tell them apart.
+#: Rows by GPU architecture, read from the GPUs' NVLink generation (:data:`ARCH_BY_NVLINK`).
+ARCHS = ("volta", "ampere", "hopper", "blackwell")
+ARCH_BY_NVLINK = {2: "volta", 3: "ampere", 4: "hopper", 5: "blackwell"}
+LL_MAX_BW = {"volta": (39.0, 39.0, 20.4), "ampere": (87.7, 22.5, 19.0), "hopper": (141.0, 45.0, 35.0),
+             "blackwell": (2 * 141.0, 2 * 45.0, 2 * 35.0)}
+PER_CH_MAX_RING_LL128_BW = {"volta": (20.0, 20.0, 20.0), "ampere": (20.0, 20.0, 20.0),
+                            "hopper": (36.7, 36.7, 36.7), "blackwell": (40.0, 40.0, 40.0)}
+PER_CH_MAX_TREE_LL128_BW = {"volta": (20.0, 20.0, 20.0), "ampere": (20.0, 20.0, 20.0),
+                            "hopper": (36.7, 36.7, 29.0), "blackwell": (55.6, 31.67, 20.0)}
+PER_CH_MAX_TREE_BW = {"volta": (26.5, 18.5, 10.0), "ampere": (24.0, 23.6, 17.8), "hopper": (38.7, 41.4, 36.0),
+                      "blackwell": (70.0, 42.8, 24.0)}
+
+
+def ll_max_bw(arch: str, nodes: int, cpu_amd: bool = False) -> float:
+    """NCCL's ``llMaxBw`` (GB/s): on one host the GPU architecture's row; across hosts the CPU's —
+    AMD (or mixed) hosts take the Ampere row, others the Volta row (tuning.cc: "LL: for single
+    node, we look at GPU type; for multi-node, we look at CPU type")."""
+    row = arch if nodes <= 1 else ("ampere" if cpu_amd else "volta")
+    return LL_MAX_BW[row][_node_column(nodes)]
+
+
+def _node_column(nodes: int) -> int:
+    return 0 if nodes <= 1 else 1 if nodes == 2 else 2
+
+
+def tuner_efficiency(algorithm: str, protocol: str, kind: str, nodes: int, busbw_gbs: float,
+                     arch: str | None, channels: int, cpu_amd: bool = False) -> float:
+    """:func:`bandwidth_efficiency` with NCCL's per-architecture ceilings applied, in NCCL's
+    order (``ncclTopoTuneModel``): ring LL ``min(llMaxBw, busBw·½)``, ring LL128
+    ``min(busBw·0.92, nc·perChMaxRingLL128Bw)``; tree all-reduce ``min(busBw·0.92,
+    nc·perChMaxTreeBw)``, then LL ``min(·/3.8, llMaxBw)``, LL128 ``min(·×(7/9 | 120/128),
+    nc·perChMaxTreeLL128Bw)``. Other algorithms, and an unknown ``arch``: no ceiling.
+
+    Parameters
+    ----------
+    algorithm, protocol, kind : str
+    nodes : int
+        Hosts the collective spans.
+    busbw_gbs : float
+        The algorithm's bus bandwidth at the full rate of its links, GB/s (NCCL's
+        ``nChannels × bw``: the per-GPU rate the ring or tree runs at).
+    arch : str or None
+        One of :data:`ARCHS`.
+    channels : int
+        NCCL's channel count ``nc`` for the algorithm.
+    cpu_amd : bool
+        The hosts' CPUs are AMD (:func:`ll_max_bw` across hosts).
+
+    Returns
+    -------
+    float
+        Rate after the ceilings / ``busbw_gbs`` (≤ :func:`bandwidth_efficiency`).
+    """
+    base = bandwidth_efficiency(algorithm, protocol, kind, nodes)
+    if arch not in LL_MAX_BW or not busbw_gbs > 0 or not math.isfinite(busbw_gbs):
+        return base
+    col, b = _node_column(nodes), float(busbw_gbs)
+    ll_max = ll_max_bw(arch, nodes, cpu_amd)
+    if algorithm == "ring":
+        if protocol == "LL":
+            return min(ll_max, b * EFFICIENCY["LL"]) / b
+        if protocol == "LL128":
+            return min(b * EFFICIENCY["LL128"], channels * PER_CH_MAX_RING_LL128_BW[arch][col]) / b
+        return base
+    if algorithm == "tree" and kind == "allreduce":
+        tree = min(b * TREE_ALLREDUCE_FACTOR, channels * PER_CH_MAX_TREE_BW[arch][col])
+        if protocol == "LL":
+            tree = min(tree * TREE_PROTOCOL_FACTOR["LL"], ll_max)
+        elif protocol == "LL128":
+            tree = min(tree * TREE_LL128_FACTOR["one_node" if nodes <= 1 else "nodes"],
+                       channels * PER_CH_MAX_TREE_LL128_BW[arch][col])
+        return tree / b
+    return base
+
 
 def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -> float:
     """Fraction of the bottleneck rate ``algorithm`` moves data at under ``protocol``, as NCCL's
@@ -92,6 +200,25 @@ def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -
     if algorithm == "pat":
         return PAT_FACTOR * EFFICIENCY[protocol]
     return EFFICIENCY[protocol]
+
+
+def tree_correction(protocol: str, nbytes: float) -> float:
+    """NCCL's medium-size correction of a tree all-reduce's bandwidth (:data:`TREE_CORRECTION`):
+    the factor at ``log2(nbytes >> 6)`` below :data:`TREE_CORRECTION_LIMIT` (< 512 MiB), else 1
+    (and 1 below 64 B).
+
+    Parameters
+    ----------
+    protocol : str
+    nbytes : float
+        The collective's size in bytes (nccl-tests' size S, NCCL's ``nBytes``).
+    """
+    units = int(nbytes) >> 6
+    if units < 1:
+        return 1.0
+    row = TREE_CORRECTION[protocol]
+    log_size = units.bit_length() - 1   # NCCL log2i: floor(log2)
+    return row[log_size] if log_size < TREE_CORRECTION_LIMIT else 1.0
 
 
 def protocols_for(algorithm: str) -> tuple[str, ...]:

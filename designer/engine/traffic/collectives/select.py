@@ -14,7 +14,10 @@ with ``data_time`` the slowest flow's ``bytes / rate`` of that solve, the latenc
 and one network step on the topology's own path, :func:`network_steps_us`)
 and the algorithm efficiency the catalog's NVLS efficiency for
 ``nvls``/``nvlstree`` (1 otherwise), both times the size factor of :mod:`.sizing` (channels in
-use × pipeline fill at the pattern's size; NCCL ``enqueue.cc``). The chosen (algorithm, protocol) — the fastest — sets the
+use × pipeline fill at the pattern's size; NCCL ``enqueue.cc``). The protocol efficiency of ring
+and tree is held under NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`,
+the architecture from :func:`.ceilings.gpu_arch`), and a tree all-reduce's carries NCCL's medium-size
+correction (:func:`.protocols.tree_correction`). The chosen (algorithm, protocol) — the fastest — sets the
 pattern's latency and efficiency, which :mod:`designer.engine.analysis.completion` applies to the
 pattern's *contended* data time in the full scenario.
 
@@ -34,14 +37,15 @@ import numpy as np
 from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
+from designer.engine.traffic.collectives.ceilings import ceilings_for, cpu_vendor, may_be_capped, protocol_efficiency
 from designer.engine.traffic.collectives.sizing import size_factors_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
     NET_OVERHEAD_US,
     PROTOCOLS,
-    bandwidth_efficiency,
     latency_us,
     protocols_for,
+    tree_correction,
 )
 from designer.engine.catalog import net_plugin_latency_us
 from designer.engine.errors import InvalidWorkload, Problem
@@ -111,16 +115,6 @@ def intra_technology(topo, group: Group) -> str:
             if is_nvlink(topo, link):
                 return "nvlink"
     return "pci"
-
-
-def cpu_vendor(model: str | None) -> str | None:
-    """``intel``, ``amd`` or None from a CPU model string (``AMD EPYC 7742`` → ``amd``)."""
-    text = (model or "").lower()
-    if "amd" in text or "epyc" in text:
-        return "amd"
-    if "intel" in text or "xeon" in text:
-        return "intel"
-    return None
 
 
 def net_overhead_us(topo, group: Group) -> float:
@@ -444,8 +438,10 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
 def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
                    net_steps=None, topo=None, plugin_latency=0.0):
     """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol. The efficiency
-    includes the size factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
+    includes NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`) and the size
+    factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
     best = None
+    ceilings = ceilings_for(topo, group, algorithm) if topo is not None else None
     factor = size_factors_for(topo, group, algorithm) if topo is not None else (lambda protocol: 1.0)
     for p in protocols_for(algorithm):
         if protocol not in ("auto", p):
@@ -453,8 +449,11 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
         lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead,
                           (net_steps or {}).get(p), plugin_latency) * 1e-6
                if group.size > 0 else 0.0)
-        eff = bandwidth_efficiency(algorithm, p, group.kind, group.nodes) * eff_alg
+        eff = protocol_efficiency(algorithm, p, group, data_s, ceilings) * eff_alg
         eff *= factor(p)
+        if algorithm == "tree" and group.kind == "allreduce":
+            # NCCL's own medium-size correction of the tree (tuning.cc ncclTopoGetAlgoTime).
+            eff *= tree_correction(p, group.size)
         t = lat + data_s / eff
         if best is None or t < best[0]:
             best = (t, p, lat, eff)
@@ -492,7 +491,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     usable = _check_requested(reasons, requested, protocol, where)
     # One (algorithm, protocol) candidate needs no prediction, except to report a fallback's time.
     single = (failed is None and len(usable) == 1
-              and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1)
+              and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1
+              and not may_be_capped(topo, group, usable[0], protocol))
     routed = {}
     # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
     alternatives, scored = _predict(topo, group, reasons, protocol, single,

@@ -19,7 +19,9 @@ size_factor)``). The latency term stays NCCL's tuning model (:mod:`.protocols`).
    ``src/graph/tuning.cc``: LL 8 — × nRanks for the ring —, LL128 8, Simple 64 bytes per
    thread; NCCL logs them as ``threadThresholds 8/8/64 | 64/8/64`` for 8 ranks,
    NVIDIA/nccl#892; threads per channel LL 512, LL128 640, Simple 512, ``src/include/device.h``).
-   NVLS always runs its ``nvlsChannels`` (catalog :data:`~designer.engine.catalog.NVLS_CHANNELS`).
+   NVLS always runs its ``nvlsChannels`` (catalog :func:`~designer.engine.catalog.nvls_channels`:
+   16 on Hopper; on Blackwell 24 in one host or NVLink domain, 32 across hosts, NVIDIA/nccl
+   ``src/transport/nvls.cc``).
    sjeaugey confirms in NVIDIA/nccl#1785 that a small message uses a subset of the channels.
 
 2. **Pipeline fill (Simple).** Within a channel NCCL moves data in chunks through a FIFO of
@@ -157,7 +159,7 @@ def channels_full(topo, group, algorithm: str) -> int:
     """NCCL's channel count for ``algorithm`` on this topology: NVLS its ``nvlsChannels``
     (catalog); ring and tree one ring per NVLink of a GPU, duplicated (2 × NVLinks of the first
     participant), across hosts at most 2 × the NICs of its host, capped at :data:`MAXCHANNELS`."""
-    from designer.engine.catalog import NVLS_CHANNELS, TECHS, nvswitch_generation
+    from designer.engine.catalog import TECHS, nvls_channels, nvswitch_generation
     from designer.engine.model.topology import kind_nodes
     from designer.engine.routing.intra import is_nvlink
 
@@ -165,7 +167,7 @@ def channels_full(topo, group, algorithm: str) -> int:
     if algorithm in ("nvls", "nvlstree"):
         gens = [nvswitch_generation(topo, v) for v, _ in topo.adjacency[g] if topo.node_kind[v] == "nvswitch"]
         gen = max((x for x in gens if x is not None), default=None)
-        return NVLS_CHANNELS.get(gen, max(NVLS_CHANNELS.values()))
+        return nvls_channels(gen, group.nodes > 1)
     links = 0
     for v, link in topo.adjacency[g]:
         if topo.node_kind[v] in ("nvswitch", "gpu") and is_nvlink(topo, link):
