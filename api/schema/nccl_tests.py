@@ -22,7 +22,10 @@ post = extend_schema(
                 "current revision, every GPU one rank: time (µs), algbw and busbw (GB/s, nccl-tests' "
                 "factors) and the engine's algorithm. With `log` (the stdout of a real run) the run is "
                 "parsed and compared at exactly its sizes: `comparison[].error_pct` = (predicted − "
-                "measured) / measured busbw. Runs inline for topologies of up to 16 hosts; a log that "
+                "measured) / measured busbw. `logs` (up to 6 `{name, text}`, `log` counted) overlays "
+                "several runs of one collective on one prediction, one `runs[]` entry each. `protocol` "
+                "(LL, LL128, Simple) and `channels` (1–32) force NCCL's choice, as NCCL_PROTO and "
+                "NCCL_MIN/MAX_NCHANNELS do. Runs inline for topologies of up to 16 hosts; a log that "
                 "is not nccl-tests output is a 400 located at `log` (`line 37: expected 13 columns, "
                 "got 4`).",
     request=NcclTestsRequestSerializer,

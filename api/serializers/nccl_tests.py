@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from designer.selectors import MAX_LOG_BYTES, NCCL_ALGORITHMS, NCCL_OPS
+from designer.selectors import MAX_LOG_BYTES, MAX_NCCL_LOGS, NCCL_ALGORITHMS, NCCL_OPS, NCCL_PROTOCOLS
 
 __all__ = ["NcclTestsRequestSerializer", "NcclTestsResultSerializer"]
 
@@ -18,6 +18,11 @@ class _SizeField(serializers.CharField):
         return str(data) if isinstance(data, (int, float)) else super().to_internal_value(data)
 
 
+class _LogSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, help_text="the run's name (its file name): the trace's legend")
+    text = serializers.CharField(trim_whitespace=False, max_length=MAX_LOG_BYTES, help_text="the run's stdout")
+
+
 class NcclTestsRequestSerializer(serializers.Serializer):
     op = serializers.ChoiceField(choices=[c for c, _ in NCCL_OPS], default="all_reduce",
                                  help_text="the nccl-tests binary without _perf; every GPU is one rank")
@@ -28,6 +33,17 @@ class NcclTestsRequestSerializer(serializers.Serializer):
     log = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False,
                                 max_length=MAX_LOG_BYTES,
                                 help_text="stdout of a real nccl-tests run to compare with (optional)")
+    logs = _LogSerializer(many=True, required=False, max_length=MAX_NCCL_LOGS,
+                          help_text=f"several runs of one collective (up to {MAX_NCCL_LOGS}, `log` included), "
+                                    "each compared with one prediction: `runs[]` of the response")
+    protocol = serializers.ChoiceField(choices=[c for c, _ in NCCL_PROTOCOLS], default="auto",
+                                       help_text="auto (the engine's choice per size) or forced, as NCCL_PROTO")
+    channels = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=32,
+                                        help_text="channels the collective runs on (NCCL's MAXCHANNELS is 32; "
+                                                  "not for alltoall, sendrecv); default the engine's count")
+
+    def validate_logs(self, value) -> list[tuple[str, str]]:
+        return [(item["name"], item["text"]) for item in value]
 
 
 class _RowSerializer(serializers.Serializer):
@@ -62,13 +78,26 @@ class _CurveSerializer(serializers.Serializer):
     median_abs_time_error_pct = serializers.FloatField(allow_null=True)
 
 
+class _RunSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    measured = serializers.ListField(child=serializers.DictField())
+    measured_op = serializers.CharField(allow_null=True)
+    measured_ranks = serializers.IntegerField(allow_null=True)
+    comparison = _ComparisonSerializer(many=True)
+    curve = _CurveSerializer()
+
+
 class NcclTestsResultSerializer(serializers.Serializer):
     op = serializers.CharField()
     ranks = serializers.IntegerField()
+    algorithm = serializers.CharField()
+    protocol = serializers.CharField()
+    channels = serializers.IntegerField(allow_null=True)
+    runs = _RunSerializer(many=True, help_text="each run of `log` and `logs`, in that order")
     rows = _RowSerializer(many=True)
     measured = serializers.ListField(child=serializers.DictField(), allow_null=True,
                                      help_text="the run's rows: size_bytes, count, type, out_of_place, in_place")
     measured_op = serializers.CharField(allow_null=True)
     measured_ranks = serializers.IntegerField(allow_null=True)
     comparison = _ComparisonSerializer(many=True)
-    curve = _CurveSerializer(allow_null=True, help_text="the whole curve against the run (null without a log)")
+    curve = _CurveSerializer(allow_null=True, help_text="the whole curve against the first run (null without a log)")

@@ -68,29 +68,39 @@ def run_compare(job, progress: Progress) -> dict:
 
 
 def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: int, algorithm: str,
-                     log: str | None = None) -> dict:
-    """Predicted nccl-tests rows for a topology document and, with ``log`` (a real run's stdout),
-    the run side by side (engine ``analysis.nccl_tests.side_by_side``).
+                     log: str | None = None, logs: list[tuple[str, str]] | None = None,
+                     protocol: str = "auto", channels: int | None = None) -> dict:
+    """Predicted nccl-tests rows for a topology document and, with ``log`` or ``logs`` (real
+    runs' stdout, ``(file name, text)`` pairs), the runs side by side (engine
+    ``analysis.nccl_tests.side_by_side``).
 
     Raises
     ------
     EngineValidationError
-        Bad arguments (located: ``min_bytes``, ``algorithm`` …) or, under field ``log``, a log
-        that is not nccl-tests output (``line 37: expected 13 columns, got 4``).
+        Bad arguments (located: ``min_bytes``, ``algorithm``, ``channels`` …) or, under field
+        ``log``, a log that is not nccl-tests output (``run2.txt: line 37: expected 13 columns,
+        got 4`` — the file named when there are several).
     """
     from designer.engine.analysis.nccl_tests import side_by_side
-    from designer.engine.io.nccl_tests_log import parse_log
 
-    parsed = None
-    if log:
-        try:
-            parsed = parse_log(log, op=op)
-        except EngineError as exc:   # "line 37: ..." reads best as one message on the log field
-            raise EngineValidationError(code=exc.code, message=exc.message, field="log", details=[
-                {"path": "", "message": line} for line in exc.lines()]) from exc
+    runs = ([("run", log)] if log else []) + list(logs or [])
+    parsed = [(name, _parsed_log(name, text, op, named=len(runs) > 1)) for name, text in runs]
     with engine_errors():
         return json_safe(side_by_side(document, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor,
-                                      algorithm=algorithm, log=parsed))
+                                      algorithm=algorithm, protocol=protocol, channels=channels, logs=parsed))
+
+
+def _parsed_log(name: str, text: str, op: str, *, named: bool):
+    """One run's stdout parsed; its errors as one message on the ``log`` field (``line 37: ...``
+    reads best there), prefixed by the file's name when several were sent."""
+    from designer.engine.io.nccl_tests_log import parse_log
+
+    try:
+        return parse_log(text, op=op)
+    except EngineError as exc:
+        prefix = f"{name}: " if named else ""
+        raise EngineValidationError(code=exc.code, message=exc.message, field="log", details=[
+            {"path": "", "message": prefix + line} for line in exc.lines()]) from exc
 
 
 def warm_up() -> None:

@@ -1,4 +1,4 @@
-"""The nccl-tests page: predicted busbw against message size, and a real run overlaid on it."""
+"""The nccl-tests page: predicted busbw and time against message size, and real runs overlaid on them."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
@@ -23,6 +23,7 @@ def nccl_tests(request, pk: int):
         except ValidationError as exc:
             attach(exc, form)
     return render(request, "designer/nccl_tests.html", {
-        "topology": topology, "form": form, "out": out, **page_context(out),
-        "figure_style": style_json(), "max_hosts": selectors.MAX_INLINE_HOSTS},
+        "topology": topology, "form": form, "out": out, **page_context(out, **form.axes()),
+        "figure_style": style_json(), "max_hosts": selectors.MAX_INLINE_HOSTS,
+        "max_logs": selectors.MAX_NCCL_LOGS},
         status=400 if form.errors else 200)

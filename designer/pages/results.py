@@ -1,5 +1,5 @@
-"""Result pages: a job's result, two results compared, and the figure a click on the result page
-asks for (a picked flow's path, a clicked host).
+"""Result pages: a job's result, two results (or two designs' bills of materials) compared, and
+the figure a click on the result page asks for (a picked flow's path, a clicked host).
 
 Result and compare pages are gzipped: a 1,024-GPU result page is ~1 MB of figure JSON (~6x
 smaller compressed). BREACH: the pages reflect no request input and hold no secret but Django's
@@ -21,7 +21,7 @@ import json
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
@@ -30,7 +30,8 @@ from designer import selectors, services
 from designer.figures import SliceLimits, SliceTooLarge, check_response, figure_from_slice
 from designer.ops.throttling import FigureThrottle, retry_seconds
 from designer.pages import selectors as pages
-from designer.params import id_param, int_param, json_loads_bounded
+from designer.pages.forms.compare import CompareQuery
+from designer.params import int_param, json_loads_bounded
 
 __all__ = ["result_view", "compare_view", "figure_render", "FIGURE_SLICE_MAX_BYTES"]
 
@@ -51,8 +52,31 @@ def result_view(request, job_id: int):
 
 @login_required
 def compare_view(request):
-    a = selectors.result_get(user=request.user, job_pk=id_param(request, "a", default=0))
-    b = selectors.result_get(user=request.user, job_pk=id_param(request, "b", default=0))
+    """``?a=&b=`` two results; ``?da=&db=`` two designs' BOMs (no job needed); one side only
+    (``?a=`` or ``?da=``, the links from a result and a topology page) opens the picker of the
+    other side."""
+    query = CompareQuery.from_request(request)
+    if query.mode == "results":
+        return _compare_results(request, query.a, query.b)
+    if query.mode == "pick_result":
+        job = selectors.job_get(user=request.user, pk=query.a)
+        return render(request, "designer/compare_pick.html", {
+            "job_a": job, "choices": pages.compare_result_choices(user=request.user, job=job)})
+    if query.mode == "empty":
+        raise Http404("name a result (?a=<job id>) or a design (?da=<topology id>) to compare")
+    revision_a = pages.design_revision(user=request.user, topology_pk=query.da[0], number=query.da[1])
+    groups = pages.compare_design_choices(user=request.user, revision=revision_a)
+    if query.mode == "pick_design":
+        return render(request, "designer/compare_pick.html", {"revision_a": revision_a, "groups": groups})
+    revision_b = pages.design_revision(user=request.user, topology_pk=query.db[0], number=query.db[1])
+    return render(request, "designer/compare_designs.html", {
+        **pages.compare_designs_context(revision_a=revision_a, revision_b=revision_b), "groups": groups,
+        "db_value": query.db_value})
+
+
+def _compare_results(request, a_pk: int, b_pk: int):
+    a = selectors.result_get(user=request.user, job_pk=a_pk)
+    b = selectors.result_get(user=request.user, job_pk=b_pk)
     context = pages.compare_context(a=a.data, b=b.data)
     context.update(pages.compare_bom_context(
         revision_a=getattr(a.job, "revision", None), revision_b=getattr(b.job, "revision", None)))

@@ -325,7 +325,8 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
         ``bom_a`` / ``bom_b`` (``fabricscope.bom/1`` or None: no switch), ``bom_rows``
         (``engine.bom.compare_boms`` rows with ``a_text``, ``b_text``, ``change`` printed and
         ``css``: ``fs-good`` / ``fs-bad`` when B is better / worse, ``fs-changed`` when only
-        different), ``same_design`` (both jobs ran on one revision).
+        different), ``same_design`` (both jobs ran on one revision), ``bom_label_a`` /
+        ``bom_label_b`` (``pod-2 rev 3``).
     """
     same = revision_a is not None and revision_b is not None and revision_a.pk == revision_b.pk
     bom_a = bridge.revision_bom(revision_a)
@@ -340,9 +341,18 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
                          # a ratio's change is a number ("+1"), not a ratio ("+1:1")
                          else bom_value(row["delta"], "" if row["unit"] == ":1" else row["unit"],
                                          signed=True)})
-    return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": rows, "same_design": same}
+    return rows
 
 
+def _revision_label(revision: TopologyRevision | None) -> str:
+    return "" if revision is None else f"{revision.topology.name} rev {revision.number}"
+
+
+    return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": _bom_rows(bom_a, bom_b), "same_design": same,
+            "bom_label_a": _revision_label(revision_a), "bom_label_b": _revision_label(revision_b)}
+
+
+def _bom_rows(bom_a: dict | None, bom_b: dict | None) -> list[dict]:
 def editor_config_script(config: dict) -> str:
     """``<script id="editor-config" type="application/json">``, as Django's ``json_script`` writes
     it (``&``, ``<``, ``>`` as ``\\uXXXX``) but compact and through orjson: a 32k-GPU design's
@@ -354,3 +364,66 @@ def editor_config_script(config: dict) -> str:
     for char, escaped in (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E")):
         text = text.replace(char, escaped)
     return mark_safe(f'<script id="editor-config" type="application/json">{text}</script>')
+
+
+# --- Compare: two designs' BOMs, and the pickers of the other side ------------------------------
+
+#: Entries a compare picker lists (newest first); more would make a select no one scrolls.
+COMPARE_CHOICES_LIMIT = 50
+
+
+def design_revision(*, user, topology_pk: int, number: int | None) -> TopologyRevision:
+    """Revision ``number`` of a visible design (its current one when None), without its
+    document; Http404 when unseen or when the design has no revision yet."""
+    if number is None:
+        number = selectors.topology_get(user=user, pk=topology_pk).revision_number
+        if not number:
+            raise Http404("this design has no revision yet")
+    return selectors.revision_get(user=user, topology_pk=topology_pk, number=number, with_document=False)
+
+
+def compare_designs_context(*, revision_a: TopologyRevision, revision_b: TopologyRevision) -> dict:
+    """Two designs (or two revisions of one) compared by their bills of materials, no job needed.
+
+    The BOMs come from the revisions' digests (stored at save: no document is read, so two
+    40 MB designs compare as fast as two small ones).
+
+    Returns
+    -------
+    dict
+        As :func:`compare_bom_context`, plus ``revision_a`` / ``revision_b``.
+    """
+    same = revision_a.pk == revision_b.pk
+    bom_a = revision_bom(revision_a)
+    bom_b = bom_a if same else revision_bom(revision_b)
+    return {"revision_a": revision_a, "revision_b": revision_b, "bom_a": bom_a, "bom_b": bom_b,
+            "bom_rows": _bom_rows(bom_a, bom_b), "same_design": same,
+            "bom_label_a": _revision_label(revision_a), "bom_label_b": _revision_label(revision_b)}
+
+
+def compare_result_choices(*, user, job: SimulationJob) -> list[tuple[int, str]]:
+    """Finished jobs of ``job``'s kind that ``user`` may see, other than ``job``, newest first:
+    ``(job id, "job 12 · pod-2 r3 · ring-16")`` for the result picker."""
+    rows = (selectors.job_list(user=user, state="succeeded").filter(kind=job.kind)
+            .exclude(pk=job.pk)[:COMPARE_CHOICES_LIMIT])
+    return [(j.pk, " · ".join(filter(None, (f"job {j.pk}", f"{j.topology.name} r{j.revision.number}",
+                                            j.scenario.name if j.scenario_id else "")))) for j in rows]
+
+
+def compare_design_choices(*, user, revision: TopologyRevision) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The design picker's groups: the other revisions of ``revision``'s design, then the other
+    designs ``user`` may see (their current revision); empty groups left out. Values are ``db``
+    parameters (``12:3``, ``14``)."""
+    topology = revision.topology
+    own = [(f"{topology.pk}:{r.number}", f"r{r.number} · {r.message or '(no message)'}"[:90])
+           for r in selectors.revision_list(user=user, topology_pk=topology.pk)[:COMPARE_CHOICES_LIMIT]
+           if r.number != revision.number]
+    others = [(str(t.pk), f"{t.name} (r{t.revision_number})")
+              for t in selectors.topology_list(user=user).exclude(pk=topology.pk)
+              .filter(current_revision__isnull=False)[:COMPARE_CHOICES_LIMIT]]
+    groups = [(f"Other revisions of {topology.name}", own), ("Other designs (current revision)", others)]
+    return [(label, options) for label, options in groups if options]
+
+
+__all__ += ["COMPARE_CHOICES_LIMIT", "design_revision", "compare_designs_context", "compare_result_choices",
+            "compare_design_choices"]

@@ -74,3 +74,31 @@ def test_more_than_sixteen_hosts_is_refused(api, user):
     big = services.topology_build(owner=user, name="pod-17", template="pcie-commodity", hosts=17, options={})
     error = assert_error(api.post(url(big), BODY, format="json"), 400)
     assert "up to 16 hosts" in error["details"][0]["message"]
+
+
+def test_several_runs_protocol_and_channels(api, small_topology):
+    """Two runs in ``logs``: one ``runs[]`` entry each, by name, against one prediction; the
+    forced protocol is in every row and the channel count is echoed."""
+    body = {**BODY, "protocol": "Simple", "channels": 8,
+            "logs": [{"name": "a.log", "text": LOG}, {"name": "b.log", "text": LOG}]}
+    r = api.post(url(small_topology), body, format="json")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert [run["name"] for run in out["runs"]] == ["a.log", "b.log"]
+    assert out["runs"][0]["comparison"] == out["runs"][1]["comparison"] == out["comparison"]
+    assert {row["protocol"] for row in out["rows"]} == {"Simple"} and out["channels"] == 8
+
+
+def test_knobs_and_log_count_are_located(api, small_topology):
+    from designer.selectors import MAX_NCCL_LOGS
+
+    error = assert_error(api.post(url(small_topology), {**BODY, "op": "alltoall", "channels": 4}, format="json"), 400)
+    assert paths_of(error) == {"channels"}
+    error = assert_error(api.post(url(small_topology), {**BODY, "protocol": "LL64"}, format="json"), 400)
+    assert paths_of(error) == {"protocol"}
+    logs = [{"name": f"r{k}.log", "text": LOG} for k in range(MAX_NCCL_LOGS + 1)]
+    error = assert_error(api.post(url(small_topology), {**BODY, "logs": logs}, format="json"), 400)
+    assert paths_of(error) == {"logs"}
+    error = assert_error(api.post(url(small_topology), {**BODY, "log": LOG, "logs": logs[:MAX_NCCL_LOGS]},
+                                  format="json"), 400)
+    assert paths_of(error) == {"log"} and f"at most {MAX_NCCL_LOGS}" in error["details"][0]["message"]

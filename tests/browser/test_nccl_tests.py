@@ -20,8 +20,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 FIXTURE = (Path(__file__).resolve().parents[1] / "engine" / "data" / "nccl_tests"
            / "all_reduce_2x_hgx_h100_nccl_tests_319.txt")
-TRACES = """() => Array.from(document.querySelector('[data-plot="nccl_busbw"]').data || [])
+TRACES = """(key) => Array.from(document.querySelector(`[data-plot="${key || 'nccl_busbw'}"]`).data || [])
     .map(t => ({name: t.name, n: t.x.length, xmin: Math.min(...t.x), xmax: Math.max(...t.x)}))"""
+SECOND = FIXTURE.with_name("all_reduce_mpi_prefixed_nccl_1453.txt")
+LAYOUT = """(key) => { const l = document.querySelector(`[data-plot="${key}"]`).layout;
+    return {x: l.xaxis.type, y: l.yaxis.type, ticks: l.xaxis.ticktext}; }"""
 AXIS = "() => document.querySelector('[data-plot=\"nccl_busbw\"]').layout.xaxis.type"
 
 
@@ -53,7 +56,7 @@ def test_predict_upload_overlay_and_errors(app_page, live_server, sign_in, shot,
     page.click("#nccl-submit")
     _ready(page)
     traces = page.evaluate(TRACES)
-    assert [t["name"] for t in traces] == ["predicted", "measured (out-of-place)"]
+    assert [t["name"] for t in traces] == ["predicted", FIXTURE.name]      # the run is named by its file
     assert traces[1]["n"] == 10 and traces[1]["xmin"] == 32 * 2 ** 20 and traces[1]["xmax"] == 16 * 2 ** 30
     assert traces[0]["n"] == 32 and traces[0]["xmax"] == 16 * 2 ** 30   # predicted also at the run's 16 GiB
     rows = page.locator("#nccl-compare tbody tr")
@@ -76,3 +79,40 @@ def test_stranger_gets_404(app_page, live_server, sign_in, pod, other_user):
     page = sign_in(app_page, "bob", "bob-password-1")
     response = page.goto(f"{live_server.url}/topologies/{pod.pk}/nccl-tests/")
     assert response.status == 404
+
+
+def test_two_logs_overlaid_on_log_axes(app_page, live_server, sign_in, shot, pod):
+    """Two published all-reduce runs (NVIDIA/nccl-tests#319: 2 HGX H100 hosts, 32 MiB … 16 GiB;
+    NVIDIA/nccl#1453: 1 MiB … 512 MiB) overlaid: one trace per file on the busbw and the time
+    figures; the busbw axis switched to log and the size axis to decades from the keyboard, in
+    place (no new prediction); protocol and channel count forced."""
+    page = sign_in(app_page, "alice", "alice-password-1")
+    page.goto(f"{live_server.url}/topologies/{pod.pk}/nccl-tests/")
+    _ready(page)
+    page.select_option("#id_protocol", "Simple")
+    page.fill("#id_channels", "16")
+    page.set_input_files("#id_log", [str(FIXTURE), str(SECOND)])
+    page.click("#nccl-submit")
+    _ready(page)
+    for key in ("nccl_busbw", "nccl_time"):
+        traces = page.evaluate(TRACES, key)
+        assert [t["name"] for t in traces] == ["predicted", FIXTURE.name, SECOND.name]
+        assert traces[2]["xmin"] == 2 ** 20 and traces[2]["xmax"] == 512 * 2 ** 20
+    assert page.evaluate(LAYOUT, "nccl_time")["y"] == "log"
+    assert page.locator("#nccl-fits tbody tr").count() == 2
+    assert set(page.locator("#nccl-rows tbody td:nth-child(7)").all_text_contents()) == {"Simple"}
+    before = page.evaluate("performance.getEntriesByType('navigation')[0].startTime + location.href")
+
+    page.focus("#id_busbw_axis")
+    page.keyboard.press("ArrowDown")            # linear → log, a change event as a click would fire
+    page.wait_for_function("""() => document.querySelector('[data-plot="nccl_busbw"]').layout.yaxis.type === 'log'""")
+    page.focus("#id_size_axis")
+    page.keyboard.press("ArrowDown")            # log2 → log10
+    page.wait_for_function("""() => (document.querySelector('[data-plot="nccl_time"]').layout.xaxis.ticktext || [])
+        .includes('1 GB')""")
+    busbw = page.evaluate(LAYOUT, "nccl_busbw")
+    assert busbw["x"] == "log" and busbw["y"] == "log" and "1 MB" in busbw["ticks"] and "16 GiB" not in busbw["ticks"]
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].startTime + location.href") == before
+    assert page.js_errors == []
+    page.evaluate("window.scrollTo(0, 0)")     # the sticky header would cross a full-page shot mid-page
+    shot(page, "nccl-tests-two-logs-log-axes")

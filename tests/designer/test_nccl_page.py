@@ -9,6 +9,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -51,7 +52,7 @@ def test_upload_limit_and_parser_errors_sit_next_to_the_field(client, user, smal
     big = SimpleUploadedFile("run.log", b"#" * (1024 * 1024 + 1))
     r = client.post(page(small_topology), {**FORM, "log": big})
     assert r.status_code == 400
-    assert field_errors(r, "log") == ["the file is 1024 KiB; the limit is 1024 KiB (keep only the nccl-tests output)"]
+    assert field_errors(r, "log") == ["run.log is 1024 KiB; the limit is 1024 KiB (keep only the nccl-tests output)"]
     junk = SimpleUploadedFile("run.log", b"mpirun: starting\n8 2 float sum -1 x\n")
     r = client.post(page(small_topology), {**FORM, "log": junk})
     assert r.status_code == 400 and field_errors(r, "log") == ["line 2: expected 13 columns, got 6"]
@@ -103,3 +104,70 @@ def test_a_run_reports_the_whole_curve_median_worst_and_within(client, user, sma
     html = r.content.decode()
     assert 'id="nccl-worst"' in html and summary["worst_size"] in html and summary["worst_size"].endswith("iB")
     assert worst["size_bytes"] == r.context["out"]["curve"]["worst_size_bytes"]
+
+
+LOG = (Path(__file__).resolve().parents[1] / "engine" / "data" / "nccl_tests"
+       / "all_reduce_2x_hgx_h100_nccl_tests_319.txt")
+
+
+def _upload(name: str, data: bytes | None = None) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, LOG.read_bytes() if data is None else data)
+
+
+def test_several_runs_are_overlaid_each_named_by_its_file(client, user, small_topology):
+    """Two uploads of one all-reduce: one marker trace each (named by the file) on both the busbw
+    and the time figure, over one predicted line; the comparison table has a run column and the
+    fits table a row per run."""
+    client.force_login(user)
+    r = client.post(page(small_topology), {**FORM, "log": [_upload("node-a.log"), _upload("node-b.log")]})
+    assert r.status_code == 200, r.content[:800]
+    for key in ("nccl_busbw", "nccl_time"):
+        names = [t["name"] for t in r.context["figures"][key]["data"]]
+        assert names == ["predicted", "node-a.log", "node-b.log"]
+    assert r.context["figures"]["nccl_time"]["layout"]["yaxis"]["type"] == "log"
+    assert [f["name"] for f in r.context["fits"]] == ["node-a.log", "node-b.log"]
+    assert {c["run"] for c in r.context["comparison"]} == {"node-a.log", "node-b.log"}
+    html = r.content.decode()
+    assert 'id="nccl-fits"' in html and "<th>run</th>" in html
+
+
+def test_more_runs_than_the_cap_are_refused(client, user, small_topology):
+    from designer.selectors import MAX_NCCL_LOGS
+
+    client.force_login(user)
+    uploads = [_upload(f"run{k}.log") for k in range(MAX_NCCL_LOGS + 1)]
+    r = client.post(page(small_topology), {**FORM, "log": uploads})
+    assert r.status_code == 400
+    assert field_errors(r, "log") == [f"{MAX_NCCL_LOGS + 1} files; at most {MAX_NCCL_LOGS} runs are overlaid at once"]
+
+
+def test_a_bad_second_log_is_named(client, user, small_topology):
+    client.force_login(user)
+    junk = _upload("junk.log", b"8 2 float sum -1 x\n")
+    r = client.post(page(small_topology), {**FORM, "log": [_upload("good.log"), junk]})
+    assert r.status_code == 400 and field_errors(r, "log") == ["junk.log: line 1: expected 13 columns, got 6"]
+
+
+def test_protocol_and_channels_reach_the_prediction(client, user, small_topology):
+    client.force_login(user)
+    r = client.post(page(small_topology), {**FORM, "protocol": "LL", "channels": 4})
+    assert r.status_code == 200 and {row["protocol"] for row in r.context["out"]["rows"]} == {"LL"}
+    assert r.context["out"]["channels"] == 4
+    r = client.post(page(small_topology), {**FORM, "op": "alltoall", "channels": 4})
+    assert r.status_code == 400 and "alltoall takes no channel count" in field_errors(r, "channels")[0]
+    r = client.post(page(small_topology), {**FORM, "channels": 33})
+    assert r.status_code == 400 and field_errors(r, "channels")
+
+
+def test_axes_log10_sizes_and_log_busbw(client, user, small_topology):
+    """?size_axis=log10&busbw_axis=log: decade ticks from 1 MB below 1 MiB up to 10 MB above
+    4 MiB, a log busbw axis; both tick sets ride along for the page's in-place switch."""
+    client.force_login(user)
+    r = client.get(page(small_topology) + "?min_bytes=1M&max_bytes=4M&size_axis=log10&busbw_axis=log")
+    busbw = r.context["figures"]["nccl_busbw"]
+    assert busbw["layout"]["yaxis"]["type"] == "log"
+    assert busbw["layout"]["xaxis"]["tickvals"] == [10 ** 6, 10 ** 7]
+    assert busbw["layout"]["xaxis"]["ticktext"] == ["1 MB", "10 MB"]
+    assert busbw["fabricscope"]["axes"]["size"]["log2"]["tickvals"] == [2 ** 20, 2 ** 22]
+    html = r.content.decode()
+    assert 'id="id_size_axis"' in html and "nccl_axes.js" in html

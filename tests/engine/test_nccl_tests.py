@@ -280,3 +280,87 @@ def test_cli_errors_are_one_line():
     assert proc.returncode == 1 and proc.stderr.strip() == "error: min_bytes: bad size '8X' (like 8, 64K, 8M, 8G)"
     proc = cli("--template", "dgx-h100", "--compare", str(DATA / "README-does-not-exist.txt"))
     assert proc.returncode == 1 and "no such file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------ protocol, channels, several runs
+@pytest.fixture(scope="module")
+def two_hosts():
+    """Two DGX H100 on a rail-optimized fabric: 8 NICs of 400 Gb/s (50 GB/s) a host, one per rail.
+
+        [h0: gpu0..7, nic0..7] ==rail c, 400G== [leaf c] ==400G== [h1: gpu0..7, nic0..7]
+    """
+    return compile_topology({"build": {"template": "dgx-h100", "hosts": 2, "fabric": "rail-optimized"}})
+
+
+def test_protocol_is_forced_at_every_size(one_host):
+    """Forcing a protocol (NCCL_PROTO) reaches every size: the engine's own choice is LL at 8 B
+    and Simple at 8 MiB, so "auto" differs from both forced sweeps somewhere."""
+    auto = predict_sweep(one_host, "all_reduce", min_bytes="8", max_bytes="8M", factor=1024)
+    assert {r["protocol"] for r in auto} == {"LL", "Simple"}
+    for protocol in ("LL", "Simple"):
+        rows = predict_sweep(one_host, "all_reduce", min_bytes="8", max_bytes="8M", factor=1024, protocol=protocol)
+        assert [r["protocol"] for r in rows] == [protocol] * 3
+    ll = predict_sweep(one_host, "all_reduce", min_bytes="8M", max_bytes="8M", protocol="LL")[0]
+    assert ll["busbw_gbs"] < auto[-1]["busbw_gbs"]       # LL's bandwidth is a fraction of Simple's
+
+
+def test_one_channel_across_hosts_runs_at_one_nics_rate(two_hosts):
+    """A ring all-reduce of 1 GiB pinned to 1 channel crosses the fabric on one rail: busbw is
+    bounded by one NIC, 50 GB/s, and 2 channels (two rails) double it; the default count (one
+    per rail and more) beats both."""
+    def busbw(channels):
+        return predict_sweep(two_hosts, "all_reduce", min_bytes="1G", max_bytes="1G", algorithm="ring",
+                             channels=channels)[0]["busbw_gbs"]
+
+    one, two, default = busbw(1), busbw(2), busbw(None)
+    assert 40 < one <= 50
+    assert two == pytest.approx(2 * one, rel=0.05)
+    assert default > 4 * one
+
+
+def test_knobs_an_op_does_not_take_are_located(one_host):
+    with pytest.raises(InvalidScenario) as exc:
+        predict_sweep(one_host, "alltoall", min_bytes="8", max_bytes="8", channels=4)
+    assert [p.path for p in exc.value.problems] == ["channels"] and "alltoall" in exc.value.problems[0].message
+    with pytest.raises(InvalidScenario) as exc:
+        predict_sweep(one_host, "all_reduce", min_bytes="8", max_bytes="8", channels=33, protocol="LL64")
+    assert sorted(p.path for p in exc.value.problems) == ["channels", "protocol"]
+    with pytest.raises(InvalidScenario) as exc:
+        predict_sweep(one_host, "sendrecv", min_bytes="8", max_bytes="8", protocol="LL")
+    assert [p.path for p in exc.value.problems] == ["protocol"]
+
+
+def test_several_runs_overlay_one_prediction(one_host):
+    """Two runs of one all-reduce (the same 10 sizes, one of them cut to its first 4 rows): one
+    run entry each, named, compared at its own sizes, and the top-level fields are the first's."""
+    full = fixture("all_reduce_2x_hgx_h100_nccl_tests_319.txt")
+    head = parse_log(full, op="all_reduce")
+    short = type(head)(op=head.op, rows=head.rows[:4], ranks=head.ranks)
+    out = side_by_side(one_host, "all_reduce", min_bytes="1G", max_bytes="1G",
+                       logs=[("run-a.txt", full), ("run-b.txt", short)])
+    assert [r["name"] for r in out["runs"]] == ["run-a.txt", "run-b.txt"]
+    assert [len(r["comparison"]) for r in out["runs"]] == [10, 4]
+    rows = {c["size_bytes"]: c["predicted"] for c in out["runs"][0]["comparison"]}
+    for c in out["runs"][1]["comparison"]:          # one prediction, shared by both runs
+        assert c["predicted"] == rows[c["size_bytes"]]
+    assert out["comparison"] == out["runs"][0]["comparison"] and out["curve"]["sizes"] == 10
+
+
+def test_runs_of_different_collectives_are_refused(one_host):
+    with pytest.raises(InvalidScenario) as exc:
+        side_by_side(one_host, "all_reduce", min_bytes="1M", max_bytes="1M",
+                     logs=[("ar.txt", fixture("all_reduce_2x_hgx_h100_nccl_tests_319.txt")),
+                           ("ag.txt", fixture("all_gather_2gpu_bf16_nccl_1435.txt"))])
+    problem = exc.value.problems[0]
+    assert problem.path == "log" and "ag.txt" in problem.message and "ar.txt" in problem.message
+
+
+def test_cli_takes_protocol_channels_and_several_logs():
+    log = str(DATA / "all_reduce_2x_hgx_h100_nccl_tests_319.txt")
+    proc = cli("--template", "dgx-h100", "--hosts", "2", "--protocol", "Simple", "--channels", "8",
+               "--compare", log, log)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("# measured: ") == 2 and proc.stdout.count("# curve: 10 sizes") == 2
+    assert "protocol Simple, 8 channels" in proc.stdout
+    proc = cli("--template", "dgx-h100", "-b", "8", "-e", "64", "--protocol", "LL", "--json")
+    assert {r["protocol"] for r in json.loads(proc.stdout)["rows"]} == {"LL"}

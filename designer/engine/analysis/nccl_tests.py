@@ -36,7 +36,9 @@ from designer.engine.errors import (
 from designer.engine.model.topology import Topology
 
 __all__ = [
+    "MAX_CHANNELS",
     "MAX_SIZES",
+    "PROTOCOL_CHOICES",
     "OPS",
     "TYPE_BYTES",
     "busbw_factor",
@@ -57,6 +59,14 @@ TYPE_BYTES = {"int8": 1, "uint8": 1, "char": 1, "half": 2, "bfloat16": 2, "float
               "uint32": 4, "int": 4, "double": 8, "int64": 8, "uint64": 8}
 #: A sweep of more sizes than this is refused (8 B…8 GiB doubling is 31).
 MAX_SIZES = 64
+#: Largest ``channels`` a sweep takes: NCCL's ``MAXCHANNELS`` (32; docs/ENGINE.md, "Size-dependent
+#: bandwidth"). More would only build flows NCCL never runs.
+MAX_CHANNELS = 32
+#: ``protocol`` values of a sweep: ``auto`` (the engine picks per size, as NCCL's tuner) or one of
+#: NCCL's protocols (``NCCL_PROTO``).
+PROTOCOL_CHOICES = ("auto", "LL", "LL128", "Simple")
+# Ops NCCL runs as point-to-point sends: no ring/tree channels to count; send/recv has no protocol knob.
+_NO_CHANNELS = {"alltoall", "sendrecv"}
 # Ops whose ``count`` column is per rank and whose size is a whole number of per-rank blocks.
 _PER_RANK = {"all_gather", "reduce_scatter", "alltoall"}
 _REDUCING = {"all_reduce", "reduce_scatter"}
@@ -160,7 +170,8 @@ def _participants(topo: Topology, participants) -> list[str]:
     return [topo.node_ids[int(i)] for i in chosen]
 
 
-def _patterns(op: str, size: int, ranks: list[str], algorithm: str) -> list[dict]:
+def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: str = "auto",
+              channels: int | None = None) -> list[dict]:
     """The workload for one size: one collective pattern, or one p2p per ring neighbour for
     send/recv (nccl-tests' sendrecv: every rank sends S to the next and receives S from the
     previous, all at once)."""
@@ -173,6 +184,10 @@ def _patterns(op: str, size: int, ranks: list[str], algorithm: str) -> list[dict
     # keeps working on an engine whose validator predates the value.
     if algorithm != "auto":
         pattern["algorithm"] = algorithm
+    if protocol != "auto":
+        pattern["protocol"] = protocol
+    if channels is not None:
+        pattern["channels"] = channels
     return [pattern]
 
 
@@ -203,19 +218,38 @@ def _row(op: str, size: int, count: int, dtype: str, n: int, got: dict, algorith
             "protocol": got["protocol"]}
 
 
-def _check_op(op: str, dtype: str) -> None:
+def _check_op(op: str, dtype: str, protocol: str = "auto", channels: int | None = None) -> None:
     problems = []
     if op not in OPS:
         problems.append(Problem("op", f"unknown op {op!r} (choose from {', '.join(OPS)})"))
     if dtype not in TYPE_BYTES:
         problems.append(Problem("dtype", f"unknown type {dtype!r} (choose from {', '.join(TYPE_BYTES)})"))
+    problems += _knob_problems(op, protocol, channels)
     if problems:
         raise InvalidScenario("bad nccl-tests sweep", problems)
 
 
+def _knob_problems(op: str, protocol: str, channels) -> list[Problem]:
+    """The protocol and channel count asked of the prediction, checked against what the op takes."""
+    problems = []
+    if protocol not in PROTOCOL_CHOICES:
+        problems.append(Problem("protocol", f"unknown protocol {protocol!r} "
+                                            f"(choose from {', '.join(PROTOCOL_CHOICES)})"))
+    elif protocol != "auto" and op == "sendrecv":
+        problems.append(Problem("protocol", "sendrecv takes no protocol (point-to-point sends); leave it on auto"))
+    if channels is None:
+        return problems
+    if not isinstance(channels, int) or isinstance(channels, bool) or not 1 <= channels <= MAX_CHANNELS:
+        problems.append(Problem("channels", f"must be an integer from 1 to {MAX_CHANNELS} (NCCL's MAXCHANNELS)"))
+    elif op in _NO_CHANNELS:
+        problems.append(Problem("channels", f"{op} takes no channel count (NCCL runs it as point-to-point "
+                                            "sends); leave it empty"))
+    return problems
+
+
 def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None, factor: int = 2,
                   participants=None, algorithm: str = "auto", dtype: str = "float", routing: dict | None = None,
-                  sizes: list[int] | None = None) -> list[dict]:
+                  sizes: list[int] | None = None, protocol: str = "auto", channels: int | None = None) -> list[dict]:
     """Predicted nccl-tests rows for ``op`` from ``min_bytes`` to ``max_bytes``.
 
     Parameters
@@ -238,6 +272,13 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     sizes : list of int, optional
         Explicit sizes in bytes instead of ``min_bytes``…``max_bytes`` (e.g. a real run's
         ``size`` column, to compare at exactly its sizes).
+    protocol : {"auto", "LL", "LL128", "Simple"}
+        ``auto`` lets the engine pick per size (NCCL's tuner); a name forces it, as
+        ``NCCL_PROTO`` does. Not for ``sendrecv``.
+    channels : int, optional
+        Channels (rings / trees) the collective runs on, 1…:data:`MAX_CHANNELS`, as
+        ``NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS``; default the engine's own count. Not for
+        ``alltoall`` and ``sendrecv``.
 
     Returns
     -------
@@ -255,7 +296,7 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     """
     from designer.engine.analysis.simulate import simulate
 
-    _check_op(op, dtype)
+    _check_op(op, dtype, protocol, channels)
     sizes = _requested(min_bytes, max_bytes, factor, sizes)
     topo = compile_topology(topology_or_build)
     ranks = _participants(topo, participants)
@@ -264,7 +305,7 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     rows = []
     for requested in sizes:
         size, count = _elements(op, requested, len(ranks), TYPE_BYTES[dtype])
-        scenario = {"topology": topo, "workload": _patterns(op, size, ranks, algorithm),
+        scenario = {"topology": topo, "workload": _patterns(op, size, ranks, algorithm, protocol, channels),
                     "options": {"max_flows_listed": 0}}
         if routing:
             scenario["routing"] = routing
@@ -373,47 +414,90 @@ def _error(measured, predicted) -> float | None:
 
 
 def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: int = 2, algorithm: str = "auto",
-                 dtype: str = "float", log=None) -> dict:
-    """A predicted sweep and, with a real run, the run and the comparison at exactly its sizes.
+                 dtype: str = "float", log=None, logs=None, protocol: str = "auto",
+                 channels: int | None = None) -> dict:
+    """A predicted sweep and, with real runs, each run and its comparison at exactly its sizes.
 
     Parameters
     ----------
-    topology_or_build, op, min_bytes, max_bytes, factor, algorithm, dtype
-        As :func:`predict_sweep`. The run's op (from its binary name) replaces ``op``.
+    topology_or_build, op, min_bytes, max_bytes, factor, algorithm, dtype, protocol, channels
+        As :func:`predict_sweep`. The runs' op (from their binary name) replaces ``op``.
     log : str or ParsedLog, optional
-        A real nccl-tests stdout (parsed with :func:`designer.engine.io.nccl_tests_log.parse_log`).
+        One real nccl-tests stdout (parsed with :func:`designer.engine.io.nccl_tests_log.parse_log`);
+        the same as ``logs=[("run", log)]``.
+    logs : list of (str, str or ParsedLog), optional
+        Several runs, each ``(name, log)`` (the name is the file's, for the legend), overlaid on
+        one prediction. They must be runs of one collective.
 
     Returns
     -------
     dict
-        ``op``, ``ranks`` (participants), ``rows`` (the sweep), ``measured`` (the run's rows or
-        None), ``measured_op``, ``measured_ranks`` (None when the log does not say),
-        ``comparison`` (:func:`compare` against a prediction at the run's sizes and type),
-        ``curve`` (:func:`curve_summary` of the comparison; None without a run).
+        ``op``, ``ranks`` (participants), ``algorithm``, ``protocol``, ``channels`` (as asked),
+        ``rows`` (the sweep), ``runs`` (per run: ``name``, ``measured`` (its rows),
+        ``measured_op``, ``measured_ranks`` (None when the log does not say), ``comparison``
+        (:func:`compare` against a prediction at the run's sizes and type), ``curve``
+        (:func:`curve_summary`)), and the first run's ``measured``, ``measured_op``,
+        ``measured_ranks``, ``comparison`` and ``curve`` at the top level (None / [] without a run).
 
     Raises
     ------
     InvalidScenario, InvalidWorkload, InvalidTopology, ImportFormatError
-        Also ``log``: a run of an op the engine cannot predict (broadcast…).
+        Also ``log``: a run of an op the engine cannot predict (broadcast…), runs of different
+        collectives, or runs with more than :data:`MAX_SIZES` distinct sizes together.
     """
-    from designer.engine.io.nccl_tests_log import ParsedLog, parse_log
-
-    parsed = parse_log(log, op=op) if isinstance(log, str) else log
-    if isinstance(parsed, ParsedLog) and parsed.op and parsed.op != op:
-        if parsed.op not in OPS:
-            raise InvalidScenario("unsupported op", [Problem("log", f"a {parsed.op}_perf run cannot be predicted "
-                                                                    f"(supported: {', '.join(OPS)})")])
-        op = parsed.op
+    runs = _parsed_runs(op, log, logs)
+    op = _runs_op(op, runs)
     topo = compile_topology(topology_or_build)
-    rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, algorithm=algorithm,
-                         dtype=dtype)
-    out = {"op": op, "ranks": len(_participants(topo, None)), "rows": rows, "measured": None,
-           "measured_op": None, "measured_ranks": None, "comparison": [], "curve": None}
-    if parsed is not None:
-        kind = parsed.rows[0]["type"]
-        at_sizes = predict_sweep(topo, op, algorithm=algorithm, sizes=[r["size_bytes"] for r in parsed.rows],
-                                 dtype=kind if kind in TYPE_BYTES else dtype)
-        comparison = compare(parsed.rows, at_sizes)
-        out.update(measured=parsed.rows, measured_op=parsed.op, measured_ranks=parsed.ranks,
-                   comparison=comparison, curve=curve_summary(comparison))
+    knobs = {"algorithm": algorithm, "protocol": protocol, "channels": channels}
+    rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, dtype=dtype, **knobs)
+    out = {"op": op, "ranks": len(_participants(topo, None)), **knobs, "rows": rows, "runs": [],
+           "measured": None, "measured_op": None, "measured_ranks": None, "comparison": [], "curve": None}
+    predicted = _predicted_at_run_sizes(topo, op, runs, dtype, knobs)
+    for name, parsed in runs:
+        comparison = compare(parsed.rows, predicted[_run_type(parsed, dtype)])
+        out["runs"].append({"name": name, "measured": parsed.rows, "measured_op": parsed.op,
+                            "measured_ranks": parsed.ranks, "comparison": comparison,
+                            "curve": curve_summary(comparison)})
+    if out["runs"]:
+        out.update({k: v for k, v in out["runs"][0].items() if k != "name"})
     return out
+
+
+def _parsed_runs(op: str, log, logs) -> list[tuple[str, object]]:
+    from designer.engine.io.nccl_tests_log import parse_log
+
+    pairs = ([("run", log)] if log is not None else []) + list(logs or [])
+    return [(str(name), parse_log(text, op=op) if isinstance(text, str) else text) for name, text in pairs]
+
+
+def _runs_op(op: str, runs: list) -> str:
+    """The collective the runs are of (their binary names), which the prediction then follows."""
+    named = [(name, parsed.op) for name, parsed in runs if parsed.op]
+    for name, run_op in named:
+        if run_op not in OPS:
+            raise InvalidScenario("unsupported op", [Problem("log", f"{name}: a {run_op}_perf run cannot be "
+                                                                    f"predicted (supported: {', '.join(OPS)})")])
+    if len({run_op for _, run_op in named}) > 1:
+        (first, op_a), (other, op_b) = named[0], next(n for n in named if n[1] != named[0][1])
+        raise InvalidScenario("runs of different collectives", [Problem(
+            "log", f"{other} is an {op_b}_perf run and {first} an {op_a}_perf run: overlay runs of one collective")])
+    return named[0][1] if named else op
+
+
+def _run_type(parsed, dtype: str) -> str:
+    kind = parsed.rows[0]["type"]
+    return kind if kind in TYPE_BYTES else dtype
+
+
+def _predicted_at_run_sizes(topo, op: str, runs: list, dtype: str, knobs: dict) -> dict[str, list[dict]]:
+    """One prediction per element type at the union of the runs' sizes: runs of one sweep share
+    their sizes, so N overlaid runs cost about one run's solves, not N."""
+    sizes: dict[str, set[int]] = {}
+    for _, parsed in runs:
+        sizes.setdefault(_run_type(parsed, dtype), set()).update(r["size_bytes"] for r in parsed.rows)
+    total = sum(len(v) for v in sizes.values())
+    if total > MAX_SIZES:
+        raise InvalidScenario("too many sizes", [Problem("log", f"the runs have {total} distinct sizes together; "
+                                                                f"at most {MAX_SIZES} are predicted")])
+    return {kind: predict_sweep(topo, op, sizes=sorted(values), dtype=kind, **knobs)
+            for kind, values in sizes.items()}

@@ -6,11 +6,16 @@ Examples::
         --min-bytes 8 --max-bytes 8G --factor 2
     python -m designer.engine nccl-tests --topology pod.json --op all_gather --algorithm ring
     python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --compare run.log
+    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --protocol Simple --channels 16 \\
+        --compare run1.log run2.log
 
 The table has nccl-tests' own layout (``size count type redop root time algbw busbw``, time in
 µs, bandwidths in GB/s) with the engine's chosen ``algorithm`` and ``protocol`` instead of the
 in-place columns (a prediction has no in-place/out-of-place difference). ``--compare LOG`` reads a
-real run's stdout and prints measured, predicted and the busbw error per size instead.
+real run's stdout and prints measured, predicted and the busbw error per size instead (several
+logs of one collective: one such table each, against one prediction). ``--protocol`` and
+``--channels`` force NCCL's protocol and channel count (``NCCL_PROTO``, ``NCCL_MIN_NCHANNELS`` =
+``NCCL_MAX_NCHANNELS``) in the prediction.
 """
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ __all__ = ["add_arguments", "format_comparison", "format_table", "run"]
 
 
 def add_arguments(parser) -> None:
-    from designer.engine.analysis.nccl_tests import OPS, TYPE_BYTES
+    from designer.engine.analysis.nccl_tests import MAX_CHANNELS, OPS, PROTOCOL_CHOICES, TYPE_BYTES
 
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--template", help="built-in host template (with --hosts)")
@@ -34,7 +39,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("-f", "--factor", type=int, default=2, help="multiplication factor between sizes")
     parser.add_argument("-d", "--dtype", default="float", choices=list(TYPE_BYTES), help="element type")
     parser.add_argument("--algorithm", default="auto", help="auto (default) or an algorithm the engine accepts")
-    parser.add_argument("--compare", metavar="LOG", help="stdout of a real nccl-tests run to compare with")
+    parser.add_argument("--protocol", default="auto", choices=list(PROTOCOL_CHOICES),
+                        help="auto (default: the engine picks per size) or force LL, LL128, Simple")
+    parser.add_argument("--channels", type=int, default=None,
+                        help=f"channels (1..{MAX_CHANNELS}) the collective runs on (default: the engine's count)")
+    parser.add_argument("--compare", metavar="LOG", nargs="+",
+                        help="stdout of one or more real nccl-tests runs (of one collective) to compare with")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
 
 
@@ -53,29 +63,33 @@ def run(args) -> int:
     from designer.engine.analysis.nccl_tests import compile_topology, side_by_side
     from designer.engine.io.nccl_tests_log import parse_log
 
-    measured = None
-    if args.compare:
-        with open(args.compare, encoding="utf-8", errors="replace") as fh:
-            measured = parse_log(fh.read(), op=args.op)
+    runs = []
+    for path in args.compare or ():
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            runs.append((path, parse_log(fh.read(), op=args.op)))
     topo = compile_topology(_topology(args))
     out = side_by_side(topo, args.op, min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=args.factor,
-                       algorithm=args.algorithm, dtype=args.dtype, log=measured)
+                       algorithm=args.algorithm, dtype=args.dtype, logs=runs, protocol=args.protocol,
+                       channels=args.channels)
     _notes(args, out)
     title = (f"# fabricscope prediction: {topo.name or 'topology'}, {out['op']}, {out['ranks']} ranks, "
-             f"algorithm {args.algorithm}")
+             f"algorithm {args.algorithm}, protocol {args.protocol}"
+             + (f", {args.channels} channels" if args.channels else ""))
     if args.json:
         text = json.dumps(out, indent=1)
-    elif measured is None:
+    elif not runs:
         text = format_table(out["rows"], title)
     else:
-        text = format_comparison(out["comparison"], title, args.compare, out["curve"])
+        text = "\n\n".join(format_comparison(run["comparison"], title, run["name"], run["curve"])
+                            for run in out["runs"])
     sys.stdout.write(text + "\n")
     return 0
 
 
 def _notes(args, out: dict) -> None:
     if out["measured_op"] and out["measured_op"] != args.op:
-        print(f"note: {args.compare} is an {out['measured_op']} run; predicting {out['op']}", file=sys.stderr)
+        print(f"note: {' '.join(args.compare)} is an {out['measured_op']} run; predicting {out['op']}",
+              file=sys.stderr)
     if out["measured_ranks"] and out["measured_ranks"] != out["ranks"]:
         print(f"note: the run has {out['measured_ranks']} ranks, the topology {out['ranks']} GPUs", file=sys.stderr)
 

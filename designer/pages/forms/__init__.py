@@ -9,6 +9,7 @@ Modules
 ``scenarios``   the scenario builder: scenario fields, workload patterns, a job workload, a
                 viewer's run, and the three forms the builder posts taken together
 ``sharing``     grants, read-only links, ownership transfer, fork
-``nccl``        the nccl-tests page: collective, sizes, a real run to overlay
+``nccl``        the nccl-tests page: collective, sizes, protocol, channels, axes, real runs to overlay
+``compare``     the compare page's query: two results, two designs, or one side and a picker
 ``errors``      service and engine errors next to the fields they name
 """
