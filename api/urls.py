@@ -9,6 +9,7 @@ from api import views
 from api.exception_handlers import not_found_view
 from api.schema import OfflineRedocView
 from api.views.bom import TopologyBomView
+from api.views.goodput import GoodputView
 from api.views.nccl_tests import NcclTestsView
 
 router = DefaultRouter()
@@ -29,6 +30,7 @@ urlpatterns = [
          name="topology-export"),
     path("topologies/<int:topology_pk>/nccl-tests/", NcclTestsView.as_view(), name="topology-nccl-tests"),
     path("topologies/<int:topology_pk>/bom/", TopologyBomView.as_view(), name="topology-bom"),
+    path("topologies/<int:topology_pk>/goodput/", GoodputView.as_view(), name="topology-goodput"),
     path("topologies/<int:topology_pk>/shares/",
          views.ShareViewSet.as_view({"get": "list", "post": "create"}), name="share-list"),
     path("topologies/<int:topology_pk>/shares/<int:pk>/",

@@ -486,7 +486,36 @@ def nccl_tests_prediction(*, topology: Topology, op: str, min_bytes, max_bytes, 
     if log is not None and len(log.encode("utf-8")) > MAX_LOG_BYTES:
         raise ValidationError({"log": [f"the log is larger than {MAX_LOG_BYTES // 1024} KiB"]})
     return bridge.nccl_tests_sweep(document=topology.current_revision.document, op=op, min_bytes=min_bytes,
-                                   max_bytes=max_bytes, factor=factor, algorithm=algorithm, log=log or None)
+                                   max_bytes=max_bytes, factor=factor, algorithm=algorithm, logs=runs,
+                                   protocol=protocol, channels=channels)
 
 
-__all__ += ["MAX_INLINE_HOSTS", "MAX_LOG_BYTES", "NCCL_OPS", "NCCL_ALGORITHMS", "nccl_tests_prediction"]
+__all__ += ["MAX_INLINE_HOSTS", "MAX_LOG_BYTES", "MAX_NCCL_LOGS", "NCCL_OPS", "NCCL_ALGORITHMS", "NCCL_PROTOCOLS",
+            "nccl_tests_prediction"]
+
+
+#: Hosts of a design planned inline by ``goodput_prediction``: its two storage simulations and
+#: unit counts take ~1.5 s CPU at 256 DGX-H100 (docs/PERFORMANCE.md, "Goodput plan").
+MAX_GOODPUT_HOSTS = 256
+
+
+def goodput_prediction(*, topology: Topology, plan: dict) -> dict:
+    """The goodput plan (``fabricscope.goodput/1``) of ``plan`` on the topology's current revision.
+
+    The caller has already checked that the requester may view ``topology``. Nothing is saved.
+
+    Raises
+    ------
+    ValidationError
+        No revision yet, more than :data:`MAX_GOODPUT_HOSTS` hosts, or the engine's located
+        errors (``EngineValidationError``: ``rates.nic.afr: must be a finite number >= 0``).
+    """
+    if topology.current_revision_id is None:
+        raise ValidationError("this topology has no revision yet: save one in the editor first")
+    if topology.host_count > MAX_GOODPUT_HOSTS:
+        raise ValidationError(f"goodput plans run inline for up to {MAX_GOODPUT_HOSTS} hosts; this topology "
+                              f"has {topology.host_count}: use `python -m designer.engine goodput` instead.")
+    return bridge.goodput_plan(document=topology.current_revision.document, plan=plan)
+
+
+__all__ += ["MAX_GOODPUT_HOSTS", "goodput_prediction"]

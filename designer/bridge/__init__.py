@@ -15,6 +15,7 @@ Modules
 ``digest``     a revision's digest, made when it is saved: host list, groups, BOM, failure
                targets, so no page parses a big document (imported by name, as ``facts``)
 ``imports``    uploaded files: server descriptions, SimAI workloads
+``goodput``    goodput plans: failure rates × a revision's design → interruptions, interval, ETTR
 ``facts``      templates, fabrics, switch models, sweep classes, the catalog, engine limits (imported
                on its own: it loads engine modules when imported, the others only when called)
 
@@ -29,9 +30,10 @@ from designer.bridge.analysis import (
 from designer.bridge.common import (
     canonical_json, canonical_json_bytes, document_checksum, engine_errors, json_safe)
 from designer.bridge.documents import (
-    build_cluster_document, build_preview, compare_boms, document_figures, fabric_bom,
+    build_cluster_document, build_preview, compare_boms, plan_preview, document_figures, fabric_bom,
     fabric_summary, graphml, host_document, normalize_document, patch_document, revision_bom,
     topo_matrix, unprintable, validate_document)
+from designer.bridge.goodput import goodput_plan
 from designer.bridge.imports import import_host, import_simai_job
 from designer.bridge.scenarios import (
     job_overview, job_scenario_document, scenario_document, scenario_flow_count,
@@ -40,11 +42,12 @@ from designer.bridge.scenarios import (
 __all__ = [
     "engine_errors", "canonical_json", "canonical_json_bytes", "document_checksum", "json_safe",
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
-    "validate_document", "fabric_summary", "build_preview", "fabric_bom", "revision_bom",
+    "validate_document", "fabric_summary", "build_preview", "plan_preview", "fabric_bom", "revision_bom",
     "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable",
     "scenario_document", "job_scenario_document", "scenario_flow_count", "validate_scenario",
     "job_overview",
     "run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",
     "nccl_tests_sweep", "warm_up",
     "import_host", "import_simai_job",
+    "goodput_plan",
 ]

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bom": ("designer.engine.commands.bom", "bill of materials and fabric facts of a topology"),
     "catalog": ("designer.engine.commands.catalog", "list link technologies or (--switches) switch models"),
     "import-workload": ("designer.engine.commands.import_workload", "import a SimAI/ASTRA-sim workload file as a job"),
+    "goodput": ("designer.engine.commands.goodput", "failures x the design: interruptions, checkpoint interval, goodput"),
 }
 
 

@@ -13,5 +13,7 @@ Modules
   of :mod:`designer.engine.model.hop_latency`;
 - :mod:`.nccl_tests`: predicted nccl-tests tables and the comparison with a measured log;
 - :mod:`.listed_flows`: which flows a result lists, and their records (node ids along paths);
-- :mod:`.result_columns`: the columnar packing of stored results.
+- :mod:`.result_columns`: the columnar packing of stored results;
+- :mod:`.goodput`: goodput and reliability planning (failure rates × the design → interruptions,
+  blast radius, checkpoint interval, ETTR, spares, Monte Carlo).
 """
