@@ -386,14 +386,16 @@ def tech_info(name: str) -> TechInfo:
 
 
 def catalog_as_dict() -> dict:
-    """The whole catalog as JSON-ready data (for the REST API): techs, node kinds, group kinds."""
+    """The whole catalog as JSON-ready data (for the REST API): techs, node kinds, group kinds,
+    measured figures, NIC models and GPU compute figures (``gpus``, :data:`GPU_COMPUTE`)."""
     return {"basis_default": DEFAULT_BASIS, "units": {"capacity": "Gb/s per direction", "latency": "ns"},
             "techs": {name: t.as_dict() for name, t in TECHS.items()},
             "node_kinds": {k: dict(v) for k, v in NODE_KINDS.items()},
             "group_kinds": dict(GROUP_KINDS),
             "measured": {"pcie_gbytes": _measured_json(PCIE_MEASURED_GBYTES),
                          "nvlink_gbytes": _measured_json(NVLINK_MEASURED_GBYTES)},
-            "nic_models": {k: dict(v) for k, v in NIC_MODELS.items()}}
+            "nic_models": {k: dict(v) for k, v in NIC_MODELS.items()},
+            "gpus": {k: asdict(v) for k, v in GPU_COMPUTE.items()}}
 
 
 def _measured_json(table: dict) -> dict:
@@ -552,3 +554,40 @@ SWITCH_PORT_TECH = {("ethernet", 100.0): "eth100", ("ethernet", 200.0): "eth200"
                     ("infiniband", 100.0): "ib-edr", ("infiniband", 200.0): "ib-hdr",
                     ("infiniband", 400.0): "ib-ndr", ("infiniband", 800.0): "ib-xdr"}
 __all__ += ["SwitchModel", "SWITCH_MODELS", "SWITCH_PORT_TECH"]
+
+
+@dataclass(frozen=True)
+class GpuCompute:
+    """Published per-GPU figures job templates time compute and decode with: ``bf16_tflops``,
+    ``fp8_tflops`` (dense tensor-core peak without sparsity, TFLOPS; None without FP8 tensor
+    cores), ``hbm_gbytes_s`` (HBM bandwidth, GB/s: decode reads every weight once per token) and
+    the vendor datasheet they come from (``source``)."""
+    bf16_tflops: float
+    fp8_tflops: float | None
+    hbm_gbytes_s: float
+    source: str
+
+
+# Vendors quote the sparse figure first; the dense one is half of it. NVIDIA's Blackwell pages
+# quote a whole system (8 GPUs for HGX, 72 for NVL72), divided here per GPU.
+GPU_COMPUTE: dict[str, GpuCompute] = {
+    "a100": GpuCompute(312.0, None, 2039.0, "https://www.nvidia.com/en-us/data-center/a100/ (A100 80GB SXM: "
+                       "BF16 312 TFLOPS dense, 2,039 GB/s)"),
+    "h100": GpuCompute(989.0, 1979.0, 3350.0, "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 "
+                       "1,979 / FP8 3,958 TFLOPS with sparsity, 3.35 TB/s)"),
+    "h200": GpuCompute(989.0, 1979.0, 4800.0, "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: BF16 "
+                       "1,979 / FP8 3,958 TFLOPS with sparsity, 4.8 TB/s)"),
+    "b200": GpuCompute(2250.0, 4500.0, 7700.0, "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: "
+                       "FP16/BF16 36 / FP8 72 PFLOPS with sparsity; per GPU 7.7 TB/s)"),
+    "gb200": GpuCompute(2500.0, 5000.0, 8000.0, "https://www.nvidia.com/en-us/data-center/gb200-nvl72/ (72 GPUs: "
+                        "FP16/BF16 360 / FP8 720 PFLOPS with sparsity, 576 TB/s)"),
+    "b300": GpuCompute(2250.0, 4500.0, 7700.0, "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300, 8 GPUs: "
+                       "FP16/BF16 36 / FP8 72 PFLOPS with sparsity; per GPU 7.7 TB/s)"),
+    "gb300": GpuCompute(2500.0, 5000.0, 8000.0, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/ (72 GPUs: "
+                        "FP16/BF16 360 / FP8 720 PFLOPS with sparsity, 576 TB/s)"),
+    "mi300x": GpuCompute(1307.4, 2614.9, 5300.0, "https://www.amd.com/en/products/accelerators/instinct/mi300/"
+                         "mi300x.html (BF16 1,307.4 / FP8 2,614.9 TFLOPS dense, 5.3 TB/s)"),
+    "mi325x": GpuCompute(1307.4, 2614.9, 6000.0, "https://www.amd.com/en/products/accelerators/instinct/mi300/"
+                         "mi325x.html (BF16 1,307.4 / FP8 2,614.9 TFLOPS dense, 6 TB/s)"),
+}
+__all__ += ["GpuCompute", "GPU_COMPUTE"]

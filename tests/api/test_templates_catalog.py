@@ -37,3 +37,4 @@ def test_catalog(api):
     body = api.get(f"{API}/catalog/").json()
     assert "pcie5x16" in body["techs"] and "gpu" in body["node_kinds"]
     assert body["techs"]["xgmi-mi300"]["family"] == "xgmi" and "ConnectX-8" in body["nic_models"]
+    assert body["gpus"]["b200"]["bf16_tflops"] == 2250.0 and body["gpus"]["b200"]["source"].startswith("https://")

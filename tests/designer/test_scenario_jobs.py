@@ -154,3 +154,29 @@ def test_a_sweep_and_a_policy_comparison_of_a_job_rank_by_step_time(alice, small
     step_any = doc["policies"]["any"]["with_failures"]["job"]["step_time_s"]
     assert bars[1]["y"][-1] == pytest.approx(step_any * 1e3)
     assert alice.get(reverse("job_result", args=[compare.pk])).status_code == 200
+
+
+def test_an_inference_job_reports_ttft_tpot_and_its_queue_in_the_api_and_on_the_page(alice, small_topology, user,
+                                                                                      published):
+    """The inference module's documented example, run as the workers would, on 2 DGX-H100:
+    10 req/s against one tp-8 prefill instance of Llama-3-70B (~415 ms per 8,192-token prompt,
+    H100 at 40 % MFU): utilization ~4 ≥ 1, so the API result and the page say it cannot keep up,
+    with TTFT, TPOT and the queue; the section is "Inference requests", not a training step."""
+    from designer import services
+
+    example = {"job": {"template": {"kind": "inference", "model": "llama3-70b", "prompt_tokens": 8192,
+                                    "prefill": {"group": "h0"}, "decode": {"group": "h1"},
+                                    "request_rate": 10, "requests": 16}}}
+    scenario = services.scenario_create(topology=small_topology, user=user, name="infer", workload=example)
+    job = services.job_submit_simulate(scenario=scenario, user=user)
+    services.job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.state == "succeeded", job.error
+    inf = alice.get(f"/api/v1/jobs/{job.pk}/result/").json()["summary"]["job"]["inference"]
+    q = inf["prefill_queue"]
+    assert q["utilization"] == pytest.approx(10 * inf["prefill_s"]) and q["utilization"] > 1 and not q["stable"]
+    assert inf["keeps_up"] is False and inf["verdict"].startswith("cannot keep up: prefill utilization")
+    assert inf["ttft_s"]["max"] > inf["queue_wait_s"]["max"] > 4 and inf["tpot_s"] > 0
+    page = alice.get(reverse("job_result", args=[job.pk])).content.decode()
+    assert "Inference requests" in page and "Training step" not in page and 'id="tile-ttft"' in page
+    assert 'id="tile-tpot"' in page and "cannot keep up" in page and "fs-verdict-bad" in page

@@ -130,7 +130,13 @@ def test_two_phase_dag_matches_the_hand_computed_step(one):
     assert j["critical_path"] == ["fwd", "ar"]
     assert [(p["start_s"], p["end_s"]) for p in j["phases"]][1] == (pytest.approx(0.01), pytest.approx(0.01 + ar_s))
     head = r["summary"]["headline"]                  # the step leads the headline
-    assert head.startswith(f"step completes in {(0.01 + ar_s) * 1e3:.4g} ms (compute 10 ms") and "slowest pattern: " in head
+    # One sentence about the step, never the all-at-once view's "slowest pattern".
+    assert head.startswith(f"step {(0.01 + ar_s) * 1e3:.4g} ms: compute 10 ms") and "slowest pattern" not in head
+    assert "longest collective in the step: g (ring/Simple)" in head
+    # summary.job.collectives: the ring as it ran in the step; busbw = S / time × 2·7/8.
+    (c,) = j["collectives"]
+    assert c["pattern"] == "g" and c["phase"] == "ar" and c["time_s"] == pytest.approx(ar_s, abs=1e-6)
+    assert c["busbw_gbs"] == pytest.approx(GIB8 / ar_s / 1e9 * 2 * 7 / 8, rel=1e-4)
 
 
 def test_overlapping_phases_share_nvlink_exactly(one):

@@ -49,21 +49,22 @@ def test_kv_bytes_from_model_dimensions():
 
 
 def test_spaced_requests_each_take_the_pcie_time(doc, pcie_gbps):
-    """1,000 requests/s with a 1 ms prefill: request k arrives at k ms, prefills until k+1 ms, and
-    its transfer runs alone: T = 128,000 B · 8 / PCIe rate on each of the 8 rails."""
-    j = run(doc, request_rate=1000.0, requests=3, prefill_s=1e-3)
+    """1,000 requests/s with a 0.5 ms prefill (prefill utilization 0.5): request k arrives at k ms,
+    prefills until k+0.5 ms, and its transfer runs alone: T = 128,000 B · 8 / PCIe rate on each of
+    the 8 rails."""
+    j = run(doc, request_rate=1000.0, requests=3, prefill_s=5e-4)
     inf = j["inference"]
     t = PER_FLOW * 8 / (pcie_gbps * 1e9)
     assert inf["kv_bytes_per_token"] == 1024 and inf["kv_bytes_per_request"] == 1_024_000
     assert inf["bytes_per_flow"] == PER_FLOW
     for k, d in enumerate(inf["requests_detail"]):
-        assert d["kv_start_s"] == pytest.approx((k + 1) * 1e-3, rel=1e-12)
+        assert d["kv_start_s"] == pytest.approx(k * 1e-3 + 5e-4, rel=1e-12)
         assert d["kv_transfer_s"] == pytest.approx(t, rel=1e-6)
         assert d["limiting_link"] == "h0/gpu0-pcie0:a>b"
     assert inf["kv_transfer_s"]["mean"] == pytest.approx(t, rel=1e-6) and inf["keeps_up"]
     assert inf["limiting_link"] == "h0/gpu0-pcie0:a>b"
     assert inf["offered_gbps"] == pytest.approx(1000 * 1_024_000 * 8 / 1e9)
-    assert j["step_time_s"] == pytest.approx(3e-3 + t, rel=1e-9)
+    assert j["step_time_s"] == pytest.approx(2.5e-3 + t, rel=1e-9)
 
 
 def test_overlapping_requests_share_the_links_by_hand(doc, pcie_gbps):

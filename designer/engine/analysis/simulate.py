@@ -43,7 +43,7 @@ import numpy as np
 from designer.engine.analysis.bottlenecks import rank_bottlenecks
 from designer.engine.analysis.completion import (headline, job_completion, pattern_completions,
                                                  pattern_time_model)
-from designer.engine.analysis.diff import Frame, Outcome, compare, echo_failures
+from designer.engine.analysis.diff import Frame, Outcome, compare, echo_failures, fallback_applies, fallback_impact
 from designer.engine.analysis.flow_rates import flow_completions, per_flow, run_timeline
 from designer.engine.analysis.latency import latency_section
 from designer.engine.analysis.listed_flows import flow_records, json_floats, pick_listed
@@ -312,6 +312,11 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
         after = Outcome(routes, solved, prep.affected)
         result["diff"] = {"against": "the same scenario without failures", "failures": echo_failures(prep.failures),
                           **compare(frame, before, after, details=True)}
+        fallback = fallback_impact(result["diff"]["summary"]["patterns"], flows, [p["kind"] for p in sc.patterns],
+                                   lambda k: patterns[flows.pattern_ids[k]].get("fallback")) if fallback_applies(
+            topo, prep.failed) else None
+        if fallback is not None:
+            result["diff"]["impact"]["fallback"] = fallback
     if len(listed) < len(flows):
         result["summary"]["note"] = (f"{len(flows) - len(listed):,} of {len(flows):,} flows omitted from "
                                      "'flows' (kept: unroutable, slowest, and an even sample); summaries "
@@ -320,10 +325,13 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
         result["summary"]["timeline"] = solved.timeline
     if sc.job is not None:
         from designer.engine.traffic.jobs.dag import run_job, step_headline   # a step as a DAG (FORMATS.md, Jobs)
+        from designer.engine.traffic.jobs.report import step_collectives
 
         _progress(progress, 0.95, "simulating the job's phases")
-        result["summary"]["job"] = run_job(prep, sc.job)
-        result["summary"]["headline"] = step_headline(result["summary"]["job"], result["summary"]["headline"])
+        summary = result["summary"]
+        summary["job"] = run_job(prep, sc.job)
+        summary["job"]["collectives"] = step_collectives(summary["job"], summary["patterns"])
+        summary["headline"] = step_headline(summary["job"], summary["headline"], summary["patterns"])
         if result["diff"] is not None:
             from designer.engine.traffic.jobs.dag import step_diff
 

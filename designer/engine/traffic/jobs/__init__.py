@@ -11,5 +11,6 @@ is :mod:`designer.engine.analysis.job_sweep`.
   ``summary.job``;
 - :mod:`.models` — dense and MoE transformer templates (message sizes from model dimensions);
 - :mod:`.inference` — disaggregated prefill/decode: KV-cache transfers per request at a rate;
+- :mod:`.report` — the step's collectives as timed inside the step, and the job's headline;
 - :mod:`.checks` — the phase limit and number rules shared by spec, models and inference.
 """

@@ -22,7 +22,8 @@ does its phase, nor anything after it: the job does not complete (``step_time_s:
 compute runs), ``communication_s`` (time during which some pattern is in flight, latency
 included), ``exposed_communication_s`` (communication time not overlapped by compute),
 ``critical_path`` (phase ids: from the last phase back through the dependency that finished
-last), and per-phase ``start_s`` / ``end_s``. Under failures the result's ``diff.job``
+last; empty when the step does not complete: nothing is critical in a step that hangs), ``hung``
+(the phase that never finishes and its patterns), and per-phase ``start_s`` / ``end_s``. Under failures the result's ``diff.job``
 (:func:`step_diff`) compares the step with the failure-free one.
 
 For ``kv_transfer`` patterns the loop also records which resource limited the pattern's slowest
@@ -37,6 +38,7 @@ import numpy as np
 from designer.engine.solve import solver
 from designer.engine.solve.kernels.constants import BYTES_PER_GBPS_S, TIME_RTOL
 from designer.engine.numbers import json_float as _num
+from designer.engine.traffic.jobs import report
 
 __all__ = ["TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
 
@@ -301,7 +303,8 @@ def _summary(st: _State, events: int) -> dict:
            "compute_s": _num(union_length(compute)), "communication_s": _num(union_length(comm)),
            "exposed_communication_s": _num(_overlap_minus(comm, compute)),
            "critical_path": critical, "phases": phases, "events": events,
-           "layout": job.summary_layout(), "reason": None if complete else _reason(st)}
+           "layout": job.summary_layout(), "reason": None if complete else _reason(st),
+           "hung": None if complete else _hung(st)}
     if getattr(job, "inference", None):
         from designer.engine.traffic.jobs.inference import inference_summary
 
@@ -349,6 +352,20 @@ def _reason(st: _State) -> str:
     return "the step does not finish (event limit reached)"
 
 
+def _hung(st: _State) -> dict | None:
+    """``summary.job.hung``: the first phase that started and never finished, its patterns that
+    lost flows (``why: "lost"``) or get no bandwidth (``"stalled"``); None past the event limit."""
+    flows = st.prep.flows
+    for k, ph in enumerate(st.job.phases):
+        if np.isnan(st.ph_start[k]) or np.isfinite(st.ph_end[k]):
+            continue
+        lost = [flows.pattern_ids[p] for p in ph["patterns"] if st.lost[p]]
+        stalled = [flows.pattern_ids[p] for p in ph["patterns"] if flows.pattern_ids[p] in st.stalled]
+        if lost or stalled:
+            return {"phase": ph["id"], "patterns": lost or stalled, "why": "lost" if lost else "stalled"}
+    return None
+
+
 def step_diff(before: dict, after: dict) -> dict:
     """``diff.job``: the step before and after the failures.
 
@@ -366,20 +383,6 @@ def step_diff(before: dict, after: dict) -> dict:
             "broken": bool(before["complete"] and not after["complete"]), "reason": after.get("reason")}
 
 
-def step_headline(job: dict, patterns_headline: str | None) -> str:
-    """``summary.headline`` of a job: the step leads, the patterns' own headline follows.
-
-    ``"step completes in 22.9 ms (compute 2 ms, exposed communication 20.9 ms); slowest
-    pattern: completes in 20.9 ms — limited by …"``, or ``"the step does not complete: …"``.
-    """
-    def ms(x):
-        return f"{x * 1e3:.4g} ms"
-
-    if job["complete"]:
-        lead = (f"step completes in {ms(job['step_time_s'])} (compute {ms(job['compute_s'])}, "
-                f"exposed communication {ms(job['exposed_communication_s'])})")
-    else:
-        lead = f"the step does not complete: {job.get('reason') or 'a phase never finishes'}"
-    if not patterns_headline:
-        return lead
-    return f"{lead}; slowest pattern: {patterns_headline[:1].lower()}{patterns_headline[1:]}"
+def step_headline(job: dict, patterns_headline: str | None, patterns: dict | None = None) -> str:
+    """``summary.headline`` of a job (:func:`designer.engine.traffic.jobs.report.step_headline`)."""
+    return report.step_headline(job, patterns_headline, patterns)

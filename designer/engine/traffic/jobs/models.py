@@ -34,10 +34,11 @@ stage; ``dp.s{p}`` after the stage's last backward; ``step`` after every ``dp``.
 """
 from __future__ import annotations
 
+from designer.engine.catalog import GPU_COMPUTE
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.traffic.jobs.checks import MAX_PHASES, is_real
 
-__all__ = ["GPU_PEAK_TFLOPS", "MODELS", "expand_template", "model_base", "stage_numbers", "template_dims"]
+__all__ = ["GPU_PEAK_TFLOPS", "PRECISIONS", "MODELS", "gpu_peak_tflops", "expand_template", "model_base", "stage_numbers", "template_dims"]
 
 # Model dimensions. Llama 3: "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3 (layers,
 # model dimension, FFN dimension, attention / key-value heads, vocabulary 128,000 → 128,256 in
@@ -52,14 +53,14 @@ MODELS = {
     "deepseek-v3": {"hidden": 7168, "layers": 61, "heads": 128, "kv_heads": 128, "ffn": 18432, "vocab": 129280,
                     "experts": 256, "shared_experts": 1, "top_k": 8, "expert_ffn": 2048, "dense_layers": 3},
 }
-# Dense BF16 tensor-core peak, TFLOPS per GPU (without sparsity). H100 SXM and H200: 989
-# (https://www.nvidia.com/en-us/data-center/h100/ lists 1,979 with sparsity;
-# https://www.nvidia.com/en-us/data-center/h200/); A100: 312 (https://www.nvidia.com/en-us/data-center/a100/).
-GPU_PEAK_TFLOPS = {"h100": 989.0, "h200": 989.0, "a100": 312.0}
+# Dense tensor-core peak, TFLOPS per GPU (without sparsity), by precision: the vendor datasheet
+# figures of :data:`designer.engine.catalog.GPU_COMPUTE` (each with its source there).
+GPU_PEAK_TFLOPS = {name: g.bf16_tflops for name, g in GPU_COMPUTE.items()}
+PRECISIONS = ("bf16", "fp8")
 
 _MODEL_KEYS = set(MODELS["deepseek-v3"])
 _KEYS = {"model", "seq_len", "micro_batch", "microbatches", "dtype_bytes", "grad_bytes", "gpu", "mfu",
-         "peak_tflops", "optimizer_s", *_MODEL_KEYS}
+         "peak_tflops", "precision", "optimizer_s", *_MODEL_KEYS}
 
 
 def model_base(raw: dict, where: str, keys: set, own_dims: str) -> tuple[dict, list]:
@@ -93,13 +94,32 @@ def template_dims(raw: dict, where: str) -> dict:
     _check_numbers(dims, where, problems)
     if not isinstance(dims["mfu"], (int, float)) or isinstance(dims["mfu"], bool) or not 0 < dims["mfu"] <= 1:
         problems.append(Problem(f"{where}.mfu", "must be a fraction in (0, 1]"))
-    if "peak_tflops" not in dims and (not isinstance(dims["gpu"], str) or dims["gpu"] not in GPU_PEAK_TFLOPS):
-        problems.append(Problem(f"{where}.gpu", f"unknown gpu {dims['gpu']!r} (choose from "
-                                f"{', '.join(GPU_PEAK_TFLOPS)}, or give peak_tflops)"))
+    if "peak_tflops" not in dims:
+        _check_gpu(dims, where, problems)
     if problems:
         raise InvalidWorkload("invalid job template", problems)
-    dims.setdefault("peak_tflops", GPU_PEAK_TFLOPS.get(dims["gpu"]))
+    dims.setdefault("peak_tflops", gpu_peak_tflops(dims["gpu"], dims.get("precision", "bf16")))
     return dims
+
+
+def gpu_peak_tflops(gpu: str, precision: str = "bf16") -> float | None:
+    """Dense peak of ``gpu`` at ``precision`` (``"bf16"`` or ``"fp8"``), TFLOPS; None when the
+    catalog has no such figure (an A100 has no FP8 tensor cores)."""
+    g = GPU_COMPUTE.get(gpu)
+    return None if g is None else g.fp8_tflops if precision == "fp8" else g.bf16_tflops
+
+
+def _check_gpu(dims: dict, where: str, problems: list) -> None:
+    """A known GPU and precision with a published peak (else give ``peak_tflops``)."""
+    gpu, precision = dims.get("gpu"), dims.get("precision", "bf16")
+    if not isinstance(gpu, str) or gpu not in GPU_COMPUTE:
+        problems.append(Problem(f"{where}.gpu", f"unknown gpu {gpu!r} (choose from "
+                                f"{', '.join(GPU_COMPUTE)}, or give peak_tflops)"))
+    elif precision not in PRECISIONS:
+        problems.append(Problem(f"{where}.precision", f"must be one of {', '.join(PRECISIONS)}"))
+    elif gpu_peak_tflops(gpu, precision) is None:
+        problems.append(Problem(f"{where}.precision", f"{gpu} has no published {precision} peak "
+                                "(give peak_tflops)"))
 
 
 # Integer dimensions are at most 2**31 (ten times any real model's), so the FLOP and byte
