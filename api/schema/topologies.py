@@ -64,6 +64,9 @@ audit = extend_schema(
 
 build_preview = extend_schema(
     summary="Build a cluster document without saving it (editor preview)",
+    description=('"document": false answers only the summary and the bill of materials, counted from '
+                 'the spec without building a device (up to MAX_PLAN_HOSTS = 32,768 hosts; a 100,000-GPU '
+                 'design in about 0.1 s); by default the document too (up to 2,048 hosts).'),
     request=s.BuildPreviewSerializer,
     responses={200: OpenApiTypes.OBJECT, **errors(400, 403, 413, 415)},
     examples=[example("spec", {**EXAMPLE_BUILD, "hosts": 2}, request=True),

@@ -5,7 +5,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
-from designer.bridge.facts import FABRICS, MAX_BUILD_HOSTS, SWITCH_MODEL_IDS, TEMPLATE_NAMES
+from designer.bridge.facts import FABRICS, MAX_BUILD_HOSTS, MAX_PREVIEW_HOSTS, SWITCH_MODEL_IDS, TEMPLATE_NAMES
 
 __all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
            "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer"]
@@ -41,7 +41,9 @@ class BuildSpecSerializer(serializers.Serializer):
     def validate_hosts(self, value: int) -> int:
         limit = max_build_hosts()
         if value > limit:
-            raise serializers.ValidationError(f"at most {limit} hosts per build")
+            raise serializers.ValidationError(
+                f"at most {limit:,} hosts per build (MAX_BUILD_HOSTS / FABRICSCOPE_API_MAX_BUILD_HOSTS); "
+                f"a preview with \"document\": false counts up to {MAX_PREVIEW_HOSTS:,}")
         return value
 
     def options(self) -> dict:
@@ -94,3 +96,17 @@ class TopologyUpdateSerializer(serializers.Serializer):
 
 class BuildPreviewSerializer(BuildSpecSerializer):
     name = StrictCharField(max_length=200, required=False, default="preview")
+    hosts = serializers.IntegerField(min_value=1, max_value=MAX_PREVIEW_HOSTS)
+    document = serializers.BooleanField(
+        required=False, default=True,
+        help_text=f"false: only the summary and the bill of materials, counted from the spec "
+                  f"without building the document (up to {MAX_PREVIEW_HOSTS:,} hosts)")
+
+    def validate_hosts(self, value: int) -> int:
+        # Only a document-free preview may go past the build limit (it builds no host).
+        if self.initial_data.get("document") is False:
+            return value
+        return super().validate_hosts(value)
+
+    def options(self) -> dict:
+        return {k: v for k, v in super().options().items() if k not in ("name", "document")}

@@ -102,9 +102,10 @@ class TopologyViewSet(ApiMixin, TopologyImportActions, viewsets.GenericViewSet):
     @doc.build_preview
     @action(detail=False, methods=["post"], url_path="build-preview", filter_backends=[])
     def build_preview(self, request):
-        data = valid_data(s.BuildPreviewSerializer, request.data)
-        spec = s.BuildSpecSerializer(data=request.data)
+        spec = s.BuildPreviewSerializer(data=request.data)
         spec.is_valid(raise_exception=True)
+        data = spec.validated_data
         return Response(services.topology_build_preview(
             user=request.user, name=data["name"], template=data["template"],
-            hosts=data["hosts"], fabric=data["fabric"], options=spec.options()))
+            hosts=data["hosts"], fabric=data["fabric"], options=spec.options(),
+            document=data["document"]))

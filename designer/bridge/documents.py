@@ -14,7 +14,7 @@ from designer.engine.errors import EngineError
 
 __all__ = [
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
-    "validate_document", "fabric_summary", "build_preview", "fabric_bom", "revision_bom",
+    "validate_document", "fabric_summary", "build_preview", "plan_preview", "fabric_bom", "revision_bom",
     "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable", "move_legacy_unknown_fields",
 ]
 
@@ -135,6 +135,26 @@ def build_preview(*, name: str, template: str, hosts: int, fabric: str, options:
     document = build_cluster_document(name=name, template=template, hosts=hosts, fabric=fabric,
                                       options=options)
     return {"document": document, "summary": fabric_summary(document), "bom": fabric_bom(document)}
+
+
+def plan_preview(*, template: str, hosts: int, fabric: str, options: dict) -> dict:
+    """Summary and BOM of a cluster build counted from its spec, no document built
+    (``engine.model.bom.plan_bom``: the same numbers as :func:`build_preview`, up to
+    ``facts.MAX_PREVIEW_HOSTS`` hosts). Raises EngineValidationError on a bad spec.
+
+    Returns
+    -------
+    dict
+        ``{"summary": <fabric_summary>, "bom": <fabricscope.bom/1>}``.
+    """
+    from designer.engine.model.bom import plan_bom
+
+    with engine_errors():
+        try:
+            result = plan_bom(template, hosts, fabric=fabric, **(options or {}))
+        except TypeError as exc:  # an unknown option name: a user error, not a crash
+            raise EngineError(f"invalid cluster option: {exc}") from exc
+    return json_safe(result)
 
 
 def fabric_bom(document: dict) -> dict:

@@ -12,21 +12,30 @@ from designer.bridge.common import json_safe
 from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH
 from designer.engine.errors import EngineError
 from designer.engine.io import FORMATS as IMPORT_FORMATS
-from designer.engine.model.fabrics import FABRICS, MAX_HOSTS
+from designer.engine.model.fabrics import FABRICS, MAX_HOSTS, MAX_PLAN_HOSTS
+from designer.engine.model.hop_latency import DEFAULTS as _LATENCY_DEFAULTS
+from designer.engine.model.hop_latency import INITIATORS as _INITIATORS
 from designer.engine.model.templates import TEMPLATES
 
 __all__ = [
-    "MAX_BUILD_HOSTS", "FABRICS", "SWITCH_MODEL_IDS", "TEMPLATE_NAMES", "IMPORT_FORMATS",
+    "MAX_BUILD_HOSTS", "MAX_PREVIEW_HOSTS", "FABRICS", "SWITCH_MODEL_IDS", "TEMPLATE_NAMES", "IMPORT_FORMATS",
     "switch_choices", "nic_speed_choices", "template_choices", "template_details", "catalog",
     "sweep_classes", "engine_limits", "host_elements", "link_capacity_gbps",
+    "LATENCY_INITIATORS", "LATENCY_CONSTANTS",
 ]
 
 #: Hosts one build request may make, pages and API alike (2,048 eight-GPU hosts = 16,384 GPUs).
 MAX_BUILD_HOSTS: int = MAX_HOSTS
+#: Hosts a BOM preview may count (no document is built: ``engine.model.bom.plan_bom``).
+MAX_PREVIEW_HOSTS: int = MAX_PLAN_HOSTS
 #: Switch model ids of the catalog, sorted.
 SWITCH_MODEL_IDS: list[str] = sorted(SWITCH_MODELS)
 #: Host template names, sorted.
 TEMPLATE_NAMES: list[str] = sorted(TEMPLATES)
+#: Who starts a transfer in the latency view (docs/FORMATS.md, Scenario ``latency``).
+LATENCY_INITIATORS: tuple[str, ...] = tuple(_INITIATORS)
+#: The latency model's constants (ns) a scenario's ``latency.overrides`` may replace, sorted.
+LATENCY_CONSTANTS: list[str] = sorted(_LATENCY_DEFAULTS)
 
 
 def switch_choices() -> list[tuple[str, str]]:

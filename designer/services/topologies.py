@@ -96,9 +96,17 @@ def topology_new(*, owner: AbstractBaseUser, name: str, description: str = "", s
 
 
 def topology_build_preview(*, user: AbstractBaseUser, name: str, template: str, hosts: int,
-                           fabric: str = "rail-optimized", options: dict | None = None) -> dict:
+                           fabric: str = "rail-optimized", options: dict | None = None,
+                           document: bool = True) -> dict:
     """The document :func:`topology_build` would save and its summary, saving nothing; it
-    costs the same CPU, so it spends the same build budget (``limits.check_build``)."""
+    costs the same CPU, so it spends the same build budget (``limits.check_build``).
+
+    ``document=False``: only the summary and the BOM, counted from the spec without building
+    the document (``bridge.plan_preview``: up to ``facts.MAX_PREVIEW_HOSTS`` hosts, well under
+    a second at 100,000 GPUs), so it spends no build budget.
+    """
+    if not document:
+        return bridge.plan_preview(template=template, hosts=hosts, fabric=fabric, options=options or {})
     limits.check_build(user=user, template=template, hosts=hosts, options=options)
     return bridge.build_preview(name=name, template=template, hosts=hosts, fabric=fabric,
                                 options=options or {})

@@ -19,6 +19,16 @@ SHOWN_BYTES_LIMIT = 2 ** 60
 
 
 @register.filter
+def gbps_as_tbps(value) -> str:
+    """Gb/s shown in Tb/s with one decimal and thousands separators (``819200.0`` → ``819.2``), the
+    unit of every bisection figure (build preview, topology page, compare page); "–" for what is
+    not a finite number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "–"
+    return f"{value / 1000:,.1f}"
+
+
+@register.filter
 def bounded_filesize(value) -> str:
     """``filesizeformat`` for any value: "over 1 EiB" past :data:`SHOWN_BYTES_LIMIT` or not
     finite, "—" for what is not a number."""

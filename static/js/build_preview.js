@@ -1,7 +1,10 @@
 /* The cluster generator's form, shared by the New-topology page and the editor's Generate dialog
  * (both render templates/designer/_build_form.html): reads the fields marked data-build-param,
  * posts them to the build-preview API (nothing is saved) and shows counts, the bill of materials,
- * the generator's notes, and each problem next to the field it names.
+ * the generator's notes, and each problem next to the field it names. The preview asks for no
+ * document ("document": false): the server counts the BOM from the spec, so a 100,000-GPU design
+ * previews in well under a second. From the first keystroke until the answer, the shown numbers
+ * are marked stale (box data-state="stale"/"busy", aria-busy) so an old answer is never read as new.
  *
  * An ES module. On the New page it attaches itself to #topology-new-form; the editor imports
  * attachBuildPreview / buildSpec (js/editor/generate.js).
@@ -68,6 +71,8 @@ export function showPreview(box, result) {
     (r) => fmt(r.ports_used), (r) => (r.ports_free == null ? '–' : fmt(r.ports_free)), (r) => fmt(r.power_w)]);
   fillRows(box.querySelector('[data-preview-links]'), bom.links, [
     (r) => `${r.kind} (${r.tech})`, (r) => r.reach, (r) => fmt(r.ports), (r) => fmt(r.cables), (r) => fmt(r.transceivers)]);
+  const counted = box.querySelector('[data-preview-counted]');
+  if (counted) counted.hidden = bom.links.length === 0;
   box.querySelector('[data-preview-notes]').replaceChildren(...(bom.notes || []).map((n) => {
     const li = document.createElement('li');
     li.textContent = n;
@@ -114,32 +119,37 @@ export function attachBuildPreview(root, box, { csrf = '', active = () => true, 
   let timer = null;
   let generation = 0;
   let good = false;
+  let pending = false; // a field changed after the request in flight was sent
   const status = (text, isError = false) => {
     const el = box.querySelector('[data-preview-status]');
     el.textContent = text;
     el.classList.toggle('error', isError);
     box.dataset.state = isError ? 'error' : 'ok';
     // A refused request shows no counts: the last good ones would describe another design.
-    if (isError) for (const el of box.querySelectorAll('[data-preview-stats], table, [data-preview-notes] li')) el.hidden = true;
+    if (isError) for (const el of box.querySelectorAll('[data-preview-stats], [data-preview-counted], table, [data-preview-notes] li')) el.hidden = true;
     onResult(!isError);
   };
   const refresh = async () => {
     const mine = ++generation;
-    box.querySelector('[data-preview-status]').textContent = 'building…';
+    clearTimeout(timer);
+    box.querySelector('[data-preview-status]').textContent = 'Updating… the numbers below are for the previous values.';
     box.dataset.state = 'busy';
+    box.setAttribute('aria-busy', 'true');
+    pending = false;
     let response; let body;
     try {
       response = await fetch(box.dataset.url, {
         method: 'POST', credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', 'X-CSRFToken': csrf, Accept: 'application/json' },
-        body: JSON.stringify({ ...buildSpec(root), ...extra() }),
+        body: JSON.stringify({ ...buildSpec(root), ...extra(), document: false }),
       });
       body = await response.json();
     } catch (err) {
-      if (mine === generation) { good = false; status(`preview failed: ${err.message}`, true); }
+      if (mine === generation) { box.removeAttribute('aria-busy'); good = false; status(`preview failed: ${err.message}`, true); }
       return false;
     }
     if (mine !== generation) return false; // a newer request is on its way
+    box.removeAttribute('aria-busy');
     const details = (body && body.error && Array.isArray(body.error.details)) ? body.error.details : [];
     markFields(root, response.ok ? [] : details);
     good = response.ok;
@@ -147,11 +157,18 @@ export function attachBuildPreview(root, box, { csrf = '', active = () => true, 
     try { showPreview(box, body); } catch (err) { good = false; status(`preview failed: ${err.message}`, true); return false; }
     const s = body.summary;
     status(`${fmt(s.hosts)} hosts · ${fmt(s.nodes)} devices · ${fmt(s.links)} links`);
+    if (pending) box.dataset.state = 'stale'; // answered, but for values changed since
     return true;
   };
   const schedule = () => {
     if (!active()) return;
     clearTimeout(timer);
+    pending = true;
+    // Stale from the first keystroke, not only once the request leaves (350 ms later).
+    if (box.dataset.state !== 'busy') {
+      box.dataset.state = 'stale';
+      box.querySelector('[data-preview-status]').textContent = 'Changed: updating the preview…';
+    }
     timer = setTimeout(refresh, DELAY_MS);
   };
   root.addEventListener('input', schedule);

@@ -134,12 +134,17 @@ def test_fat_tree_too_small_k_fails_with_numbers():
 def test_third_tier_follows_from_the_radix():
     """264 DGX-H100 on 64 x 400G (ib-ndr-64), o = 1: a leaf holds 32 hosts of a rail → 9 leaves per
     rail (blocks of 29-30 hosts), 72 leaves > 64 spine ports → three tiers. Pods hold 32 leaves
-    (4 host blocks x 8 rails): 32 + 32 + 8. Pod spines = uplinks of the pod's fullest leaf: blocks
-    j = h*9//264 hold 30 hosts in pods 0 and 1 (j=0, j=6), 29 in the last (j=8) → 30 + 30 + 29 = 89.
-    Super-spine groups: C = ceil((32+32+8)/64) = 2 per pod-spine index → 30 x 2 = 60."""
+    (4 host blocks x 8 rails): 32 + 32 + 8. Pod spines are the fewest that hold the pod's uplinks on
+    half their 64 ports (clos.default_spines): pods 0 and 1 have 32 leaves of 30 uplinks → 960 / 32
+    = 30 spines, one port each (30 + 30 = 60 leaf ports ≤ 64); pod 2 has 8 leaves of 29 uplinks →
+    ceil(232 / 32) = 8 spines, bundles of ceil(29/8) = 4 (29 + 32 = 61 ≤ 64; 8 x 4 = 32 ports) →
+    30 + 30 + 8 = 68 (not 89: pod 2's 29 spines used 8 of 32 ports). Every pod spine has 32 uplinks.
+    Super-spines (clos.core_plan): C cores per group, m pod-spine indices per group, group 0 holds
+    sum_p ceil(32/C) x min(m, w_p) ports: C = 8 → 4 x (m + m + min(m, 8)) ≤ 64 → m = 5 →
+    ceil(30/5) x 8 = 48 super-spines (2,176 uplinks / 64 = 34 is the floor), not 60."""
     doc = build_cluster("dgx-h100", 264, switch="ib-ndr-64")
     f = doc["fabric"]
-    assert (f["leaves_per_rail"], f["tiers"], f["pods"], f["spines"], f["cores"]) == (9, 3, 3, 89, 60)
+    assert (f["leaves_per_rail"], f["tiers"], f["pods"], f["spines"], f["cores"]) == (9, 3, 3, 68, 48)
     assert any("three tiers" in note for note in f["notes"])
     assert_whole_ports(doc)
     assert validate(doc) == []
@@ -152,8 +157,9 @@ def test_planes_split_rails_and_storage_uplinks_are_whole_ports():
     for link in doc["links"]:
         if link["a"] == "leaf7":  # rail 7 is in plane 1
             assert plane_of[link["b"]] == 1
+    # One storage server takes one uplink (its own bandwidth), not a port to each of 4 spines.
     sleaf = [x for x in doc["links"] if x["a"] == "sleaf0"]
-    assert len(sleaf) == 4 and all(x.get("bundle") == 1 and "capacity_gbps" not in x for x in sleaf)
+    assert len(sleaf) == 1 and all(x.get("bundle") == 1 and "capacity_gbps" not in x for x in sleaf)
 
 
 def test_single_storage_read_runs_at_the_storage_port_rate():

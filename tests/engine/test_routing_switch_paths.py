@@ -68,4 +68,6 @@ def test_more_equal_cost_paths_than_the_cap():
 
 def test_three_tiers():
     topo = Topology.from_document(build_cluster("dgx-h100", 16, tiers=3, leaves_per_rail=2))
-    assert assert_same_paths(topo) == 16           # leaf → 4 pod spines → 2 cores each → …
+    # 16 leaves of 8 uplinks: 2 pod spines (bundles of 4, 64 leaf ports each) under 1 core that
+    # fills its 128 ports (clos.core_plan); spine0 → spine1 in two hops: 16 leaves + the core.
+    assert assert_same_paths(topo) == 17

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["BENCHMARKS", "cluster_pipeline", "fabric_32k"]
+__all__ = ["BENCHMARKS", "cluster_pipeline", "fabric_32k", "bom_preview_100k"]
 
 
 def cluster_pipeline(hosts: int, hosts_per_leaf: int = 32) -> dict:
@@ -52,8 +52,31 @@ def fabric_32k(hosts: int = 4096) -> dict:
             "build_s": round(t1 - t0, 3), "validate_s": round(t2 - t1, 3), "total_s": round(t2 - t0, 3)}
 
 
+def bom_preview_100k(hosts: int = 12_500, runs: int = 3) -> dict:
+    """BOM preview of 12,500 DGX-H100 (100,000 GPUs), rail-optimized, eth-51t2, from the spec
+    (``bom.plan_bom``: no host built): 100,000 NIC ports, 1,568 leaves, three tiers
+    (target ≤ 1 s; best of ``runs``). Also 456 GB200 NVL72 racks (32,832 GPUs)."""
+    from designer.engine.model.bom import plan_bom
+
+    best = nvl = None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        result = plan_bom("dgx-h100", hosts)
+        t1 = time.perf_counter()
+        plan_bom("gb200-nvl72", 456)
+        t2 = time.perf_counter()
+        best = t1 - t0 if best is None else min(best, t1 - t0)
+        nvl = t2 - t1 if nvl is None else min(nvl, t2 - t1)
+    bom = result["bom"]
+    return {"gpus": result["summary"]["gpus"], "hosts": hosts,
+            "switches": sum(r["count"] for r in bom["switches"]),
+            "cables": sum(bom["cables"].values()), "plan_bom_s": round(best, 3),
+            "nvl72_456_racks_s": round(nvl, 3)}
+
+
 BENCHMARKS = {
     "rail_dgx_h100_1024gpu": lambda: cluster_pipeline(128),
     "rail_dgx_h100_16384gpu": lambda: cluster_pipeline(2048),
     "fabric_32k": fabric_32k,
+    "bom_preview_100k": bom_preview_100k,
 }

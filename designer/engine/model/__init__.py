@@ -10,8 +10,10 @@ Modules
   host-template spec format, its builder and its instances;
 - :mod:`.fabrics`: leaf/spine/core fabrics (rail-optimized, rail-only, planes) around hosts;
   :mod:`.clos`: the port arithmetic and wiring of two- and three-tier Clos networks;
-  :mod:`.pods`: the pod groups of a three-tier fabric;
-- :mod:`.bom`: the bill of materials (switches, ports, cables, power);
+  :mod:`.pods`: the pod groups of a three-tier fabric; :mod:`.fabric_out`: what a generator
+  writes into (the document, or only the fabric and counts of hosts for a BOM preview);
+- :mod:`.bom`: the bill of materials (switches, ports, cables, power), of a document or counted
+  from a build spec without building it;
 - :mod:`.tiers`: the tier of each link (NVLink, PCIe, host–leaf, leaf–spine, …);
 - :mod:`.pathclass`: NCCL-style path classes (NVL, PIX, PXB, PHB, SYS, NET) between nodes;
 - :mod:`.hop_latency`: the latency of one message, collective step or round trip along a path

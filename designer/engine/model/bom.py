@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
-__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "compare_boms"]
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 # reach class -> (cable kind, transceivers per port)
@@ -82,6 +82,146 @@ def fabric_bom(topology) -> dict:
             "oversubscription": _oversubscription(nodes, down, up),
             "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
             "power": _power(switches, summary["gpus"]), "notes": list((doc.get("fabric") or {}).get("notes") or [])}
+
+
+def plan_bom(template, hosts: int, **options) -> dict:
+    """:func:`fabric_bom` and ``fabric_summary`` of ``build_cluster(template, hosts, **options)``
+    without building its hosts (``fabrics.plan_cluster``): the same numbers, from the fabric part
+    and a count of NIC ports per leaf, so a 100,000-GPU design is previewed in well under a
+    second (docs/PERFORMANCE.md).
+
+    Parameters
+    ----------
+    template : str or dict
+        Host template, as ``build_cluster``.
+    hosts : int
+        Hosts (up to ``fabrics.MAX_PLAN_HOSTS``).
+    **options
+        ``build_cluster`` keyword arguments.
+
+    Returns
+    -------
+    dict
+        ``{"summary": <fabric_summary>, "bom": <fabricscope.bom/1>}``.
+
+    Raises
+    ------
+    InvalidTopology
+        As ``build_cluster``.
+    """
+    from designer.engine.model.fabrics import plan_cluster
+
+    plan = plan_cluster(template, hosts, **options)
+    doc = plan["document"]
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    used, down, up, rows = {}, {}, {}, {}
+    for link in doc["links"]:  # switch⇄switch and storage⇄leaf: as fabric_bom counts them
+        tech = TECHS.get(link.get("tech"))
+        if tech is not None and tech.family in _NETWORK:
+            _count_link(link, tech, nodes, ({}, set()), (used, down, up), rows)
+    top_in = _count_fabric_links(plan["fabric_links"], nodes, (used, down, up), rows)
+    injection = 0.0
+    for (sid, tech_name), ports in plan["host_ports"].items():
+        injection += _count_host_ports(nodes[sid], TECHS[tech_name], ports, (used, down), rows)
+    switches = _switch_rows(nodes, used)
+    summary = _plan_summary(plan, hosts, injection, top_in)
+    return {"summary": summary,
+            "bom": {"format": BOM_FORMAT, "switches": switches, "ports": _port_totals(switches),
+                    "links": sorted(rows.values(), key=lambda r: (r["kind"], r["tech"])),
+                    "cables": _totals(rows, "cables"), "transceivers": _totals(rows, "transceivers"),
+                    "oversubscription": _oversubscription(nodes, down, up),
+                    "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
+                    "power": _power(switches, summary["gpus"]),
+                    "notes": list(doc["fabric"].get("notes") or [])}}
+
+
+def _count_host_ports(switch: dict, tech, ports: int, tallies, rows) -> float:
+    """Count ``ports`` host⇄switch links of ``tech`` as :func:`_count_link` does one by one;
+    their capacity (Gb/s). A generated switch with a group is a ToR in its hosts' rack."""
+    used, down = tallies
+    capacity = ports * tech.effective_gbps
+    used[switch["id"]] = used.get(switch["id"], 0) + ports
+    down[switch["id"]] = down.get(switch["id"], 0.0) + capacity
+    reach = "in-rack copper" if switch.get("group") else "in-row"
+    _add_row(rows, f"host-{_tier(switch) or 'switch'}", tech.name, reach, ports, ports)
+    return capacity
+
+
+def _count_fabric_links(links: list[tuple], nodes: dict, tallies, rows) -> float:
+    """Count switch⇄switch links, rows ``(a, [b, ...], tech, ports, capacity_gbps)`` of one link
+    from ``a`` to each ``b`` (every ``b`` of a row in one tier and role: a bundle to every spine
+    or super-spine of a group), as :func:`_count_link` counts them one by one; returns the
+    compute-side capacity into the top tier (``fabric_summary``'s bisection input, Gb/s)."""
+    used, down, up = tallies
+    tier, rank, into_top = _switch_facts(nodes)
+    top_in = 0.0
+    for a, uppers, tech, ports, capacity in links:
+        n, b = len(uppers), uppers[0]
+        used[a] = used.get(a, 0) + ports * n
+        for u in uppers:
+            used[u] = used.get(u, 0) + ports
+        _count_updown(a, uppers, capacity, rank, (up, down))
+        lo, hi = (a, b) if rank[a] <= rank[b] else (b, a)  # sorted() is stable: a first on a tie
+        _add_row(rows, f"{tier[lo] or 'switch'}-{tier[hi] or 'switch'}", tech, "optics", n, ports * n)
+        if into_top(a, b):
+            top_in += capacity * n
+    return top_in
+
+
+def _switch_facts(nodes: dict):
+    """Tier and tier rank per switch id, and ``into_top(a, b)``: is a link between two switches a
+    compute-side link into the top tier (``fabric_summary``'s rule: storage leaves left out)."""
+    tier = {sid: _tier(n) for sid, n in nodes.items() if n["kind"] == "switch"}
+    rank = {sid: _TIER_RANK.get(t, 0) for sid, t in tier.items()}
+    roles = {sid: (n.get("attrs") or {}).get("role") for sid, n in nodes.items() if sid in tier}
+    storage = {sid for sid, n in nodes.items() if (n.get("attrs") or {}).get("storage")}
+    top = next((r for r in ("core", "spine") if r in set(roles.values())), None)
+
+    def into_top(a: str, b: str) -> bool:
+        return bool(top) and (roles[a] == top) != (roles[b] == top) and not {a, b} & storage
+
+    return tier, rank, into_top
+
+
+def _add_row(rows: dict, kind: str, tech: str, reach: str, links: int, ports: int) -> None:
+    """``links`` links of ``ports`` ports in all (one cable per port) into their BOM row."""
+    row = rows.get((kind, tech, reach))
+    if row is None:
+        row = rows[(kind, tech, reach)] = {"kind": kind, "tech": tech, "reach": reach, "links": 0,
+                                           "ports": 0, "cables": 0, "transceivers": 0}
+    row["links"] += links
+    row["ports"] += ports
+    row["cables"] += ports
+    row["transceivers"] += ports * REACH_CLASSES[reach][1]
+
+
+def _count_updown(a: str, uppers: list[str], capacity: float, rank: dict, tallies) -> None:
+    """Uplink capacity of the lower end and downlink capacity of the upper end of each link."""
+    up, down = tallies
+    rank_b = rank[uppers[0]]
+    if rank[a] < rank_b:
+        up[a] = up.get(a, 0.0) + capacity * len(uppers)
+        for u in uppers:
+            down[u] = down.get(u, 0.0) + capacity
+    elif rank_b < rank[a]:
+        down[a] = down.get(a, 0.0) + capacity * len(uppers)
+        for u in uppers:
+            up[u] = up.get(u, 0.0) + capacity
+
+
+def _plan_summary(plan: dict, hosts: int, injection: float, top_in: float) -> dict:
+    """``fabric_summary`` of the built document, from the plan (hosts counted, not built)."""
+    from designer.engine.model.fabrics import fabric_summary
+
+    doc, per = plan["document"], plan["per_host"]
+    fabric = fabric_summary(doc)  # switches per role; its links are only the storage servers'
+    top = next((r for r in ("core", "spine") if r in fabric["switches"]), None)
+    return {**fabric, "hosts": hosts * per["hosts"], "gpus": hosts * per["gpus"],
+            "nodes": len(doc["nodes"]) + hosts * per["nodes"],
+            "links": (len(doc["links"]) + sum(len(row[1]) for row in plan["fabric_links"]) + hosts * per["links"]
+                      + sum(plan["host_ports"].values())),
+            "injection_gbps": injection,
+            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2}
 
 
 def _tier(node: dict) -> str | None:

@@ -40,19 +40,25 @@ import math
 
 from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
 from designer.engine.model.clos import LeafPorts, SwitchSpec, max_down_ports, wire_three_tier, wire_two_tier
-from designer.engine.document import FORMAT, LIMITS
+from designer.engine.document import LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.model.racks import rack_fabric_nics
-from designer.engine.model.host_spec import instantiate
+from designer.engine.model.fabric_out import ClusterDoc as _Doc, ClusterTally as _Tally, add_hosts as _add_hosts
 from designer.engine.model.pods import group_pods
 from designer.engine.model.templates import compute_nics, resolved_spec
 
-__all__ = ["FABRICS", "build_cluster", "fabric_summary", "default_nic_tech", "default_switch"]
+__all__ = ["FABRICS", "MAX_HOSTS", "MAX_PLAN_HOSTS", "build_cluster", "plan_cluster", "fabric_summary",
+           "default_nic_tech", "default_switch"]
 
 FABRICS = ("rail-optimized", "leaf-spine", "fat-tree")
 # 2,048 eight-GPU hosts = 16,384 GPUs: the most the pages and the API offer per build (a web
 # request). The engine itself builds more (benchmark fabric_32k: 4,096 hosts, 32,768 GPUs).
 MAX_HOSTS = 2048
+# A plan (plan_cluster: the BOM preview) counts NIC ports instead of building hosts. 32,768
+# eight-GPU hosts (262,144 GPUs, three tiers of 128-port switches) plan in about 1 s on this
+# 2-core machine, 12,500 (100,000 GPUs) in 0.1 s (docs/PERFORMANCE.md). More is linear in the
+# switch links: a web request should not wait longer.
+MAX_PLAN_HOSTS = 32_768
 _STORAGE_PER_LEAF = 32
 
 
@@ -80,44 +86,6 @@ def _tech(name: str, path: str):
     if name not in TECHS:
         _fail(path, f"unknown link technology {name!r}")
     return TECHS[name]
-
-
-class _Doc:
-    """Accumulates groups, nodes and links of a cluster document, and ports used per switch."""
-
-    def __init__(self, name: str) -> None:
-        self.doc = {"format": FORMAT, "name": name, "groups": [], "nodes": [], "links": []}
-        self.links = self.doc["links"]
-        self.ports_used: dict[str, int] = {}
-        self._counters: dict[str, int] = {}
-        self.notes: list[str] = []
-
-    def next_id(self, prefix: str) -> str:
-        n = self._counters.get(prefix, 0)
-        self._counters[prefix] = n + 1
-        return f"{prefix}{n}"
-
-    def switch(self, sid: str, role: str, group: str | None = None, **attrs) -> str:
-        node = {"id": sid, "kind": "switch", "attrs": {"role": role, **attrs}}
-        if group is not None:
-            node["group"] = group
-        self.doc["nodes"].append(node)
-        return sid
-
-    def link(self, a: str, b: str, tech: str) -> None:
-        """One port at ``tech``'s catalog rate (host⇄leaf, storage⇄leaf)."""
-        self.links.append({"id": f"{a}-{b}", "a": a, "b": b, "tech": tech})
-        self.ports_used[b] = self.ports_used.get(b, 0) + 1
-
-    def fabric_link(self, a: str, b: str, tech: str, ports: int, port_gbps: float) -> None:
-        """A bundle of ``ports`` whole switch ports: capacity ``ports × port_gbps``."""
-        link = {"id": f"{a}-{b}", "a": a, "b": b, "tech": tech, "bundle": ports}
-        if ports != 1 or abs(TECHS[tech].effective_gbps - port_gbps) > 1e-9:
-            link["capacity_gbps"] = ports * TECHS[tech].effective_gbps
-            link["capacity_basis"] = "explicit"
-        self.links.append(link)
-        self.ports_used[a] = self.ports_used.get(a, 0) + ports
-        self.ports_used[b] = self.ports_used.get(b, 0) + ports
 
 
 def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails: int | None = None,
@@ -180,6 +148,46 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Bad parameters or a request the switch ports cannot hold (located by parameter name,
         with the port counts).
     """
+    return _generate(_Doc, **dict(locals()))
+
+
+def plan_cluster(template, hosts: int, **options) -> dict:
+    """What :func:`build_cluster` would build, without its hosts: for a bill of materials of a
+    design too large to materialize (100,000 GPUs in well under a second; docs/PERFORMANCE.md).
+
+    Parameters
+    ----------
+    template, hosts, **options
+        As :func:`build_cluster` (same checks, same errors), except the document-size limit:
+        ``hosts`` may be up to :data:`MAX_PLAN_HOSTS`.
+
+    Returns
+    -------
+    dict
+        ``document``: the fabric part of the document (switches, storage servers and their
+        links, ``fabric`` block with its notes), no host; ``fabric_links``: the switch⇄switch
+        links as rows ``(a, [b, ...], tech, ports, capacity_gbps)``, one link from ``a`` to
+        each ``b``; ``host_ports``:
+        ``{(switch id, tech): NIC ports}`` of the host⇄leaf links left out; ``per_host``:
+        ``{"nodes", "links", "hosts", "gpus"}`` of one host instance (``hosts``: host groups,
+        18 for an NVL72 rack).
+
+    Raises
+    ------
+    InvalidTopology
+        As :func:`build_cluster`; ``LimitExceeded`` (path ``hosts``) above :data:`MAX_PLAN_HOSTS`.
+    """
+    if isinstance(hosts, int) and not isinstance(hosts, bool) and hosts > MAX_PLAN_HOSTS:
+        message = f"{hosts:,} hosts: a plan (BOM preview) takes at most {MAX_PLAN_HOSTS:,} (MAX_PLAN_HOSTS)"
+        raise LimitExceeded(message, [Problem("hosts", message)])
+    return _generate(_Tally, template, hosts, **options)
+
+
+def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", rails=None,
+              leaves_per_rail=None, spines=None, nic_link_tech=None, uplink_tech=None,
+              oversubscription: float = 1.0, hosts_per_rack: int = 4, k=None, storage: int = 0,
+              switch=None, tiers=None, planes: int = 1, name=None, params=None):
+    """:func:`build_cluster` into ``out_cls`` (``_Doc``: the document; ``_Tally``: its plan)."""
     spec = resolved_spec(template, dict(params or {}))
     nics = compute_nics(spec)
     if spec.get("rack_scale"):  # a rack-scale system (racks.py) fills its rack; rails = NICs per tray
@@ -188,10 +196,12 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
                 tiers, planes)
     if spines is not None and (isinstance(spines, bool) or not isinstance(spines, int) or spines < 0):
         _fail("spines", f"must be an integer ≥ 0, got {spines!r}")
-    _check_size(spec, hosts)
+    if out_cls is _Doc:
+        _check_size(spec, hosts)
     sw, nic_tech = _switch_spec(nics, switch, k, nic_link_tech, uplink_tech)
     tname = spec.get("name", "custom")
-    out = _Doc(name or f"{tname}-{hosts}x-{fabric}")
+    out = out_cls(name or f"{tname}-{hosts}x-{fabric}")
+    # Looked up here at each call (tests check that a refused size instantiates no host).
     _add_hosts(out, spec, hosts, hosts_per_rack)
     info = {"kind": fabric, "template": tname, "hosts": hosts, "oversubscription": float(oversubscription),
             "nic_link_tech": nic_tech, "uplink_tech": sw.tech, "hosts_per_rack": hosts_per_rack,
@@ -206,11 +216,13 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         info.update(_leaf_spine(out, args, hosts_per_rack))
     else:
         info.update(_fat_tree(out, args))
-    if info.get("pods"):
+    if info.get("pods") and out_cls is _Doc:
         group_pods(out.doc)
     info["notes"] = out.notes
     out.doc["fabric"] = info
-    return out.doc
+    return out.result()
+
+
 
 
 class _Args:
@@ -296,17 +308,6 @@ def _check_size(spec: dict, hosts: int) -> None:
             raise LimitExceeded(message, [Problem("hosts", message)])
 
 
-def _add_hosts(out: _Doc, spec: dict, hosts: int, hpr: int) -> None:
-    doc = out.doc
-    for r in range((hosts + hpr - 1) // hpr):
-        doc["groups"].append({"id": f"rack{r}", "kind": "rack"})
-    for h in range(hosts):
-        frag = instantiate(spec, f"h{h}", f"rack{h // hpr}")
-        doc["groups"] += frag["groups"]
-        doc["nodes"] += frag["nodes"]
-        doc["links"] += frag["links"]
-
-
 # ============================================================================ upper tiers
 def _upper_tiers(out: _Doc, a: _Args, pods: list[list[LeafPorts]], *, plane: int | None = None,
                  names=("spine", "core")) -> dict:
@@ -344,14 +345,20 @@ def _leaf_capacity(a: _Args, path: str) -> int:
 
 
 def _note_rounding(out: _Doc, leaves: list[LeafPorts], oversub: float) -> None:
+    """After wiring: the ratio a full compute leaf really got, when it is not the one asked
+    (whole ports, and equal bundles to every spine that may add uplinks; ``clos.py``)."""
     compute = [leaf for leaf in leaves if not leaf.storage]
     if not compute:
         return
     full = max(compute, key=lambda leaf: leaf.down)
-    actual = full.down / full.up
+    up = out.ports_used.get(full.id, 0) - full.down
+    if up <= 0:
+        return
+    actual = full.down / up
     if abs(actual - oversub) > 1e-9:
-        out.notes.append(f"oversubscription {oversub:g} asked; whole ports give {full.down}:{full.up} "
-                         f"= {actual:.3g} on a full leaf")
+        why = "" if up == full.up else f" (equal bundles to every spine: {up} uplinks where {full.up} would do)"
+        out.notes.append(f"oversubscription {oversub:g} asked; whole ports give {full.down}:{up} "
+                         f"= {actual:.3g} on a full leaf{why}")
 
 
 # ============================================================================ rail-optimized
@@ -377,16 +384,31 @@ def _rail_leaves(out: _Doc, a: _Args, rails: int, lpr: int | None) -> tuple[int,
     return lpr, ids, per_rail
 
 
-def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int) -> dict:
-    if rails % planes:
-        _fail("planes", f"{planes} planes do not split {rails} rails evenly")
-    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr)
+def _rail_hosts(out: _Doc, a: _Args, rails: int, lpr: int, leaf_ids: list[list[str]]) -> list[list[int]]:
+    """NIC ``i`` of host ``h`` to leaf ``(i % rails, h * lpr // hosts)``; host ports per leaf."""
     down = [[0] * lpr for _ in range(rails)]
+    if isinstance(out, _Tally):  # a plan counts a block's NIC ports at once (100,000 at 100k GPUs)
+        blocks = [0] * lpr
+        for h in range(a.hosts):
+            blocks[h * lpr // a.hosts] += 1
+        for j, n in enumerate(blocks):
+            for i in range(len(a.nic_locals)):
+                out.host_ports_add(leaf_ids[i % rails][j], a.nic_tech, n)
+                down[i % rails][j] += n
+        return down
     for h in range(a.hosts):
         j = h * lpr // a.hosts
         for i, local in enumerate(a.nic_locals):
             out.link(f"h{h}/{local}", leaf_ids[i % rails][j], a.nic_tech)
             down[i % rails][j] += 1
+    return down
+
+
+def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int) -> dict:
+    if rails % planes:
+        _fail("planes", f"{planes} planes do not split {rails} rails evenly")
+    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr)
+    down = _rail_hosts(out, a, rails, lpr, leaf_ids)
     single = rails * lpr == 1 and a.spines is None and a.tiers is None
     storage_leaves = _storage_leaves(out, a, leaf_ids[0][0] if single else None)
     leaves = [[LeafPorts(leaf_ids[r][j], down[r][j], a.oversub) for j in range(lpr)] for r in range(rails)]
@@ -404,9 +426,9 @@ def _rail_plane(out: _Doc, a: _Args, leaves: list[list[LeafPorts]], p: int, plan
     blocks = [[row[j] for row in rows] for j in range(len(rows[0]))]
     pod_blocks = max(1, (a.sw.radix // 2) // per_plane)
     pods = [sum(chunk, []) for chunk in _chunks(blocks, pod_blocks)] + _storage_pods(storage_leaves, a.sw.radix)
+    got = _upper_tiers(out, a, pods, plane=p if planes > 1 else None)
     if p == 0:
         _note_rounding(out, [leaf for pod in pods for leaf in pod], a.oversub)
-    got = _upper_tiers(out, a, pods, plane=p if planes > 1 else None)
     if not got["spines"]:
         where = f"plane {p}" if planes > 1 else "the fabric"
         out.notes.append(f"{where}: one leaf holds all "
@@ -432,9 +454,9 @@ def _leaf_spine(out: _Doc, a: _Args, hpr: int) -> dict:
     storage_leaves = _storage_leaves(out, a, tors[0] if single else None)
     leaves = [LeafPorts(t, d, a.oversub) for t, d in zip(tors, down)]
     pods = _chunks(leaves, a.sw.radix // 2) + _storage_pods(storage_leaves, a.sw.radix)
+    got = _upper_tiers(out, a, pods)
     if not single:
         _note_rounding(out, leaves, a.oversub)
-    got = _upper_tiers(out, a, pods)
     if single:
         out.notes.append(f"one rack: its ToR holds all {down[0]} host ports ({a.sw.radix}-port "
                          f"{a.sw.model}), so no spine is needed (pass spines=N to add some)")
@@ -484,8 +506,8 @@ def _fat_tree(out: _Doc, a: _Args) -> dict:
         for endpoint in chunk:
             out.link(endpoint, edge, a.nic_tech)
         edges.append(LeafPorts(edge, len(chunk), a.oversub))
-    _note_rounding(out, edges, a.oversub)
     got = wire_three_tier(out, _chunks(edges, half), a.sw, spines=a.spines, names=("agg", "core"))
+    _note_rounding(out, edges, a.oversub)
     return {"k": a.sw.radix, "pods": got["pods"], "spines": len(got["spines"]), "cores": len(got["cores"]),
             "tiers": 3}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django import forms
 
 from designer.bridge import facts
-from designer.bridge.facts import MAX_BUILD_HOSTS
+from designer.bridge.facts import MAX_BUILD_HOSTS, MAX_PREVIEW_HOSTS
 
 __all__ = ["TopologyNewForm", "FABRIC_CHOICES", "SOURCE_CHOICES"]
 
@@ -19,8 +19,12 @@ class TopologyNewForm(forms.Form):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     source = forms.ChoiceField(choices=SOURCE_CHOICES, initial="cluster", widget=forms.RadioSelect)
     template = forms.ChoiceField(choices=[], initial="dgx-h100")
-    hosts = forms.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS, initial=64,
-                               help_text="Number of hosts of the template.")
+    # The live preview counts up to MAX_PREVIEW_HOSTS (no document built); creating one builds
+    # every device, so clean_hosts keeps MAX_BUILD_HOSTS for the submit.
+    hosts = forms.IntegerField(min_value=1, max_value=MAX_PREVIEW_HOSTS, initial=64,
+                               label="Hosts (racks for a rack-scale template)",  # GB200 NVL72: 1 = a rack of 18 trays
+                               help_text=f"Number of hosts of the template (preview up to "
+                                         f"{MAX_PREVIEW_HOSTS:,}; create up to {MAX_BUILD_HOSTS:,}).")
     fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
     rails = forms.IntegerField(min_value=1, max_value=64, required=False,
                                help_text="Default: one rail per compute NIC.")
@@ -58,10 +62,19 @@ class TopologyNewForm(forms.Form):
         self.fields["nic_link_tech"].choices = [("", "template default")] + facts.nic_speed_choices()
         for name in self.BUILD_FIELDS:
             field = self.fields[name]
-            kind = ("int" if isinstance(field, forms.IntegerField) or name == "tiers" else
-                    "float" if isinstance(field, forms.FloatField) else "str")
+            # FloatField subclasses IntegerField: ask it first, or 1.5 is sent as 1.
+            kind = ("float" if isinstance(field, forms.FloatField) else
+                    "int" if isinstance(field, forms.IntegerField) or name == "tiers" else "str")
             # How build_preview.js sends the value (the build-preview API takes typed JSON).
             field.widget.attrs.update({"data-build-param": name, "data-type": kind})
+
+    def clean_hosts(self):
+        hosts = self.cleaned_data["hosts"]
+        if hosts is not None and self.data.get("source", "cluster") == "cluster" and hosts > MAX_BUILD_HOSTS:
+            raise forms.ValidationError(
+                f"at most {MAX_BUILD_HOSTS:,} hosts per created topology (MAX_BUILD_HOSTS: every device "
+                f"is built and stored); the preview counts up to {MAX_PREVIEW_HOSTS:,}")
+        return hosts
 
     def build_fields(self) -> list:
         """Bound fields of the generator parameters, in display order (for _build_form.html)."""
