@@ -14,6 +14,8 @@ Protocols
   /*120.0/128.0*/"); enabled by default on NVLink systems.
 - ``Simple``: whole buffers and a fence per step — full bandwidth, highest per-step latency.
   NVLS, NVLSTree, CollNet and PAT are Simple only (tuning.cc skips the others).
+- All-to-all's point-to-point sends are not tuned: LL up to 16 KiB a peer, else Simple
+  (:func:`p2p_protocol`).
 
 Bandwidth refinements of the same tuner, applied to the engine's solved rates: the per-
 architecture ceilings of ring and tree (``llMaxBws``, ``perChMax*Bws``; :func:`tuner_efficiency`)
@@ -41,8 +43,10 @@ __all__ = [
     "PER_CH_MAX_RING_LL128_BW",
     "PER_CH_MAX_TREE_BW",
     "PER_CH_MAX_TREE_LL128_BW",
+    "P2P_LL_THRESHOLD",
     "latency_us",
     "ll_max_bw",
+    "p2p_protocol",
     "protocols_for",
     "tree_correction",
     "tuner_efficiency",
@@ -221,9 +225,49 @@ def tree_correction(protocol: str, nbytes: float) -> float:
     return row[log_size] if log_size < TREE_CORRECTION_LIMIT else 1.0
 
 
-def protocols_for(algorithm: str) -> tuple[str, ...]:
-    """Protocols NCCL runs ``algorithm`` with."""
+def protocols_for(algorithm: str, peer_bytes: float | None = None) -> tuple[str, ...]:
+    """Protocols NCCL runs ``algorithm`` with.
+
+    Parameters
+    ----------
+    algorithm : str
+    peer_bytes : float, optional
+        For ``p2p`` (all-to-all): the bytes one peer gets. Given, the answer is the one protocol
+        NCCL picks for them (:func:`p2p_protocol`); omitted, any of the three (an explicit
+        protocol is checked against this).
+
+    Returns
+    -------
+    tuple of str
+    """
+    if algorithm == "p2p" and peer_bytes is not None:
+        return (p2p_protocol(peer_bytes),)
     return ("Simple",) if algorithm in _SIMPLE_ONLY else PROTOCOLS
+
+
+#: Bytes per peer up to which NCCL sends a point-to-point operation with LL (``NCCL_P2P_LL_THRESHOLD``,
+#: default 16384; NVIDIA/nccl ``src/enqueue.cc``, ``addP2pToPlan``).
+P2P_LL_THRESHOLD = 16384
+
+
+def p2p_protocol(peer_bytes: float) -> str:
+    """The protocol NCCL gives one send or receive of ``peer_bytes`` (an all-to-all's S/n per peer).
+
+    NCCL does not tune point-to-point operations: ``addP2pToPlan`` (NVIDIA/nccl ``src/enqueue.cc``)
+    takes LL when the connection has LL buffers and ``bytes <= NCCL_P2P_LL_THRESHOLD`` (16 KiB),
+    else Simple — never LL128, whatever is faster.
+
+    Parameters
+    ----------
+    peer_bytes : float
+        Bytes sent to one peer.
+
+    Returns
+    -------
+    str
+        ``"LL"`` or ``"Simple"``.
+    """
+    return "LL" if peer_bytes <= P2P_LL_THRESHOLD else "Simple"
 
 
 def _hw(table: str, algorithm: str, protocol: str) -> float:

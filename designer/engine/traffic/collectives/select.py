@@ -443,7 +443,8 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
     best = None
     ceilings = ceilings_for(topo, group, algorithm) if topo is not None else None
     factor = size_factors_for(topo, group, algorithm) if topo is not None else (lambda protocol: 1.0)
-    for p in protocols_for(algorithm):
+    # All-to-all's sends are not tuned: NCCL picks LL or Simple by the bytes a peer gets.
+    for p in protocols_for(algorithm, group.size / max(group.n, 1) if protocol == "auto" else None):
         if protocol not in ("auto", p):
             continue
         lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead,
