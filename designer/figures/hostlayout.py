@@ -28,6 +28,9 @@ __all__ = ["ROW_ORDER", "host_tree_layout"]
 
 # Rows of the layout, top to bottom ("switches" expands to one row per PCIe tree level).
 ROW_ORDER = ("nic", "nvswitch", "devices", "switches", "root complexes", "sockets", "memory")
+# Columns kept between an NVSwitch's centre and a link that crosses its row (an NVSwitch is about
+# half a column wide: drawn closer, a NIC's PCIe link would seem to run through it).
+NVSWITCH_CLEAR = 0.4
 _CHILD_ORDER = {"cpu": 0, "pcie_switch": 1, "gpu": 2, "nvme": 3, "nic": 5}  # everything else: 4
 _NOT_TREE = {"cpu", "memory", "nvswitch"}  # never a child in the PCIe tree
 
@@ -143,8 +146,33 @@ def host_tree_layout(kinds: dict[str, str], links: list[tuple[str, str]],
     _spread_rows(col, row)
     used = sorted(set(row.values()))
     renumber = {r: i for i, r in enumerate(used)}
-    width = max(int(max(col.values(), default=0.0)) + 1, 1)
-    return {n: (col[n] + 0.5, renumber[row[n]]) for n in kinds}, width, len(used)
+    pos = {n: (col[n] + 0.5, renumber[row[n]]) for n in kinds}
+    _clear_nvswitches(kinds, adj, pos)
+    width = max(int(max((x - 0.5 for x, _ in pos.values()), default=0.0)) + 1, 1)
+    return pos, width, len(used)
+
+
+def _clear_nvswitches(kinds: dict, adj: dict, pos: dict) -> None:
+    """Move the NVSwitches off the links that cross their row (a NIC above them wired to its PCIe
+    switch below: an imported DGX H200 slice). Each, left to right, takes the nearest position, in
+    quarter columns from where it was spread (right before left), at least ``NVSWITCH_CLEAR`` from
+    every crossing and one column from the NVSwitches already placed."""
+    nvs = sorted((n for n, k in kinds.items() if k == "nvswitch"), key=lambda n: (pos[n][0], natural(n)))
+    if not nvs:
+        return
+    r = pos[nvs[0]][1]
+    crossing = [xa + (xb - xa) * (r - ra) / (rb - ra)
+                for a in kinds for b in adj[a]
+                for (xa, ra), (xb, rb) in [(pos[a], pos[b])] if ra < r < rb]
+    placed: list[float] = []
+    for n in nvs:
+        x0 = pos[n][0]
+        for step in range(4 * len(kinds) + 8):
+            x = x0 + (step + 1) // 2 / 4 * (1 if step % 2 else -1) if step else x0
+            if all(abs(x - c) >= NVSWITCH_CLEAR for c in crossing) and all(abs(x - p) >= 1 for p in placed):
+                break
+        placed.append(x)
+        pos[n] = (x, r)
 
 
 def _adjacency(kinds: dict, links: list) -> dict[str, set]:

@@ -26,7 +26,7 @@ from designer.figures.style import style_json
 from designer.models import RevisionDigest, SimulationJob, Topology, TopologyRevision
 
 __all__ = [
-    "document_diff", "revision_diff", "host_list", "host_matrix", "template_choices",
+    "document_diff", "revision_diff", "host_list", "host_units", "host_matrix", "template_choices",
     "editor_config", "link_editor_config", "editor_config_script", "scenario_targets",
     "scenario_target_search", "unknown_targets", "revision_head", "revision_digest", "revision_bom",
     "TARGET_SEARCH_LIMIT",
@@ -89,6 +89,18 @@ def host_list(revision: TopologyRevision | None) -> list[dict]:
     return revision_digest(revision)[0]["hosts"]
 
 
+def host_units(revision: TopologyRevision | None) -> dict:
+    """What a revision's host groups are, for its page to say racks and trays, not "144 hosts"
+    (from its digest): ``racks`` (NVLink domains: a GB200 NVL72 rack), ``trays`` (hosts inside
+    one: its compute trays) and ``servers`` (every other host)."""
+    if revision is None:
+        return {"racks": 0, "trays": 0, "servers": 0}
+    summary = revision_digest(revision)[0]
+    domains = {gid for gid, kind in summary.get("groups") or [] if kind == "nvlink_domain"}
+    trays = sum(1 for h in summary["hosts"] if h.get("parent") in domains)
+    return {"racks": len(domains), "trays": trays, "servers": len(summary["hosts"]) - trays}
+
+
 def revision_bom(revision: TopologyRevision | None) -> dict | None:
     """The BOM of a revision (``fabricscope.bom/1``) from its digest, or None (no revision, no
     switch, or a document the BOM cannot read)."""
@@ -112,7 +124,8 @@ def host_matrix(revision: TopologyRevision, host: str) -> dict:
     legend = [(code, text) for code, text in matrix["legend"].items() if not code.startswith("NIC")]
     return {"host": host, "labels": matrix["labels"], "rows": rows, "ids": matrix["ids"],
             "legend": [{"code": c, "text": t, "css": _class_css(c)} for c, t in legend],
-            "nics": [(lab, matrix["ids"][lab]) for lab in matrix["labels"] if lab.startswith("NIC")]}
+            "nics": [(lab, matrix["ids"][lab]) for lab in matrix["labels"] if lab.startswith("NIC")],
+            "c2c": matrix.get("c2c", [])}
 
 
 def _class_css(code: str) -> str:

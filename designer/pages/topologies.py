@@ -71,7 +71,8 @@ def topology_detail(request, pk: int):
 
 
 def _revision_digest_context(revision) -> dict:
-    return {"hosts": pages.host_list(revision)[:1], "bom": pages.revision_bom(revision)}
+    return {"hosts": pages.host_list(revision)[:1], "bom": pages.revision_bom(revision),
+            "units": pages.host_units(revision)}
 
 
 @login_required

@@ -79,3 +79,29 @@ def test_nodes_of_a_row_never_overlap_and_every_node_is_placed():
         xs.sort()
         assert all(b - a >= 1 for a, b in pairwise(xs))
     assert all(0 < x < width for x, _ in pos.values())
+
+
+def test_nvswitches_keep_off_a_nic_link_crossing_their_row():
+    """The H200 NCCL XML import (tests/engine/data/import/dgx-h200-nccl-topo.xml)::
+
+        [nic0]        [nic1]           row 0
+        4 NVSwitches                   row 1, spread at 0.75 2.25 3.75 5.25
+        gpu0 gpu1 | gpu2 gpu3          row 2 (every GPU to every NVSwitch)
+          [sw0]       [sw1]            row 3
+          [cpu0]──────[cpu1]           row 4
+
+    nic0 (2.5) to sw0 (1.5) crosses row 1 at 2.17, nic1 (5.5) to sw1 (4.5) at 5.17: nvs1 and nvs3
+    sat on those links. Each moves by quarter columns to the nearest place >= 0.4 column clear:
+    2.75 and 5.75 (the same numbers as tests/js/layout.test.mjs)."""
+    kinds = {"cpu0": "cpu", "cpu1": "cpu", "sw0": "pcie_switch", "sw1": "pcie_switch", "nic0": "nic", "nic1": "nic",
+             **{f"gpu{i}": "gpu" for i in range(4)}, **{f"nvs{i}": "nvswitch" for i in range(4)}}
+    links = [("sw0", "cpu0"), ("gpu0", "sw0"), ("gpu1", "sw0"), ("nic0", "sw0"), ("sw1", "cpu1"), ("gpu2", "sw1"),
+             ("gpu3", "sw1"), ("nic1", "sw1"), ("cpu0", "cpu1")]
+    links += [(f"gpu{g}", f"nvs{n}") for g in range(4) for n in range(4)]
+    pos, width, _ = host_tree_layout(kinds, links)
+    assert [pos[f"nvs{i}"] for i in range(4)] == [(0.75, 1), (2.75, 1), (3.75, 1), (5.75, 1)]
+    assert width == 6
+    for nic, sw in (("nic0", "sw0"), ("nic1", "sw1")):
+        (xa, ra), (xb, rb) = pos[nic], pos[sw]
+        x = xa + (xb - xa) * (1 - ra) / (rb - ra)
+        assert all(abs(pos[f"nvs{i}"][0] - x) >= 0.4 for i in range(4))

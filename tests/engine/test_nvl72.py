@@ -127,6 +127,8 @@ def test_topo_matrix_of_a_tray_matches_nvidia_smi_on_gb200(topo):
         assert row[:4] == ["NV18" if c != r else "X" for c in range(4)]
         assert row[4:] == ["SYS"] * 6
     assert m["numa"] == [0, 0, 1, 1]
+    # Every GPU of the tray hangs off its Grace by NVLink-C2C: the page says why its NICs are SYS.
+    assert m["c2c"] == ["GPU0", "GPU1", "GPU2", "GPU3"]
 
 
 def test_topo_matrix_of_the_domain_says_nvlink_across_trays(topo):

@@ -77,6 +77,29 @@ describe('hostBlock', () => {
     assert.equal(pos.get('h0/mem1')[0], pos.get('h0/cpu1')[0]);
   });
 
+  it('keeps NVSwitches off a NIC\'s PCIe link crossing their row (the H200 NCCL XML import)', () => {
+    // tests/engine/data/import/dgx-h200-nccl-topo.xml, as hostlayout.py's test:
+    //   [nic0]        [nic1]           row 0
+    //   4 NVSwitches                   row 1, spread at 0.75 2.25 3.75 5.25
+    //   gpu0 gpu1 | gpu2 gpu3          row 2
+    //     [sw0]       [sw1]            row 3: nic0 (2.5) to sw0 (1.5) crosses row 1 at 2.17,
+    //     [cpu0]──────[cpu1]           row 4  nic1 (5.5) to sw1 (4.5) at 5.17
+    const kinds = new Map(Object.entries({ cpu0: 'cpu', cpu1: 'cpu', sw0: 'pcie_switch', sw1: 'pcie_switch',
+      gpu0: 'gpu', gpu1: 'gpu', gpu2: 'gpu', gpu3: 'gpu', nic0: 'nic', nic1: 'nic',
+      nvs0: 'nvswitch', nvs1: 'nvswitch', nvs2: 'nvswitch', nvs3: 'nvswitch' }));
+    const links = [['sw0', 'cpu0'], ['gpu0', 'sw0'], ['gpu1', 'sw0'], ['nic0', 'sw0'], ['sw1', 'cpu1'], ['gpu2', 'sw1'],
+      ['gpu3', 'sw1'], ['nic1', 'sw1'], ['cpu0', 'cpu1']];
+    for (const g of ['gpu0', 'gpu1', 'gpu2', 'gpu3']) for (const n of ['nvs0', 'nvs1', 'nvs2', 'nvs3']) links.push([g, n]);
+    const { pos, width } = hostTree(kinds, links);
+    assert.deepEqual(['nvs0', 'nvs1', 'nvs2', 'nvs3'].map((n) => pos.get(n)), [[0.75, 1], [2.75, 1], [3.75, 1], [5.75, 1]]);
+    assert.equal(width, 6);
+    for (const [nic, sw] of [['nic0', 'sw0'], ['nic1', 'sw1']]) {
+      const [xa, ra] = pos.get(nic); const [xb, rb] = pos.get(sw);
+      const x = xa + ((xb - xa) * (1 - ra)) / (rb - ra);
+      for (const n of ['nvs0', 'nvs1', 'nvs2', 'nvs3']) assert.ok(Math.abs(pos.get(n)[0] - x) >= 0.4, `${nic} through ${n}`);
+    }
+  });
+
   it('gives the same columns and rows as the result views (designer/figures/hostlayout.py)', () => {
     // The host of tests/designer/test_hostlayout.py, with its hand-checked numbers.
     const kinds = new Map(Object.entries({ cpu0: 'cpu', mem0: 'memory', sw0: 'pcie_switch', gpu0: 'gpu', gpu1: 'gpu',

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { footerText, statusLine } from '../../static/js/editor/chrome.js';
-import { buildStyle, COLOR_NAMES, speedColor, SPEED_BUCKETS } from '../../static/js/editor/cystyle.js';
+import { buildStyle, COLOR_NAMES, NVLINK_COLOR, speedColor, SPEED_BUCKETS } from '../../static/js/editor/cystyle.js';
 import { autoLayout } from '../../static/js/editor/layout.js';
 import { Model } from '../../static/js/editor/model.js';
 import { matchScore, searchItems } from '../../static/js/editor/search.js';
@@ -25,7 +25,8 @@ function sceneOf(doc, collapsed = []) {
   viewState.setCollapsed(collapsed, true);
   const auto = autoLayout(model);
   const colors = Object.fromEntries(SPEED_BUCKETS.map(([, v]) => [v, v]));
-  return { model, viewState, catalog: CATALOG, posOf: (id) => model.position(id) || auto.get(id) || [0, 0], speedColor: (g) => speedColor(colors, g) };
+  return { model, viewState, catalog: CATALOG, posOf: (id) => model.position(id) || auto.get(id) || [0, 0],
+    speedColor: (g) => speedColor(colors, g), nvlinkColor: NVLINK_COLOR };
 }
 
 const ids = (want, group) => [...want.values()].filter((w) => !group || w.group === group).map((w) => w.data.id);
@@ -49,7 +50,7 @@ describe('computeVisible', () => {
     assert.deepEqual(ids(want), ['g:r0', 'n:leaf0']);
     const box = want.get('g:r0');
     assert.equal(box.data.collapsed, 1);
-    assert.equal(box.data.label, 'r0\n2 nodes');
+    assert.equal(box.data.label, 'r0\nrack\n2 GPUs · 2 devices');
     assert.ok(box.data.w >= 76 && box.data.h >= 44 && box.data.fs >= 10);
     assert.equal(box.position.length, 2);
   });
@@ -119,7 +120,54 @@ describe('representatives, boxes and labels', () => {
     assert.equal(groupLabel({ id: 'h0', kind: 'host', template: 'dgx' }, false, 0), 'h0 · dgx');
     assert.equal(groupLabel({ id: 'r0', kind: 'rack' }, false, 0), 'r0 · rack');
     assert.equal(groupLabel({ id: 'h0', kind: 'host' }, false, 0), 'h0');
-    assert.equal(groupLabel({ id: 'h0', kind: 'host', template: 'dgx' }, true, 32), 'h0\ndgx · 32 nodes');
+    assert.equal(groupLabel({ id: 'h0', kind: 'host', template: 'dgx' }, true, 32), 'h0\ndgx\n32 devices');
+    // Collapsed: one short line each, racks/trays/chips said as such.
+    const tray = groupLabel({ id: 'h0/tray0', kind: 'host', template: 'gb200-compute-tray' }, true, 14, new Map([['gpu', 4], ['nic', 6]]));
+    assert.equal(tray, 'h0/tray0\ngb200-compute-tray\n4 GPUs · 14 devices');
+    assert.equal(groupLabel({ id: 'h0/nvs0', kind: 'nvlink_switch_tray' }, true, 2, new Map([['nvswitch', 2]])), 'h0/nvs0\nNVSwitch tray\n2 chips');
+    assert.equal(groupLabel({ id: 'pod3', kind: 'pod' }, true, 9, new Map([['gpu', 8]])), 'pod3\n8 GPUs · 9 devices'); // not "pod3 / pod"
+  });
+
+  it('fits a collapsed box\'s font to its longest label line and makes room for every line', () => {
+    // A 400 px NVSwitch tray: "NVSwitch tray" (13 characters) at 0.68 em: (400 × 0.8 - 12) / (0.68 × 13) = 34 px.
+    const label = 'h0/nvs0\nNVSwitch tray\n2 chips';
+    const box = collapsedBox({ w: 400, h: 0 }, label);
+    assert.equal(box.fs, Math.floor((400 * 0.8 - 12) / (0.68 * 13)));
+    assert.ok(box.h >= box.fs * 1.2 * 3);            // three lines inside
+    const long = collapsedBox({ w: 400, h: 0 }, 'h0/tray0\ngb200-compute-tray\n4 GPUs · 14 devices');
+    assert.ok(long.fs < box.fs && long.fs * 0.68 * 19 <= long.w - 12); // the longest line still fits
+    assert.equal(collapsedBox({ w: 20, h: 0 }, label).fs, 10);        // never below 10 px
+    // A pod (16,000 × 4,000 px box): three lines of up to 23 characters stay inside it too.
+    const podLabel = 'pod0\npod\n1024 GPUs · 6400 devices';
+    const pod = collapsedBox({ w: 20000, h: 5000 }, podLabel);
+    assert.ok(pod.big && pod.fs * 0.68 * 23 <= pod.w - 12 && pod.fs * (1.2 * 3 + 0.4) <= pod.h);
+  });
+
+  it('labels a GPU\'s NVLinks into NVSwitches once, on the GPU, in nvidia-smi\'s NV# (the H200: NV18)', () => {
+    // [gpu0]==nvlink4x4 (824 Gb/s set)==[nvs0], ==nvlink4x4==[nvs1]: NV8, 824 + 659 Gb/s; gpu1 has none.
+    const doc = tiny();
+    doc.nodes.push({ id: 'h0/nvs0', kind: 'nvswitch', group: 'h0' }, { id: 'h0/nvs1', kind: 'nvswitch', group: 'h0' });
+    doc.links.push({ id: 'a', a: 'h0/gpu0', b: 'h0/nvs0', tech: 'nvlink4x4', capacity_gbps: 824 },
+      { id: 'b', a: 'h0/nvs1', b: 'h0/gpu0', tech: 'nvlink4x4' });
+    const want = computeVisible(sceneOf(doc));
+    assert.equal(want.get('n:h0/gpu0').data.fanlabel, 'gpu0\nNV8 1.5T');
+    assert.equal(want.get('n:h0/gpu1').data.fanlabel, undefined);
+    assert.deepEqual([want.get('l:a').data.fan, want.get('l:b').data.fan, want.get('l:h0/gpu0-gpu1').data.fan], [1, 1, undefined]);
+  });
+
+  it('draws every NVLink in the NVLink colour, whatever its speed; other links by speed', () => {
+    // [gpu0]==nvlink4x4 (659 Gb/s)==[nvswitch0]; [gpu0]--pcie5x16 (504 Gb/s, set)--[gpu1]: same ≤ 800 Gb/s class.
+    const doc = tiny();
+    doc.nodes.push({ id: 'h0/nvs0', kind: 'nvswitch', group: 'h0' });
+    doc.links.push({ id: 'nv', a: 'h0/gpu0', b: 'h0/nvs0', tech: 'nvlink4x4' });
+    const want = computeVisible(sceneOf(doc));
+    assert.equal(want.get('l:nv').data.color, NVLINK_COLOR);
+    assert.equal(want.get('l:h0/gpu0-gpu1').data.color, '--fs-speed-4');
+    // Collapsed into a bundle with the PCIe link it is not all NVLink: coloured by speed.
+    doc.nodes.push({ id: 'x', kind: 'nvswitch' });
+    doc.links.push({ id: 'nv2', a: 'h0/gpu1', b: 'x', tech: 'nvlink4x4' });
+    const closed = computeVisible(sceneOf(doc, ['h0']));
+    assert.equal(closed.get('agg:g:h0|n:x').data.color, NVLINK_COLOR);
   });
 
   it('reads a link\'s capacity from itself, else its technology and basis', () => {
@@ -156,7 +204,8 @@ describe('stylesheet', () => {
     const large = buildStyle({ colors, kinds: {}, large: true, edgeLabels: true });
     assert.equal(large.find((r) => r.selector === 'edge').style['curve-style'], 'haystack');
     assert.ok(large.some((r) => r.selector === 'node[kind="switch"][role="tor"]'));
-    assert.deepEqual(large.at(-1), { selector: 'edge', style: { label: 'data(label)' } });
+    assert.deepEqual(large.at(-3), { selector: 'edge', style: { label: 'data(label)' } });
+    assert.deepEqual(large.at(-2), { selector: 'edge[?fan]', style: { label: '' } }); // labelled on their GPU
   });
 });
 

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { normalizeDocument } from '../../static/js/editor/model.js';
-import { AUTO_COLLAPSE_NODES, autoCollapsed, ViewState, viewStateKey } from '../../static/js/editor/viewstate.js';
+import { AUTO_COLLAPSE_NODES, autoCollapsed, BIG_HOST_LINKS, bigGroups, ViewState, viewStateKey } from '../../static/js/editor/viewstate.js';
 import { cluster, tiny } from './fixtures.mjs';
+import { domain } from './fixtures_domain.mjs';
 
 /** sessionStorage's getItem/setItem over a Map; `fail` makes setItem throw like a full quota. */
 function memoryStorage({ fail = false } = {}) {
@@ -28,6 +29,35 @@ describe('ViewState.initFor', () => {
     const small = normalizeDocument(cluster(12)); // 394 devices
     assert.equal(vs.initFor(small), 'none');
     assert.equal(vs.collapsed.size, 0);
+  });
+
+  it('opens the trays of an NVLink domain collapsed however small the document (an NVL72 is 276 devices)', () => {
+    // mini-nvl: 4 compute trays + 2 switch trays under d, 18 devices: far below 400, yet closed.
+    const doc = normalizeDocument(domain());
+    assert.ok(doc.nodes.length < AUTO_COLLAPSE_NODES);
+    const vs = new ViewState();
+    assert.equal(vs.initFor(doc), 'auto');
+    assert.deepEqual([...vs.collapsed].sort(), ['d/s0', 'd/s1', 'd/t0', 'd/t1', 'd/t2', 'd/t3']);
+  });
+
+  it('opens a host with more than BIG_HOST_LINKS links inside collapsed, the others open', () => {
+    // big: 1 CPU, 16 GPUs, 12 NVSwitches, every GPU to every chip: 16 PCIe + 192 NVLinks = 208 > 128.
+    const doc = tiny();
+    doc.groups.push({ id: 'big', kind: 'host' });
+    doc.nodes.push({ id: 'big/cpu0', kind: 'cpu', group: 'big' });
+    for (let s = 0; s < 12; s += 1) doc.nodes.push({ id: `big/nvs${s}`, kind: 'nvswitch', group: 'big' });
+    for (let g = 0; g < 16; g += 1) {
+      doc.nodes.push({ id: `big/gpu${g}`, kind: 'gpu', group: 'big' });
+      doc.links.push({ id: `big/p${g}`, a: `big/gpu${g}`, b: 'big/cpu0', tech: 'pcie5x16' });
+      for (let s = 0; s < 12; s += 1) doc.links.push({ id: `big/n${g}-${s}`, a: `big/gpu${g}`, b: `big/nvs${s}`, tech: 'nvlink4x1' });
+    }
+    const norm = normalizeDocument(doc);
+    assert.deepEqual(bigGroups(norm), ['big']);
+    assert.deepEqual(bigGroups(norm, 16 + 192), []); // exactly at the bound: open
+    assert.ok(BIG_HOST_LINKS < 208);
+    const vs = new ViewState();
+    assert.equal(vs.initFor(norm), 'auto');
+    assert.deepEqual([...vs.collapsed], ['big']);
   });
 
   it('reads a document\'s legacy layout.collapsed hint, dropping unknown groups', () => {

@@ -265,6 +265,11 @@ def _through_c2c(topo: Topology, path: list[int]) -> bool:
     return False
 
 
+def _c2c_attached(topo: Topology, gpu: int) -> bool:
+    return any((topo.link_tech[link] or "") == "nvlink-c2c" and topo.node_kind[peer] == "cpu"
+               for peer, link in topo.adjacency[gpu])
+
+
 def node_domains(topo: Topology) -> tuple[list[str], np.ndarray]:
     """The ``nvlink_domain`` groups of ``topo`` and, per node, the index of the one holding it
     (-1 outside every domain; a domain nested in another one wins). Cached on the topology."""
@@ -305,7 +310,9 @@ def topo_matrix(topo: Topology, host: str) -> dict:
     dict
         ``labels`` (columns: ``GPU0``…, ``NIC0``…), ``rows`` (the GPU labels), ``matrix`` (one
         list of class strings per row), ``ids`` (label -> node id), ``numa`` (socket per row, or
-        None) and ``legend`` (class -> meaning, plus NIC label -> node id).
+        None), ``c2c`` (labels of the GPUs attached to their CPU by NVLink-C2C: on a Grace tray
+        these are SYS to every NIC, their own Grace's included, as ``nvidia-smi`` prints it) and
+        ``legend`` (class -> meaning, plus NIC label -> node id).
     """
     kind = topo.groups.get(host, {}).get("kind")
     if kind not in ("host", DOMAIN_KIND):
@@ -321,4 +328,5 @@ def topo_matrix(topo: Topology, host: str) -> dict:
     return {"host": host, "labels": labels, "rows": labels[:len(gpus)], "matrix": matrix,
             "ids": {lab: topo.node_ids[n] for lab, n in zip(labels, columns)},
             "numa": [topo.node_attrs[g].get("socket") for g in gpus],
+            "c2c": [lab for lab, g in zip(labels, gpus) if _c2c_attached(topo, g)],
             "legend": dict(LEGEND) | {f"NIC{i}": topo.node_ids[n] for i, n in enumerate(nics)}}

@@ -1,6 +1,7 @@
 /* Fabricscope editor — the Cytoscape stylesheet, built from the page's colours.
  *
- * Colour is a link's speed class (SPEED_BUCKETS, the sidebar legend); device kinds take their
+ * Colour is a link's speed class (SPEED_BUCKETS, the sidebar legend), except NVLink, which has one
+ * colour of its own whatever its width (NVLINK_COLOR); device kinds take their
  * shape and colour from #fs-style (designer/figures/style.py style_json(): one palette and one
  * set of shapes for the editor and every result view).
  *
@@ -12,9 +13,12 @@ export const SPEED_BUCKETS = [ // upper bound Gb/s (per direction), CSS variable
   [200, '--fs-speed-2', '≤ 200 Gb/s'],
   [400, '--fs-speed-3', '≤ 400 Gb/s'],
   [800, '--fs-speed-4', '≤ 800 Gb/s (PCIe5 x16)'],
-  [2000, '--fs-speed-5', '≤ 2 Tb/s (NVLink, UPI)'],
+  [2000, '--fs-speed-5', '≤ 2 Tb/s (UPI); every NVLink'],
   [Infinity, '--fs-speed-6', '> 2 Tb/s (DDR)'],
 ];
+// Every NVLink (x1 to x18, C2C) is drawn in this legend colour: by speed alone an NVLink 4 x4
+// (659 Gb/s) would take the PCIe class's colour; its width still grows with its capacity.
+export const NVLINK_COLOR = '--fs-speed-5';
 export const KIND_STYLE = { // fallback shape, width, height (shape and colour come from #fs-style)
   gpu: ['round-rectangle', 34, 26], cpu: ['hexagon', 36, 30], memory: ['pentagon', 28, 28],
   pcie_switch: ['triangle', 32, 30], nvswitch: ['diamond', 36, 32], nic: ['ellipse', 28, 24],
@@ -143,6 +147,12 @@ export function buildStyle({ colors, kinds, large, edgeLabels }) {
   // Dashes in proportion to the line: a pod's bundle, thickened to be seen from afar, would
   // otherwise read as hatching.
   for (const w of [16, 64, 256, 1024]) s.push({ selector: `edge[?net][width >= ${w}]`, style: { 'line-dash-pattern': [2 * w, 1.2 * w] } });
-  if (edgeLabels) s.push({ selector: 'edge', style: { label: 'data(label)' } });
+  if (edgeLabels) {
+    // A GPU's NVLinks into NVSwitches are labelled once, on the GPU ("NV18 3T"), not on
+    // each crossing link (visible.js nvlinkFans).
+    s.push({ selector: 'edge', style: { label: 'data(label)' } },
+      { selector: 'edge[?fan]', style: { label: '' } },
+      { selector: 'node[fanlabel]', style: { label: 'data(fanlabel)', 'text-wrap': 'wrap', 'text-max-width': 64 } });
+  }
   return s;
 }

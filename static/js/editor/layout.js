@@ -35,6 +35,8 @@ const cmp = (a, b) => naturalCompare(a, b);
 // Columns are a tidy tree walked from every root in natural order: each leaf takes the next
 // column, a switch or root sits over the mean of its children; rows keep nodes a column apart.
 const CHILD_ORDER = { cpu: 0, pcie_switch: 1, gpu: 2, nvme: 3, nic: 5 }; // everything else: 4
+// Columns kept between an NVSwitch's centre and a link crossing its row (hostlayout.py NVSWITCH_CLEAR).
+const NVSWITCH_CLEAR = 0.4;
 const NOT_TREE = new Set(['cpu', 'memory', 'nvswitch']);
 const childRank = (k) => (CHILD_ORDER[k] != null ? CHILD_ORDER[k] : 4);
 
@@ -132,9 +134,46 @@ export function hostTree(kinds, links, roles = new Map()) {
   spreadRows(col, row);
   const used = [...new Set(row.values())].sort((a, b) => a - b);
   const renumber = new Map(used.map((r, i) => [r, i]));
-  width = Math.max(width, Math.floor(maxCol()) + 1);
   const pos = new Map([...kinds.keys()].map((n) => [n, [col.get(n) + 0.5, renumber.get(row.get(n))]]));
+  clearNvswitches(kinds, adj, pos);
+  width = Math.max(width, Math.floor(Math.max(0, ...[...pos.values()].map(([x]) => x - 0.5))) + 1);
   return { pos, width, rows: used.length };
+}
+
+/** The x where each link crossing row `r` passes it ([x, row] positions). */
+function crossings(adj, pos, r) {
+  const out = [];
+  for (const [a, peers] of adj) {
+    for (const b of peers) {
+      const [xa, ra] = pos.get(a); const [xb, rb] = pos.get(b);
+      if (ra < r && r < rb) out.push(xa + ((xb - xa) * (r - ra)) / (rb - ra));
+    }
+  }
+  return out;
+}
+
+/** Move the NVSwitches off the links crossing their row (a NIC above them wired to its PCIe
+ * switch below: an imported DGX H200 slice), as hostlayout.py _clear_nvswitches does: each, left
+ * to right, takes the nearest quarter-column position (right before left) at least
+ * NVSWITCH_CLEAR from every crossing and a column from those already placed. */
+function clearNvswitches(kinds, adj, pos) {
+  const nvs = [...kinds.keys()].filter((n) => kinds.get(n) === 'nvswitch')
+    .sort((a, b) => (pos.get(a)[0] - pos.get(b)[0]) || cmp(a, b));
+  if (!nvs.length) return;
+  const r = pos.get(nvs[0])[1];
+  const cross = crossings(adj, pos, r);
+  const placed = [];
+  const free = (x) => cross.every((c) => Math.abs(x - c) >= NVSWITCH_CLEAR) && placed.every((p) => Math.abs(x - p) >= 1);
+  for (const n of nvs) {
+    const x0 = pos.get(n)[0];
+    let x = x0;
+    for (let step = 0; step < 4 * kinds.size + 8; step += 1) {
+      x = step ? x0 + (Math.floor((step + 1) / 2) / 4) * (step % 2 ? 1 : -1) : x0;
+      if (free(x)) break;
+    }
+    placed.push(x);
+    pos.set(n, [x, r]);
+  }
 }
 
 function spreadRows(col, row) {

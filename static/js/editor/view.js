@@ -8,7 +8,7 @@
  * Cytoscape is the vendored classic script (static/vendor/cytoscape.min.js), read as a global.
  */
 /* global cytoscape */
-import { buildStyle, CSS_KIND, readColors, sharedKinds, speedColor } from './cystyle.js';
+import { buildStyle, CSS_KIND, NVLINK_COLOR, readColors, sharedKinds, speedColor } from './cystyle.js';
 import { autoLayout } from './layout.js';
 import { bundleKey, computeVisible, groupBox, groupCentre, makeRepResolver } from './visible.js';
 
@@ -88,7 +88,7 @@ export class View {
   /** What visible.js needs to know of this view. */
   scene() {
     return { model: this.model, viewState: this.viewState, catalog: this.catalog,
-      posOf: (id) => this.posOf(id), speedColor: (g) => speedColor(this.colors, g) };
+      posOf: (id) => this.posOf(id), speedColor: (g) => speedColor(this.colors, g), nvlinkColor: this.colors[NVLINK_COLOR] };
   }
 
   computeVisible() { return computeVisible(this.scene()); }

@@ -12,6 +12,30 @@
 
 export const AUTO_COLLAPSE_NODES = 400; // devices above which a document opens collapsed
 export const AUTO_VISIBLE_BUDGET = 400; // items (devices and closed groups) a large document opens with
+export const BIG_HOST_LINKS = 128; // links inside one host above which it opens collapsed, whatever the document's size
+export const DOMAIN_KIND = 'nvlink_domain';
+
+/**
+ * Groups that open collapsed in a document of any size: the trays and NVLink-switch trays of an
+ * NVLink domain (one GB200 NVL72 rack is 276 devices but 1,296 NVLinks: drawn open it is a
+ * hairball, closed its links are 162 bundles "8 × nvlink5x1"), and hosts with more than
+ * `maxLinks` links inside (a DGX H100 has about 80).
+ * @param {object} doc normalized fabricscope.topology/1 document
+ * @param {number} [maxLinks] links inside a host above which it opens collapsed
+ * @returns {string[]} ids of the groups to collapse
+ */
+export function bigGroups(doc, maxLinks = BIG_HOST_LINKS) {
+  const kind = new Map(doc.groups.map((g) => [g.id, g.kind]));
+  const out = new Set(doc.groups.filter((g) => g.parent && kind.get(g.parent) === DOMAIN_KIND).map((g) => g.id));
+  const groupOf = new Map(doc.nodes.map((n) => [n.id, n.group]));
+  const inside = new Map();
+  for (const l of doc.links) {
+    const g = groupOf.get(l.a);
+    if (g && g === groupOf.get(l.b) && kind.get(g) === 'host') inside.set(g, (inside.get(g) || 0) + 1);
+  }
+  for (const [g, n] of inside) if (n > maxLinks) out.add(g);
+  return [...out];
+}
 
 /**
  * Groups a large document opens collapsed, for any nesting of groups (pods → racks → hosts,
@@ -113,8 +137,9 @@ export class ViewState {
 
   /**
    * The collapsed set a document opens with: the stored view if there is one, else the
-   * document's legacy `layout.collapsed` hint, else, when the document is large, the levels of
-   * its group hierarchy that do not fit the screen (autoCollapsed).
+   * document's legacy `layout.collapsed` hint, else the levels of a large document's group
+   * hierarchy that do not fit the screen (autoCollapsed) and, in any document, the trays of
+   * NVLink domains and the big hosts (bigGroups).
    * Ids of groups the document does not have are dropped.
    * @param {object} doc normalized fabricscope.topology/1 document
    * @returns {'stored'|'document'|'auto'|'none'} where the set came from
@@ -131,8 +156,10 @@ export class ViewState {
       this.search = typeof stored.search === 'string' ? stored.search : '';
     } else if (doc.layout && Array.isArray(doc.layout.collapsed) && doc.layout.collapsed.length) {
       source = 'document'; ids = doc.layout.collapsed;
-    } else if (doc.nodes.length > AUTO_COLLAPSE_NODES) {
-      source = 'auto'; ids = autoCollapsed(doc);
+    } else {
+      const big = bigGroups(doc);
+      if (doc.nodes.length > AUTO_COLLAPSE_NODES) { source = 'auto'; ids = [...new Set([...autoCollapsed(doc), ...big])]; }
+      else if (big.length) { source = 'auto'; ids = big; }
     }
     this.collapsed = new Set(ids.filter((id) => groups.has(id)));
     return source;

@@ -8,7 +8,7 @@
  * Ethernet link by its line.
  *
  * Pure: no DOM, no Cytoscape. Everything is read from a `scene`:
- *   {model, viewState, catalog, posOf(nodeId) -> [x, y], speedColor(gbps) -> colour}
+ *   {model, viewState, catalog, posOf(nodeId) -> [x, y], speedColor(gbps) -> colour, nvlinkColor}
  */
 
 /** Link families drawn dashed: cables of the scale-out network, not a node's or rack's own links. */
@@ -17,6 +17,13 @@ const COLLAPSED_OVERHANG = 50; // px a collapsed box may reach below its laid-ou
 const BUNDLE_MAX_WIDTH = 10; // px: a bundle's width grows with log2(count) up to this
 const BIG_GROUP_PX = 12000; // a footprint wider or taller than this is a pod or a super-spine layer, not a rack
 const BUNDLE_LIST_MAX = 64; // member ids kept on a bundle (the properties panel lists them)
+// A collapsed box's label: a character of a sans-serif label ("4 GPUs · 14 devices") is about 0.66 em wide on
+// average in DejaVu Sans (Chromium's default on Linux; measured in tests/browser/test_drawings.py): 0.68 keeps
+// it inside its box. Lines are 1.2 em apart.
+const CHAR_EM = 0.68;
+const LINE_HEIGHT = 1.2;
+const LABEL_PAD = 6; // px kept clear on each side of a collapsed box's label
+const LABEL_MAX_FS = 64; // px: a tray's label at most this big (an NVL72 rack fitted to 800 px: about 10 px on screen)
 
 export function fmtGbps(g) {
   if (g == null || !isFinite(g)) return '?';
@@ -70,6 +77,20 @@ export function linkCapacity(catalog, l) {
 }
 
 export function linkFamily(catalog, l) { const t = catalog.tech(l.tech); return t ? t.family : 'other'; }
+
+/**
+ * Colour of a link: every NVLink (any generation and width, C2C too) takes the NVLink colour of
+ * the legend, other links their speed class's. By speed alone an NVLink 4 x4 (659 Gb/s) would
+ * read as the legend's PCIe class and an NVLink 5 x18 (14.4 Tb/s) as DDR.
+ * @param {object} scene see the top of this file (`nvlinkColor` optional: speed only without it)
+ * @param {number|null} capGbps Gb/s per direction
+ * @param {string} family the technology's family ('nvlink', 'pcie', ...)
+ * @returns {string} colour
+ */
+export function linkColor(scene, capGbps, family) {
+  if (family === 'nvlink' && scene.nvlinkColor) return scene.nvlinkColor;
+  return scene.speedColor(capGbps == null ? 0 : capGbps);
+}
 
 /** Bounds of the laid-out positions of `ids`, or null for none. */
 function bounds(ids, posOf) {
@@ -127,10 +148,33 @@ export function labelOf(n) {
   return n.id;
 }
 
-export function groupLabel(g, collapsed, count) {
-  if (collapsed) return `${g.id}\n${g.template ? g.template + ' · ' : ''}${count} nodes`;
+const KIND_WORD = { nvlink_switch_tray: 'NVSwitch tray', nvlink_domain: 'NVLink domain' };
+
+/**
+ * Label of a group. Open: "h0 · dgx-h100". Collapsed, one short line each (a collapsed box's
+ * font is fitted to its longest line, so short lines read larger): the id, what it is (its
+ * template, else its kind), what it holds ("4 GPUs · 14 devices"; "2 chips" for a switch tray).
+ * @param {object} g the group
+ * @param {boolean} collapsed
+ * @param {number} count devices inside (collapsed only)
+ * @param {Map<string, number>} [kinds] devices inside per kind (collapsed only)
+ * @returns {string}
+ */
+export function groupLabel(g, collapsed, count, kinds = new Map()) {
+  if (collapsed) return collapsedLines(g, count, kinds);
   const suffix = g.template ? ' · ' + g.template : g.kind && g.kind !== 'host' ? ' · ' + g.kind : '';
   return `${g.id}${suffix}`;
+}
+
+function collapsedLines(g, count, kinds) {
+  const what = g.template || KIND_WORD[g.kind] || g.kind || 'group';
+  const gpus = kinds.get('gpu') || 0;
+  const chips = kinds.get('nvswitch') || 0;
+  let holds = `${count} devices`;
+  if (g.kind === 'nvlink_switch_tray' && chips === count) holds = `${chips} chips`;
+  else if (gpus) holds = `${gpus} GPUs · ${count} devices`;
+  const said = !g.template && g.id.split('/').pop().startsWith(what); // "pod0" already says pod
+  return said ? `${g.id}\n${holds}` : `${g.id}\n${what}\n${holds}`;
 }
 
 /**
@@ -138,15 +182,21 @@ export function groupLabel(g, collapsed, count) {
  * contents, so the overview keeps its proportions and expanding happens "in place". Up to a
  * host's size; a group of racks (a pod, 10,000+ px expanded) keeps its footprint, label scaled
  * with it, so an overview of pods reads at the zoom that fits them.
+ * @param {{w: number, h: number}} bb the group's laid-out footprint, px
+ * @param {string} [label] its label (lines split on "\n"): the font is fitted to its longest line
+ *   and the box made tall enough for every line
+ * @param {number} [fill] box width / footprint width (a tray of an NVLink domain fills its
+ *   column: the layout keeps DOMAIN_COL_GAP between columns, and its label reads larger)
  * @returns {{w: number, h: number, fs: number, oy?: number, big: boolean}} px; fs the font size;
  *   oy the drawn centre's offset from the footprint's, when the box grows upward
  */
-export function collapsedBox(bb) {
+export function collapsedBox(bb, label = '', fill = 0.8) {
   const big = bb.w > BIG_GROUP_PX || bb.h > BIG_GROUP_PX;
-  const w = Math.round(big ? Math.max(bb.w * 0.8, 1200) : Math.min(Math.max(bb.w * 0.8, 76), 640));
+  const w = Math.round(big ? Math.max(bb.w * 0.8, 1200) : Math.min(Math.max(bb.w * fill, 76), 640));
   let h = Math.round(big ? Math.max(bb.h * 0.8, w / 5, 1200) : Math.min(Math.max(bb.h * 0.8, 44), 420));
-  const fs = Math.round(big ? Math.min(w / 9, h * 0.4) : Math.min(Math.max(w / 12, 10), 40));
-  if (!big) h = Math.min(Math.max(h, Math.round(fs * 2.8)), 420); // two label lines fit inside
+  const lines = label ? label.split('\n') : ['', ''];
+  const fs = big ? bigLabelFont(w, h, lines) : Math.floor(labelFont(w, lines)); // floor: the line still fits
+  if (!big) h = Math.min(Math.max(h, Math.round(fs * (LINE_HEIGHT * lines.length + 0.4))), 420); // every line fits inside
   const box = { w, h, fs, big };
   // A box taller than its footprint (a one-row layer of 256 super-spines is 0 px tall laid out,
   // 2,700 px collapsed) grows upward: the layout keeps upper tiers above what they serve, and
@@ -155,23 +205,52 @@ export function collapsedBox(bb) {
   return box;
 }
 
+/** Font size (px) at which the longest of `lines` fills a box `w` px wide, between 10 and
+ * LABEL_MAX_FS; without a label, one twelfth of the width (the older rule). */
+function labelFont(w, lines) {
+  const chars = Math.max(...lines.map((l) => l.length));
+  const fit = chars ? (w - 2 * LABEL_PAD) / (CHAR_EM * chars) : w / 12;
+  return Math.min(Math.max(fit, 10), chars ? LABEL_MAX_FS : 40);
+}
+
+/** Font size (px) of a pod-sized box's label: its footprint's scale, every line inside it. */
+function bigLabelFont(w, h, lines) {
+  const chars = Math.max(...lines.map((l) => l.length));
+  const fitW = chars ? (w - 2 * LABEL_PAD) / (CHAR_EM * chars) : Infinity;
+  return Math.floor(Math.min(w / 9, h * 0.4, fitW, h / (LINE_HEIGHT * lines.length + 0.4)));
+}
+
+function collapsedLabel(m, g) {
+  const ids = m.descendantNodes(g.id);
+  const kinds = new Map();
+  for (const id of ids) { const k = m.node(id).kind; kinds.set(k, (kinds.get(k) || 0) + 1); }
+  return groupLabel(g, true, ids.length, kinds);
+}
+
+/** A collapsed group's box: its size, font and position from its laid-out footprint. */
+function placeCollapsed(scene, g, el, scale) {
+  const m = scene.model;
+  const data = el.data;
+  const bb = groupBox(m, scene.posOf, g.id);
+  const inDomain = g.parent && (m.group(g.parent) || {}).kind === 'nvlink_domain';
+  const box = collapsedBox(bb, data.label, inDomain ? 1 : 0.8);
+  Object.assign(data, { w: box.w, h: box.h, fs: box.fs });
+  if (box.oy !== undefined) data.oy = box.oy; // commitDrag moves by the difference
+  el.position = [bb.cx, bb.cy + (box.oy || 0)];
+  if (box.big) scale.set(data.id, box.fs / 24); // its edges thicken with it (seen from afar)
+}
+
 function groupElement(scene, g, collapsed, scale) {
   const m = scene.model;
   const data = {
     id: 'g:' + g.id, ref: g.id, etype: 'group', kind: 'group', gkind: g.kind || 'other',
     parent: g.parent && m.group(g.parent) ? 'g:' + g.parent : undefined,
     collapsed: collapsed ? 1 : 0,
-    label: groupLabel(g, collapsed, collapsed ? m.descendantNodes(g.id).length : 0),
+    label: collapsed ? collapsedLabel(m, g) : groupLabel(g, false, 0),
   };
   const el = { group: 'nodes', data };
-  if (collapsed) {
-    const bb = groupBox(m, scene.posOf, g.id);
-    const box = collapsedBox(bb);
-    Object.assign(data, { w: box.w, h: box.h, fs: box.fs });
-    if (box.oy !== undefined) data.oy = box.oy; // commitDrag moves by the difference
-    el.position = [bb.cx, bb.cy + (box.oy || 0)];
-    if (box.big) scale.set(data.id, box.fs / 24); // its edges thicken with it (seen from afar)
-  } else if (!m.descendantNodes(g.id).length && !(m.childGroups.get(g.id) || []).length) {
+  if (collapsed) placeCollapsed(scene, g, el, scale);
+  else if (!m.descendantNodes(g.id).length && !(m.childGroups.get(g.id) || []).length) {
     el.position = m.position(g.id) || [0, 0];
   }
   return el;
@@ -187,7 +266,36 @@ function addGroups(scene, groupRep, want, scale) {
   }
 }
 
-function addNodes(scene, nodeRep, want) {
+/** NVLinks a technology name bonds ("nvlink4x5" -> 5), 1 when it does not say. */
+export function nvlinkWidth(tech) {
+  const m = /^nvlink\d+x(\d+)$/.exec(tech || '');
+  return m ? Number(m[1]) : 1;
+}
+
+/**
+ * The NVLink fans of the drawing: per GPU drawn as a device, its NVLinks into NVSwitches drawn as
+ * devices, summed. With link labels on, a GPU's label says "NV18 3T" (nvidia-smi topo -m
+ * vocabulary: 18 bonded NVLinks into the switch plane) instead of one label on each of its
+ * links: 4 GPUs × 4 NVSwitches of an H200 host are 16 crossing links, whose labels overlap.
+ * @returns {{gpus: Map<string, {links: number, cap: number}>, links: Set<string>}} node ids, link ids
+ */
+export function nvlinkFans(scene, nodeRep) {
+  const m = scene.model;
+  const gpus = new Map();
+  const links = new Set();
+  for (const l of m.doc.links) {
+    const a = m.node(l.a); const b = m.node(l.b);
+    if (!a || !b || linkFamily(scene.catalog, l) !== 'nvlink') continue;
+    const gpu = a.kind === 'gpu' && b.kind === 'nvswitch' ? a : b.kind === 'gpu' && a.kind === 'nvswitch' ? b : null;
+    if (!gpu || nodeRep(a.id) !== 'n:' + a.id || nodeRep(b.id) !== 'n:' + b.id) continue;
+    const fan = gpus.get(gpu.id) || { links: 0, cap: 0 };
+    fan.links += nvlinkWidth(l.tech); fan.cap += linkCapacity(scene.catalog, l) || 0;
+    gpus.set(gpu.id, fan); links.add(l.id);
+  }
+  return { gpus, links };
+}
+
+function addNodes(scene, nodeRep, want, fans) {
   const m = scene.model;
   for (const n of m.doc.nodes) {
     if (nodeRep(n.id) !== 'n:' + n.id) continue;
@@ -196,27 +304,30 @@ function addNodes(scene, nodeRep, want) {
       id: 'n:' + n.id, ref: n.id, etype: 'node', kind: n.kind, role: attrs.role || undefined,
       parent: n.group && m.group(n.group) ? 'g:' + n.group : undefined, label: labelOf(n),
     };
+    const fan = fans.gpus.get(n.id);
+    if (fan) data.fanlabel = `${data.label}\nNV${fan.links} ${shortGbps(fan.cap)}`; // narrower than the 66 px between GPUs
     const p = scene.posOf(n.id);
     want.set(data.id, { group: 'nodes', data, position: { x: p[0], y: p[1] } });
   }
 }
 
-function linkElement(scene, l, ra, rb, cap, net) {
+function linkElement(scene, l, ra, rb, cap, net, fan) {
   const data = {
     id: 'l:' + l.id, ref: l.id, etype: 'link', source: ra, target: rb, tech: l.tech,
-    color: scene.speedColor(cap == null ? 0 : cap), width: edgeWidth(cap), net,
-    label: `${l.tech || '?'} ${shortGbps(cap)}`,
+    color: linkColor(scene, cap, linkFamily(scene.catalog, l)), width: edgeWidth(cap), net,
+    label: `${l.tech || '?'} ${shortGbps(cap)}`, fan: fan ? 1 : undefined, // labelled on its GPU (nvlinkFans)
   };
   return { group: 'edges', data };
 }
 
-function addToBundle(bundles, l, ra, rb, cap, net) {
+function addToBundle(bundles, l, ra, rb, cap, net, nvlink) {
   const key = bundleKey(ra, rb);
   let a = bundles.get(key);
   if (!a) {
-    a = { s: ra < rb ? ra : rb, t: ra < rb ? rb : ra, count: 0, cap: 0, max: 0, net: 0, techs: new Map(), links: [] };
+    a = { s: ra < rb ? ra : rb, t: ra < rb ? rb : ra, count: 0, cap: 0, max: 0, net: 0, nvlink: 0, techs: new Map(), links: [] };
     bundles.set(key, a);
   }
+  a.nvlink += nvlink ? 1 : 0;
   a.count += 1; a.cap += cap || 0; a.max = Math.max(a.max, cap || 0); a.net += net; a.links.push(l.id);
   a.techs.set(l.tech || '', (a.techs.get(l.tech || '') || 0) + 1);
 }
@@ -224,22 +335,24 @@ function addToBundle(bundles, l, ra, rb, cap, net) {
 function bundleElement(scene, key, a, scale) {
   const data = {
     id: 'agg:' + key, ref: key, etype: 'agg', source: a.s, target: a.t, count: a.count,
-    color: scene.speedColor(a.max), net: a.net * 2 > a.count ? 1 : 0, // dashed when mostly network links
+    color: linkColor(scene, a.max, a.nvlink === a.count ? 'nvlink' : ''), // NVLink colour when all are
+    net: a.net * 2 > a.count ? 1 : 0, // dashed when mostly network links
     width: bundleWidth(a.max, a.count) * Math.max(scale.get(a.s) || 1, scale.get(a.t) || 1),
     label: bundleLabel(a.techs, a.cap), links: a.links.length > BUNDLE_LIST_MAX ? undefined : a.links.join(' '),
   };
   return { group: 'edges', data };
 }
 
-function addLinks(scene, nodeRep, want, scale) {
+function addLinks(scene, nodeRep, want, scale, fans) {
   const bundles = new Map();
   for (const l of scene.model.doc.links) {
     const ra = nodeRep(l.a); const rb = nodeRep(l.b);
     if (!ra || !rb || ra === rb) continue;
     const cap = linkCapacity(scene.catalog, l);
-    const net = NETWORK_FAMILIES.has(linkFamily(scene.catalog, l)) ? 1 : 0;
-    if (ra.startsWith('n:') && rb.startsWith('n:')) want.set('l:' + l.id, linkElement(scene, l, ra, rb, cap, net));
-    else addToBundle(bundles, l, ra, rb, cap, net);
+    const family = linkFamily(scene.catalog, l);
+    const net = NETWORK_FAMILIES.has(family) ? 1 : 0;
+    if (ra.startsWith('n:') && rb.startsWith('n:')) want.set('l:' + l.id, linkElement(scene, l, ra, rb, cap, net, fans.links.has(l.id)));
+    else addToBundle(bundles, l, ra, rb, cap, net, family === 'nvlink');
   }
   for (const [key, a] of bundles) want.set('agg:' + key, bundleElement(scene, key, a, scale));
 }
@@ -256,8 +369,9 @@ export function computeVisible(scene) {
   const scale = new Map(); // element id -> edge thickening of a big collapsed group
   const { groupRep, nodeRep } = makeRepResolver(scene.model, scene.viewState);
   addGroups(scene, groupRep, want, scale);
-  addNodes(scene, nodeRep, want);
-  addLinks(scene, nodeRep, want, scale);
+  const fans = nvlinkFans(scene, nodeRep);
+  addNodes(scene, nodeRep, want, fans);
+  addLinks(scene, nodeRep, want, scale, fans);
   for (const el of want.values()) el.data.sig = JSON.stringify(el.data);
   return want;
 }
