@@ -26,4 +26,6 @@ def nccl_tests(request, pk: int):
         "topology": topology, "form": form, "out": out, **page_context(out, **form.axes()),
         "figure_style": style_json(), "max_hosts": selectors.MAX_INLINE_HOSTS,
         "max_logs": selectors.MAX_NCCL_LOGS},
-        status=400 if form.errors else 200)
+        # A GET is the page, whatever the prediction says (a design too big to predict inline,
+        # for one); only a submitted form with errors is a bad request.
+        status=400 if form.errors and request.method == "POST" else 200)

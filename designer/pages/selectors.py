@@ -248,9 +248,10 @@ def job_overview(workload: dict | None) -> dict | None:
     return bridge.job_overview(workload) if workload else None
 
 
-def link_editor_config(*, topology: Topology, link_url: str) -> dict:
-    """Editor config for a share-link visitor: read-only, no save/build/validate endpoints."""
-    config = editor_config(topology=topology, user=None, csrf_token="")
+def link_editor_config(*, topology: Topology, link_url: str, document_url: str | None = None) -> dict:
+    """Editor config for a share-link visitor: read-only, no save/build/validate endpoints; the
+    document fetched from ``document_url`` beside the page, as in :func:`editor_config`."""
+    config = editor_config(topology=topology, user=None, csrf_token="", document_url=document_url)
     config.update({"readonly": True, "csrf_token": "",
                    "urls": {"topology": link_url}})
     return config

@@ -15,10 +15,10 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from designer import selectors, services
+from designer import editor_document, selectors, services
 from designer.pages import selectors as pages
 from designer.pages.forms.sharing import ForkForm, ShareGrantForm, ShareLinkForm, TransferForm
-from designer.params import int_param
+from designer.params import id_param, int_param
 from designer.selectors import ShareLinkVisitor
 
 __all__ = ["sharing", "share_grant", "share_role", "share_revoke", "link_create", "link_revoke",
@@ -193,15 +193,24 @@ def link_home(request, token: str):
         "revisions": selectors.revision_list(user=visitor, topology_pk=topology.pk)[:50],
         "scenarios": selectors.scenario_list(user=visitor, topology_pk=topology.pk),
         "jobs": selectors.recent_jobs(user=visitor, topology_pk=topology.pk, limit=20),
-        "hosts": pages.host_list(topology.current_revision)[:1]})
+        # From the revision's digest, as the topology page: the document is not read here.
+        "hosts": pages.host_list(pages.revision_head(topology.current_revision_id))[:1]})
 
 
 @never_cache
 def link_editor(request, token: str):
     visitor = _visitor(token)
     topology = selectors.topology_get(user=visitor, pk=visitor.link.topology_id)
+    current = topology.current_revision_id
+    if "document" in request.GET:  # the document fetched beside the page, as the editor's own
+        if current is None or id_param(request, "document") != current:
+            raise Http404("a share link shows the current revision only")
+        response = editor_document.document_response(request, topology.pk, current)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
     config = pages.link_editor_config(
-        topology=topology, link_url=reverse("link_home", args=[token]))
+        topology=topology, link_url=reverse("link_home", args=[token]),
+        document_url=f"{request.path}?document={current}" if current is not None else None)
     return _link_render(request, "designer/editor.html",
                         {"topology": topology, "editor_config": config, "full_bleed": True})
 
@@ -210,7 +219,7 @@ def link_editor(request, token: str):
 def link_hosts(request, token: str):
     visitor = _visitor(token)
     topology = selectors.topology_get(user=visitor, pk=visitor.link.topology_id)
-    hosts = pages.host_list(topology.current_revision)
+    hosts = pages.host_list(pages.revision_head(topology.current_revision_id))
     if not hosts:
         raise Http404("this topology has no host yet")
     host = request.GET.get("host") or hosts[0]["id"]

@@ -51,7 +51,9 @@ def big(django_db_setup, django_db_blocker):
         services.revision_save(topology=topology, user=user, base_revision=2,
                                patch={"links": {"update": [dict(document["links"][1], latency_ns=778.0)]}},
                                message="another latency")
-        yield {"user": user, "topology": topology, "scenario": scenario, "link": link["id"]}
+        _, token = services.share_link_create(topology=topology, actor=user)
+        yield {"user": user, "topology": topology, "scenario": scenario, "link": link["id"],
+               "link_token": token}
         Scenario.objects.filter(topology=topology).delete()
         Topology.objects.filter(pk=topology.pk).update(current_revision=None)
         topology.delete()
@@ -77,6 +79,13 @@ def _pages(big) -> dict[str, str]:
         "revision (API, with its document)": f"/api/v1/topologies/{t}/revisions/2/",
         "BOM (API)": f"/api/v1/topologies/{t}/bom/",
         "export GraphML (API)": f"/api/v1/topologies/{t}/export/?format=graphml",
+        "editor document (gzip)": reverse("editor", args=[t]) + f"?document={big['topology'].current_revision_id}",
+        "share link editor document": reverse("link_editor", args=[big["link_token"]])
+                                      + f"?document={big['topology'].current_revision_id}",
+        "nccl-tests page": reverse("nccl_tests", args=[t]),
+        "share link home": reverse("link_home", args=[big["link_token"]]),
+        "share link hosts": reverse("link_hosts", args=[big["link_token"]]) + "?host=h2047",
+        "share link editor": reverse("link_editor", args=[big["link_token"]]),
     }
 
 
@@ -87,7 +96,9 @@ def _pages(big) -> dict[str, str]:
     "failure target search (no match)", "editor page", "sharing page", "topology list",
     "revisions (API)", "revision diff (r1 -> r2, a patch)", "revision diff (r3 -> r1, composed)",
     "host matrix (last host)",
-    "export JSON (API)", "revision (API, with its document)", "BOM (API)"])
+    "export JSON (API)", "revision (API, with its document)", "BOM (API)", "editor document (gzip)",
+    "nccl-tests page", "share link home", "share link hosts", "share link editor",
+    "share link editor document"])
 def test_page_of_a_2048_host_design_within_one_cpu_second(client, big, name):
     client.force_login(big["user"])
     url = _pages(big)[name]
