@@ -115,10 +115,13 @@ def test_relief_with_stopped_fills_equals_relief_with_full_re_solves(case):
 
 
 def test_a_gain_needs_the_full_re_solve_and_gets_it():
-    """A storage read behind one storage-leaf link, beside a ring: doubling that link speeds
-    the read up, so the stopped fill's bound falls short of the job time and the full re-solve
-    gives the gain; the ring's PCIe links gain nothing (their twins keep the ring as slow)."""
-    relief = _ranked(_scenario(2, [AR, LOAD], storage=1), full_only=False)["bottleneck_relief"]
+    """A storage read behind its server's link degraded to half, beside a ring: doubling that
+    link speeds the read up (the storage leaf's one uplink runs at the link's full rate), so the
+    stopped fill's bound falls short of the job time and the full re-solve gives the gain; the
+    ring's PCIe links gain nothing (their twins keep the ring as slow). Undegraded, the server
+    link and the uplink bind together and neither alone gains."""
+    half = [{"target": "storage0-sleaf0", "mode": "degrade", "factor": 0.5}]
+    relief = _ranked(_scenario(2, [AR, LOAD], storage=1, failures=half), full_only=False)["bottleneck_relief"]
     assert relief[0]["id"] == "storage0-sleaf0:a>b" and relief[0]["limits"] == ["load"]
     assert relief[0]["gain_s"] > 0 and all(e["gain_s"] == 0.0 for e in relief[1:])
 

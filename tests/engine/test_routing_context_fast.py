@@ -184,14 +184,14 @@ def test_uplinks_equal_the_walk(down):
 # ------------------------------------------------------------------------------ switch paths
 @pytest.mark.parametrize("failed_spine,batch_pairs", [(False, None), (True, None), (False, 7)])
 def test_switch_paths_of_every_pair_at_once(failed_spine, batch_pairs, monkeypatch):
-    """Every pair of switches of a three-tier fabric (leaves, 2 pod spines, 2 cores) in one call:
-    pairs at 0 to 4 hops, unreachable ones when a pod spine is down; in one batch, or in
-    batches of 7 pairs (and 7 searched targets)."""
+    """Every pair of switches of a three-tier fabric (16 leaves, 2 pod spines, 1 core bundled
+    to both) in one call: pairs at 0 to 2 hops, unreachable ones when the pod spines are down;
+    in one batch, or in batches of 7 pairs (and 7 searched targets)."""
     if batch_pairs is not None:
         monkeypatch.setattr(fabric_module, "_PAIRS_PER_BATCH", batch_pairs)
     topo = Topology.from_document(build_cluster("dgx-h100", 16, tiers=3, leaves_per_rail=2))
-    spine = next(i for i, r in enumerate(topo.node_role) if r == "spine")
-    failed = FailureSet(frozenset([spine]), frozenset()) if failed_spine else FailureSet()
+    spines = frozenset(i for i, r in enumerate(topo.node_role) if r == "spine")
+    failed = FailureSet(spines, frozenset()) if failed_spine else FailureSet()
     ctx = RoutingContext(topo, failed)
     switches = ctx.forwarders.tolist()
     xs = np.repeat(np.array(switches), len(switches))
@@ -202,19 +202,20 @@ def test_switch_paths_of_every_pair_at_once(failed_spine, batch_pairs, monkeypat
     for x, y in zip(xs.tolist(), ys.tolist()):
         assert batch.switch_paths(x, y) == plain_paths(ctx.fabric, x, y), (topo.node_ids[x], topo.node_ids[y])
         counts.add(len(batch.switch_paths(x, y)))
-    # Healthy: 1 (a switch to itself), 2 (leaves of one pod), 16; spine0 down cuts its pod off.
-    assert counts == ({0, 1} if failed_spine else {1, 2, 16})
+    # Healthy: 1 (a switch to itself), 2 (leaf to leaf over either spine), 17 (spine to spine
+    # over any of the 16 leaves or the core); both spines down leave every switch on its own.
+    assert counts == ({0, 1} if failed_spine else {1, 2, 17})
 
 
 @pytest.mark.parametrize("failed_spine", [False, True])
 def test_distances_of_many_targets_equal_one_search_each(failed_spine):
     """Bit-parallel search over every switch as a target; an isolated extra switch (no links)
-    and, with spine0 down, a pod cut off: unreachable entries are -1 in both."""
+    and, with the pod spines down, leaves and core cut apart: unreachable entries are -1 in both."""
     topo = Topology.from_document(build_cluster("dgx-h100", 16, tiers=3, leaves_per_rail=2))
     doc = {**topo.doc, "nodes": topo.doc["nodes"] + [{"id": "lonely", "kind": "switch", "attrs": {}}]}
     topo = Topology.compile(doc)
-    spine = topo.node_index["spine0"]
-    ctx = RoutingContext(topo, FailureSet(frozenset([spine]) if failed_spine else frozenset(), frozenset()))
+    spines = frozenset(topo.node_index[s] for s in ("spine0", "spine1"))
+    ctx = RoutingContext(topo, FailureSet(spines if failed_spine else frozenset(), frozenset()))
     switches = ctx.forwarders.tolist()
     assert topo.node_index["lonely"] in switches
     batch = FabricPaths(topo, ctx.link_failed, ctx.forwarder)

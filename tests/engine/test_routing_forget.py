@@ -30,7 +30,7 @@ def _prepare(topo, algorithm):
 
 @pytest.mark.parametrize("algorithm, chosen", [("auto", "ring"), ("tree", "tree")])
 def test_only_the_chosen_candidates_routes_stay_memoized(algorithm, chosen):
-    topo = mini(hosts=4)
+    topo = mini(hosts=4, gpus=4)   # NVLS needs more than two GPUs a host (NCCL ncclNvlsInit)
     prep = _prepare(topo, algorithm)
     plan = prep.flows.pattern_plans[0]
     predicted = [a for a, alt in plan.alternatives.items() if alt["time_s"] is not None]

@@ -28,7 +28,7 @@ def three_tier():
 def test_switch_paths_whatever_the_scan_and_dedupe(monkeypatch, three_tier, groups, dense_bytes):
     monkeypatch.setattr(fabric, "_MAX_DEGREE_GROUPS", groups)
     monkeypatch.setattr(fabric, "_DENSE_BYTES_PER_KEY", dense_bytes)
-    assert assert_same_paths(three_tier) == 16
+    assert assert_same_paths(three_tier) == 17   # spine0 -> spine1: via each of 16 leaves, or the core
     parallel = mini(hosts=2, spines=3, extra_links=[("leaf0", "spine0", 400, "eth400")])
     assert assert_same_paths(parallel) == 4
 
