@@ -115,6 +115,9 @@ class Scenario(models.Model):
     failures = models.JSONField(default=list, blank=True)
     mode = models.CharField(max_length=16, choices=ScenarioMode.choices,
                             default=ScenarioMode.STEADY)
+    # The latency view asked for (docs/FORMATS.md, Scenario ``latency``): message size,
+    # initiators, optional flows and constant overrides; null asks for none.
+    latency = models.JSONField(null=True, blank=True, default=None)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -5,9 +5,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.fields import JsonListField, JsonObjectField, StrictCharField
+from designer.bridge.facts import LATENCY_CONSTANTS, LATENCY_INITIATORS
 from designer.choices import ScenarioMode
 
-__all__ = ["ScenarioSerializer", "WorkloadField"]
+__all__ = ["ScenarioSerializer", "WorkloadField", "LatencyField"]
 
 _JOB_SCHEMA = {
     "type": "object", "required": ["job"], "additionalProperties": False,
@@ -41,6 +42,64 @@ class WorkloadField(serializers.JSONField):
         return super().to_internal_value(data)
 
 
+_LATENCY_KEYS = ("message_bytes", "initiators", "flows", "overrides")
+_LATENCY_SCHEMA = {
+    "type": "object", "nullable": True, "additionalProperties": False,
+    "description": "the latency view (docs/FORMATS.md, Scenario): one way and round trip of one "
+                   "message per flow, per initiator; null or absent: none",
+    "properties": {
+        "message_bytes": {"type": "number", "minimum": 0, "exclusiveMinimum": True,
+                          "description": "message size (bytes), default 65536"},
+        "initiators": {"type": "array", "minItems": 1,
+                       "items": {"type": "string", "enum": list(LATENCY_INITIATORS)},
+                       "description": "who starts the transfer; default both"},
+        "flows": {"type": "array", "nullable": True, "items": {"type": "string"},
+                  "description": 'flow ids ("ar#0"); default the slowest flow of each pattern'},
+        "overrides": {"type": "object", "additionalProperties": False,
+                      "properties": {k: {"type": "number", "minimum": 0} for k in LATENCY_CONSTANTS},
+                      "description": "latency constants replaced (ns)"}}}
+
+
+@extend_schema_field(_LATENCY_SCHEMA)
+class LatencyField(serializers.JSONField):
+    """The latency view's request, or null. The shape is checked here, each problem at its key
+    (``latency.message_bytes``); the engine checks it again when the scenario is saved."""
+
+    def to_internal_value(self, data):
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("must be an object or null")
+        errors = {**{k: ["unknown field"] for k in sorted(set(data) - set(_LATENCY_KEYS))},
+                  **_latency_errors(data)}
+        if errors:
+            raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+def _latency_errors(data: dict) -> dict:
+    """``{key: [message]}`` of the keys of a latency request with a bad shape."""
+    errors, size = {}, data.get("message_bytes", 1)
+    if not isinstance(size, (int, float)) or isinstance(size, bool) or not size > 0:
+        errors["message_bytes"] = ["must be a number of bytes > 0"]
+    init = data.get("initiators", list(LATENCY_INITIATORS))
+    if not isinstance(init, list) or not init or any(i not in LATENCY_INITIATORS for i in init):
+        errors["initiators"] = [f"must be a non-empty list of {', '.join(LATENCY_INITIATORS)}"]
+    flows = data.get("flows")
+    if flows is not None and (not isinstance(flows, list) or not all(isinstance(f, str) for f in flows)):
+        errors["flows"] = ['must be a list of flow ids like "ar#0"']
+    over = data.get("overrides", {})
+    if not isinstance(over, dict):
+        errors["overrides"] = ["must be an object of constant name -> ns"]
+    else:
+        bad = {k: [f"unknown constant (choose from {', '.join(LATENCY_CONSTANTS)})"] if k not in LATENCY_CONSTANTS
+               else ["must be ns >= 0"] for k, v in over.items()
+               if k not in LATENCY_CONSTANTS or not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0}
+        if bad:
+            errors["overrides"] = bad
+    return errors
+
+
 class ScenarioSerializer(serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     topology = serializers.IntegerField(source="topology_id", help_text="topology id; fixed "
@@ -57,5 +116,8 @@ class ScenarioSerializer(serializers.Serializer):
     failures = JsonListField(required=False, default=list,
                              help_text='[{"target", "mode": "down"|"degrade", "factor"}]')
     mode = serializers.ChoiceField(choices=ScenarioMode.choices, default=ScenarioMode.STEADY)
+    latency = LatencyField(required=False, allow_null=True, default=None,
+                           help_text='the latency view: {"message_bytes", "initiators": ["cpu_proxy", '
+                                     '"gpu_initiated"], "flows", "overrides"}; null: none')
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)

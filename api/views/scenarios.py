@@ -52,7 +52,7 @@ class ScenarioViewSet(ApiMixin, viewsets.GenericViewSet):
             topology=topology, user=request.user, name=data["name"],
             description=data["description"], workload=data["workload"],
             routing=data["routing"], failures=data["failures"], mode=data["mode"],
-            revision=self._revision(topology, data))
+            latency=data["latency"], revision=self._revision(topology, data))
         return Response(s.ScenarioSerializer(scenario).data, status=status.HTTP_201_CREATED)
 
     @doc.partial_update

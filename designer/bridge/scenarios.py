@@ -15,9 +15,10 @@ __all__ = ["scenario_document", "job_scenario_document", "scenario_flow_count",
 
 
 def scenario_document(*, revision, workload: list | dict, routing: dict, failures: list,
-                      mode: str) -> dict:
-    """A ``fabricscope.scenario/1`` dict for the engine from a revision row and scenario fields."""
-    return {
+                      mode: str, latency: dict | None = None) -> dict:
+    """A ``fabricscope.scenario/1`` dict for the engine from a revision row and scenario fields;
+    ``latency`` (the latency view's request) only when one is asked."""
+    doc = {
         "format": "fabricscope.scenario/1",
         "topology": revision.document,
         "workload": workload,
@@ -25,6 +26,9 @@ def scenario_document(*, revision, workload: list | dict, routing: dict, failure
         "failures": failures,
         "mode": mode,
     }
+    if latency is not None:
+        doc["latency"] = latency
+    return doc
 
 
 def job_scenario_document(job) -> dict:
@@ -33,7 +37,8 @@ def job_scenario_document(job) -> dict:
     return scenario_document(revision=job.revision, workload=inputs.get("workload", []),
                              routing=inputs.get("routing", {}),
                              failures=inputs.get("failures", []),
-                             mode=inputs.get("mode", "steady"))
+                             mode=inputs.get("mode", "steady"),
+                             latency=inputs.get("latency"))
 
 
 def scenario_flow_count(normalized) -> int:

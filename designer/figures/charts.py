@@ -289,33 +289,43 @@ def _delivered_trace(i: int, p: str, xs: list, ys: list, shape: str) -> dict:
 
 # ================================================================================ latency
 def latency_figure(result: dict) -> dict | None:
-    """Latency per flow and initiator: one way as the receiving GPU sees it, stacked by component
-    (µs: control path, data, completion), each bar labelled with its round trip (ping and pong, the
-    figure GPU-initiated latency is published as); ``None`` without latency data."""
+    """Latency per flow and initiator (µs), one way and round trip side by side, labelled as such.
+
+    The bars stack the **one-way** step as the receiving GPU sees it (control path, data,
+    completion); a diamond marks the **round trip** (ping there and pong back,
+    :func:`designer.engine.analysis.latency.flow_latency`: the figure GPU-initiated networking is
+    published as and the one the fidelity benchmark checks, docs/FIDELITY.md). ``None`` without
+    latency data."""
     entries = [e for e in result.get("latency") or [] if e.get("initiators")]
     if not result.get("latency"):
         return None
-    title = "Latency breakdown · CPU proxy vs GPU-initiated"
+    title = "Latency · CPU-proxied vs GPU-initiated · one way (bars) and round trip (◆)"
     if not entries:
         return empty_figure("latency", title, "No latency could be computed (flows unknown or unroutable).")
     steps, done = _latency_steps(entries, "control"), _latency_steps(entries, "completion")
     cats, comps, rows = _latency_components(entries, steps, done)
-    data = _latency_bars(cats, comps, steps, done)
     totals = [sum(c[i] for c in comps.values()) for i in range(len(cats[0]))]
-    trips = [lat.get("round_trip_ns") for e in entries for lat in e["initiators"].values()]
-    data.append({"type": "scatter", "mode": "text", "x": cats, "y": totals,
-                 "text": [f"{t:.2f} µs" + (f" · RTT {r / 1e3:.2f} µs" if r is not None else "")
-                          for t, r in zip(totals, trips)],
-                 "textposition": "top center", "showlegend": False, "hoverinfo": "skip", "cliponaxis": False})
+    trips = [num(lat.get("round_trip_ns"), 0.0) / 1e3 for e in entries for lat in e["initiators"].values()]
+    # Both figures in the category label: text beside a marker collides when the two are close.
+    cats = [cats[0], [f"{c}<br>one way {t:.2f} µs<br>round trip {r:.2f} µs" for c, t, r in zip(cats[1], totals, trips)]]
+    data = _latency_bars(cats, comps, steps, done) + [_latency_round_trip(cats, trips)]
     msg = entries[0]["initiators"][next(iter(entries[0]["initiators"]))].get("message_bytes")
-    layout = {"barmode": "stack", "yaxis": axis("one-way latency (µs)", range=[0, max(totals, default=1) * 1.15]),
+    top = max(totals + trips, default=1.0) or 1.0
+    layout = {"barmode": "stack", "yaxis": axis("latency (µs)", range=[0, top * 1.18]),
               "xaxis": {"automargin": True, "tickfont": {"size": 11}},
               "legend": {"orientation": "h", "y": -0.3, "x": 0, "yanchor": "top"},
               "margin": {"l": 70, "r": 30, "t": 56, "b": 40}}
     cols = ["flow", "initiator", *[f"control_{s}_ns" for s in steps], *[k for k, _ in _DATA_COMPONENTS],
-            *[f"completion_{s}_ns" for s in done], "total_ns", "round_trip_ns"]
+            *[f"completion_{s}_ns" for s in done], "one_way_ns", "round_trip_ns"]
     sub = f" · {int(msg):,} B message" if msg else ""
     return figure("latency", title + sub, data, layout, height=520, table={"columns": cols, "rows": rows})
+
+
+def _latency_round_trip(cats: list, trips: list[float]) -> dict:
+    """The round trip (µs) as its own named marker above each one-way bar."""
+    return {"type": "scatter", "mode": "markers", "x": cats, "y": trips, "name": "round trip (ping + pong)",
+            "marker": {"symbol": "diamond", "size": 12, "color": "#222"}, "cliponaxis": False,
+            "hovertemplate": "round trip (ping + pong): %{y:.3g} µs<extra></extra>"}
 
 
 def _latency_steps(entries: list[dict], part: str) -> list[str]:

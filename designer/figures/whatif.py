@@ -3,6 +3,8 @@ NIC-policy comparison, and the figure sets of a sweep or policy-comparison job.
 """
 from __future__ import annotations
 
+import math
+
 from designer.figures.base import axis, empty_figure, figure, table_figure
 from designer.figures.style import FAILED_COLOR, PALETTE, TIER_LABELS, fmt_gbps, fmt_time, num, pct
 
@@ -163,7 +165,7 @@ def _ranking_hover(entry: dict, m: dict) -> str:
                  else f"step ×{num(step.get('slowdown'), 1.0):.4g}: {fmt_time(times.get('before'))} → "
                       f"{fmt_time(times.get('after'))}<br>")
     if m.get("broken"):
-        verdict = f"<b>does not complete</b>: {', '.join(m['broken'])} broken<br>"
+        verdict = f"<b>does not complete</b>: {', '.join(m['broken'])} broken<br>" + _fallback_hover(m.get("fallback"))
     else:
         slow = num(m.get("slowdown"), 1.0)
         verdict = (f"slowdown ×{slow:.3g}{' (' + str(m.get('worst_pattern')) + ')' if m.get('worst_pattern') else ''}<br>")
@@ -172,17 +174,49 @@ def _ranking_hover(entry: dict, m: dict) -> str:
             f"throughput lost {fmt_gbps(m.get('throughput_lost_gbps'))}<br><i>click for what changed</i>")
 
 
+# Marks a bar read after NCCL's fallback (the axis titles say so); short, so labels fit.
+_REINIT = "↻ "
+
+
+def _fallback_hover(fb: dict | None) -> str:
+    """What NCCL re-initialized without the failed element runs, per broken collective."""
+    if not fb:
+        return ""
+    parts = []
+    for pid, p in (fb.get("patterns") or {}).items():
+        if p.get("completion_s") is None:
+            parts.append(f"{pid}: no fallback ({p.get('reason') or 'nothing runs'})")
+        else:
+            parts.append(f"{pid}: {p.get('algorithm')}/{p.get('protocol')}, busbw "
+                         f"{num(p.get('busbw_before_gbs'), 0.0):.0f} → {num(p.get('busbw_gbs'), 0.0):.0f} GB/s")
+    job = "" if fb.get("job_completion_s") is None else f" · job ×{num(fb.get('slowdown'), 1.0):.3g}"
+    return f"after NCCL re-initializes without it{job}:<br>&nbsp;&nbsp;" + "<br>&nbsp;&nbsp;".join(parts) + "<br>"
+
+
+def _after_fallback(m: dict) -> dict:
+    """A broken (not a job) failure read after NCCL's fallback, when one runs: its completion
+    increase and throughput lost then (what the job really loses), not "everything"."""
+    fb = m.get("fallback")
+    if not fb or fb.get("unbounded") or m.get("job"):
+        return m
+    return {**m, "completion_increase_s": fb.get("completion_increase_s"), "completion_unbounded": False,
+            "throughput_lost_gbps": fb.get("throughput_lost_gbps"), "after_fallback": True}
+
+
 def _ranking_panels(imps: list[dict]) -> list[tuple]:
     """``(x axis, values, bar texts, colour)`` of the three panels: disconnected flows, completion
-    increase (ms; "does not complete" drawn at the panel's end), throughput lost (Gb/s)."""
+    increase (ms; "does not complete" drawn at the panel's end) and throughput lost (Gb/s) — of a
+    broken collective, after NCCL's fallback (``impact.fallback``), marked ``↻``."""
     lost = [int(m.get("disconnected_flows") or 0) for m in imps]
     if any(m.get("job") for m in imps):
         imps = [_step_as_completion(m) for m in imps]
+    imps = [_after_fallback(m) for m in imps]
     inc_ms, inc_text = _increase_panel(imps)
     thr = [num(m.get("throughput_lost_gbps"), 0.0) for m in imps]
+    thr_text = [(_REINIT if m.get("after_fallback") else "") + fmt_gbps(v) if v else "" for m, v in zip(imps, thr)]
     return [("x", lost, [f"{v:,}" if v else "" for v in lost], FAILED_COLOR),
             ("x2", inc_ms, inc_text, "#f0822e"),
-            ("x3", thr, [fmt_gbps(v) if v else "" for v in thr], "#5d8fd8")]
+            ("x3", thr, thr_text, "#5d8fd8")]
 
 
 def _increase_panel(imps: list[dict]) -> tuple[list[float], list[str]]:
@@ -191,7 +225,8 @@ def _increase_panel(imps: list[dict]) -> tuple[list[float], list[str]]:
     finite = [v * 1e3 for v in inc if v is not None]
     end = max(finite + [0.0]) * 1.15 or 1.0
     inc_ms = [end if m.get("completion_unbounded") else (v or 0.0) * 1e3 for m, v in zip(imps, inc)]
-    inc_text = ["does not complete" if m.get("completion_unbounded") else (f"{v:+.3g} ms" if v else "")
+    inc_text = ["does not complete" if m.get("completion_unbounded") else
+                ((_REINIT if m.get("after_fallback") else "") + f"{v:+.3g} ms" if v else "")
                 for m, v in zip(imps, inc_ms)]
     return inc_ms, inc_text
 
@@ -205,7 +240,7 @@ def _step_as_completion(m: dict) -> dict:
 
 def _ranking_axis(domain, text, values) -> dict:
     return {"domain": domain, "title": {"text": text, "font": {"size": 12}}, "rangemode": "tozero",
-            "range": [min(0.0, min(values, default=0.0)) * 1.1, (max(values, default=0.0) or 1.0) * 1.3]}
+            "range": [min(0.0, min(values, default=0.0)) * 1.5, (max(values, default=0.0) or 1.0) * 1.3]}
 
 
 def _ranking_rows(ranking: list[dict]) -> list[list]:
@@ -217,8 +252,19 @@ def _ranking_rows(ranking: list[dict]) -> list[list]:
                      ", ".join(m.get("broken") or []), m.get("disconnected_flows"),
                      job.get("before"), job.get("after"), m.get("completion_increase_s"), m.get("completion_unbounded"),
                      m.get("throughput_lost_gbps"), m.get("slowdown"), m.get("worst_pattern"),
-                     *_step_cells(m.get("job"))])
+                     *_step_cells(m.get("job")), *_fallback_cells(m.get("fallback"))])
     return rows
+
+
+def _fallback_cells(fb: dict | None) -> list:
+    """Table cells after NCCL's fallback: job (s), slowdown, throughput lost (Gb/s), the worst
+    broken collective's busbw (GB/s) and algorithm."""
+    if not fb:
+        return [None] * 5
+    pats = [p for p in (fb.get("patterns") or {}).values()]
+    worst = min(pats, key=lambda p: num(p.get("busbw_gbs"), -1.0), default={})
+    return [fb.get("job_completion_s"), fb.get("slowdown"), fb.get("throughput_lost_gbps"),
+            worst.get("busbw_gbs"), worst.get("algorithm")]
 
 
 def _step_cells(step: dict | None) -> list:
@@ -249,6 +295,24 @@ def _skipped_text(sweep: dict) -> str:
     return f" · not ranked: {', '.join(parts)}" if parts else ""
 
 
+def _fallback_note(ranking: list[dict]) -> str:
+    """Say when broken collectives are read after NCCL's fallback, and when every failure costs
+    the same (a symmetric design: the order is then only the candidates' order)."""
+    imps = [e.get("impact") or {} for e in ranking]
+    note = " · broken collectives: after NCCL re-initializes without the failure" if any(
+        m.get("fallback") for m in imps) else ""
+    keys = {repr(_same_impact(m)) for m in imps}
+    if len(ranking) > 1 and len(keys) == 1:
+        note += f" · all {len(ranking):,} cost the same (a symmetric design)"
+    return note
+
+
+def _same_impact(m: dict) -> tuple:
+    fb = m.get("fallback") or {}
+    return (tuple(m.get("broken") or []), m.get("disconnected_flows"), num(m.get("slowdown_of_completing")),
+            num(m.get("throughput_lost_gbps")), num(fb.get("job_completion_s")), (m.get("job") or {}).get("slowdown"))
+
+
 def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
     """Failures ranked by impact, most harmful on top; a bar click opens ``?failure=<position>``.
 
@@ -273,22 +337,25 @@ def ranking_figure(sweep: dict, *, top: int = 40) -> dict:
              "textfont": {"size": 10}} for ax, xs, text, color in panels]
     base = sweep.get("baseline") or {}
     sub = (f"{sweep.get('evaluated', len(ranking)):,} failures of {', '.join(sweep.get('over') or []) or 'the given list'}"
-           f" · baseline job {_baseline_text(base)}{_skipped_text(sweep)} · click a bar for what changed")
+           f" · baseline job {_baseline_text(base)}{_skipped_text(sweep)}{_fallback_note(ranking)}"
+           " · click a bar for what changed")
     more = f" (top {top} of {len(ranking)})" if len(ranking) > top else ""
     (_, lost, _, _), (_, inc_ms, _, _), (_, thr, _, _) = panels
     is_job = bool(base.get("job"))
+    reinit = f"<br>{_REINIT}after NCCL re-initializes without it" if any(_REINIT in t for t in panels[1][2]) else ""
     if is_job:
         title = "Failure sweep · ranked by step-time impact"
     layout = {"yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 11}},
               "xaxis": _ranking_axis([0, 0.28], "disconnected flows", lost),
-              "xaxis2": {**_ranking_axis([0.36, 0.64], "step time increase (ms)" if is_job else
-                                         "job completion increase (ms)", inc_ms), "anchor": "y"},
-              "xaxis3": {**_ranking_axis([0.72, 1], "throughput lost (Gb/s)", thr), "anchor": "y"},
+              "xaxis2": {**_ranking_axis([0.36, 0.64], ("step time increase (ms)" if is_job else
+                                          "job completion increase (ms)") + reinit, inc_ms), "anchor": "y"},
+              "xaxis3": {**_ranking_axis([0.72, 1], "throughput lost (Gb/s)" + reinit, thr), "anchor": "y"},
               "title": {"text": f"{title}{more}<br><span style='font-size:12px'>{sub}</span>"},
               "margin": {"l": 40, "r": 40, "t": 80, "b": 60}, "bargap": 0.25}
     cols = ["rank", "failure", "target", "broken", "disconnected_flows", "job_before_s", "job_after_s", "completion_increase_s",
             "completion_unbounded", "throughput_lost_gbps", "slowdown", "worst_pattern",
-            "step_before_s", "step_after_s", "step_slowdown"]
+            "step_before_s", "step_after_s", "step_slowdown", "fallback_job_s", "fallback_slowdown",
+            "fallback_throughput_lost_gbps", "fallback_busbw_gbs", "fallback_algorithm"]
     return figure("ranking", title, data, layout, height=max(320, 130 + 24 * len(shown)),
                   table={"columns": cols, "rows": _ranking_rows(ranking)}, link="?failure={index}")
 
@@ -317,59 +384,128 @@ def _policy_patterns(summary: dict | None) -> dict | None:
         return None
     step = summary.get("job")
     if step:
-        return {"step": {"completion_s": step.get("step_time_s"), "unroutable": summary.get("unroutable") or 0}}
+        return {"step": {"completion_s": step.get("step_time_s"), "unroutable": summary.get("unroutable") or 0,
+                         "complete": step.get("complete"), "reason": step.get("reason")}}
     return summary.get("patterns") or {}
 
 
-def _policy_trace(i: int, policy: str, r: dict, cases: list[str], patterns: list[str], xs: list) -> tuple[dict, list]:
-    """Bars of one policy over (case, pattern) and its table rows."""
-    ys, text, lost_text, rows = [], [], [], []
+def _does_not_complete(entry: dict) -> bool:
+    """A pattern (or step) with no completion time: it does not complete (docs/ENGINE.md)."""
+    return bool(entry) and num(entry.get("completion_s")) is None
+
+
+def _policy_trace(i: int, policy: str, r: dict, cases: list[str], patterns: list[str], xs: list,
+                  ceiling: float) -> tuple[list[dict], list]:
+    """Bars of one policy over (case, pattern) and its table rows. A pattern that does not
+    complete is a hatched bar up to ``ceiling`` (ms) labelled "does not complete" (its own trace
+    in the policy's offset group, so the label can run up the bar while times stay level), its
+    reason in the hover and in the figure's notes — never a gap a reader takes for "instant"."""
+    ys, text, hover, rows, broken_ys = [], [], [], [], []
+    color = PALETTE[i % len(PALETTE)]
     for c in cases:
         for p in patterns:
             entry = (r[c] or {}).get(p) or {}
-            t = num(entry.get("completion_s"))
-            lost = entry.get("unroutable") or 0
-            ys.append(t * 1e3 if t is not None else None)
-            # The bar label is the time alone (a "(1,024 lost)" suffix ran into the next bar's label);
-            # the lost-flow count is in the hover.
-            text.append(fmt_time(t))
-            lost_text.append(f"<br>{lost:,} flows lost" if lost else "")
-            rows.append([policy, c, p, t, lost])
-    trace = {"type": "bar", "name": policy, "x": xs, "y": ys, "text": text, "textposition": "outside",
-             "textangle": 0, "constraintext": "both", "customdata": lost_text,
-             "cliponaxis": False, "marker": {"color": PALETTE[i % len(PALETTE)]}, "textfont": {"size": 10},
-             "hovertemplate": f"<b>{policy}</b> · %{{x}}<br>%{{y:.4g}} ms%{{customdata}}<extra></extra>"}
-    return trace, rows
+            t, lost, broken = num(entry.get("completion_s")), entry.get("unroutable") or 0, _does_not_complete(entry)
+            ys.append(None if broken or t is None else t * 1e3)
+            broken_ys.append(ceiling if broken else None)
+            # The bar label is the time alone (a "(1,024 lost)" suffix ran into the next bar's label).
+            text.append("does not complete" if broken else fmt_time(t))
+            hover.append((f"<b>does not complete</b>: {entry.get('reason') or 'no completion time'}" if broken
+                          else fmt_time(t)) + (f"<br>{lost:,} flows lost" if lost else ""))
+            rows.append([policy, c, p, t, lost, (entry.get("reason") or "no completion time") if broken else None])
+    common = {"type": "bar", "x": xs, "text": text, "customdata": hover, "offsetgroup": policy,
+              "legendgroup": policy, "cliponaxis": False, "textfont": {"size": 10}, "constraintext": "both",
+              "hovertemplate": f"<b>{policy}</b> · %{{x}}<br>%{{customdata}}<extra></extra>"}
+    traces = [{**common, "name": policy, "y": ys, "textposition": "outside", "textangle": 0,
+               "marker": {"color": color}}]
+    if any(y is not None for y in broken_ys):
+        traces.append({**common, "name": f"{policy}: does not complete", "y": broken_ys, "showlegend": False,
+                       "textposition": "inside", "insidetextanchor": "middle", "textangle": -90,
+                       "marker": {"color": "rgba(214,39,40,0.10)", "line": {"color": color, "width": 1.5},
+                                  "pattern": {"shape": "/", "fgcolor": FAILED_COLOR, "fgopacity": 0.45, "size": 7}}})
+    return traces, rows
+
+
+def _policy_axis(finite_ms: list[float], ceiling: float) -> tuple[dict, list]:
+    """The time axis and its switch: logarithmic when the finite times span more than a decade
+    (7 and 69 ms beside 640 ms are unreadable on a linear axis), linear otherwise; a
+    linear/log button toggles it either way."""
+    lo, hi = min(finite_ms, default=1.0), max(finite_ms + [ceiling], default=1.0)
+    use_log = lo > 0 and hi / lo > 10
+    y = axis("completion time (ms" + (", log scale)" if use_log else ")"))
+    y.update({"type": "log", "range": [math.log10(lo / 2), math.log10(hi * 1.6)]} if use_log
+             else {"range": [0, hi * 1.22 or 1]})
+    buttons = [{"label": "log", "method": "relayout",
+                "args": [{"yaxis.type": "log", "yaxis.autorange": True, "yaxis.title.text": "completion time (ms, log scale)"}]},
+               {"label": "linear", "method": "relayout",
+                "args": [{"yaxis.type": "linear", "yaxis.autorange": True, "yaxis.title.text": "completion time (ms)"}]}]
+    menu = {"type": "buttons", "direction": "right", "x": 0, "xanchor": "left", "y": 1.09, "yanchor": "bottom",
+            "showactive": True, "active": 0 if use_log else 1, "buttons": buttons, "font": {"size": 11},
+            "pad": {"r": 4, "t": 0}}
+    return y, [menu]
+
+
+def _broken_notes(rows: list[list]) -> list[dict]:
+    """One note line per (case, pattern, policy) that does not complete, under the plot."""
+    lines = [f"does not complete · {r[0]} · {r[1].replace('_', ' ')} · {r[2]}: {_short(r[5])}"
+             for r in rows if r[5] is not None]
+    shown = lines[:4] + ([f"… and {len(lines) - 4} more (see the table)"] if len(lines) > 4 else [])
+    return [{"text": line, "xref": "paper", "yref": "paper", "x": 0, "xanchor": "left", "y": -0.16 - 0.07 * k,
+             "yanchor": "top", "showarrow": False, "font": {"size": 11, "color": FAILED_COLOR}}
+            for k, line in enumerate(shown)]
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _policy_pattern_ids(results: dict) -> list[str]:
+    """Pattern ids of every policy's baseline, in first-seen order."""
+    patterns: list[str] = []
+    for r in results.values():
+        patterns += [p for p in r["baseline"] if p not in patterns]
+    return patterns
+
+
+def _finite_ms(results: dict, cases: list[str]) -> list[float]:
+    """Every completion time (ms) that exists, all policies and cases."""
+    times = (num(e.get("completion_s")) for r in results.values() for c in cases for e in (r[c] or {}).values())
+    return [t * 1e3 for t in times if t is not None]
 
 
 def policy_figure(comparison: dict) -> dict:
-    """Completion per pattern (ms) under each NIC policy, grouped bars (baseline and with failures)."""
+    """Completion per pattern (ms) under each NIC policy, grouped bars (baseline and with failures).
+
+    A pattern that does not complete is a hatched bar labelled "does not complete" with its reason
+    (hover, and a note under the plot); the time axis is logarithmic when the times span more
+    than a decade, with a linear/log switch."""
     results = policy_results(comparison)
     title = "NIC policy comparison · completion per pattern"
     if not results:
         return empty_figure("policies", title, "No policy result to compare.")
     cases = ["baseline"] + (["with_failures"] if any(r["with_failures"] for r in results.values()) else [])
-    patterns = []
-    for r in results.values():
-        patterns += [p for p in r["baseline"] if p not in patterns]
+    patterns = _policy_pattern_ids(results)
     xs = [[c.replace("_", " ") for c in cases for _ in patterns], [p for _ in cases for p in patterns]]
-    data, rows, tops = [], [], [0.0]
+    finite = _finite_ms(results, cases)
+    ceiling = max(finite, default=1.0) or 1.0
+    data, rows = [], []
     for i, (policy, r) in enumerate(results.items()):
-        trace, trace_rows = _policy_trace(i, policy, r, cases, patterns, xs)
-        data.append(trace)
+        traces, trace_rows = _policy_trace(i, policy, r, cases, patterns, xs, ceiling)
+        data += traces
         rows += trace_rows
-        tops += [y for y in trace["y"] if y is not None]
+    yaxis, menus = _policy_axis(finite, ceiling)
+    notes = _broken_notes(rows)
     best = comparison.get("best") or {}
     sub = " · ".join(f"best {k.replace('_', ' ')}: {v}" for k, v in best.items() if v)
     # Labels shrink to their bar's width (constraintext) and hide below 8 px rather than overlap.
-    layout = {"barmode": "group", "yaxis": axis("completion time (ms)", range=[0, max(tops) * 1.22 or 1]),
+    layout = {"barmode": "group", "yaxis": yaxis, "updatemenus": menus, "annotations": notes,
               "uniformtext": {"minsize": 8, "mode": "hide"},
               "xaxis": {"automargin": True},
               "title": {"text": f"{title}<br><span style='font-size:12px'>{sub}</span>" if sub else title},
               "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
-              "margin": {"l": 70, "r": 30, "t": 80, "b": 60}}
-    return figure("policies", title, data, layout, height=460, headline=comparison.get("headline"),
-                  table={"columns": ["policy", "case", "pattern", "completion_s", "unroutable"], "rows": rows})
+              "margin": {"l": 70, "r": 30, "t": 80, "b": 60 + 22 * len(notes)}}
+    return figure("policies", title, data, layout, height=460 + 22 * len(notes), headline=comparison.get("headline"),
+                  table={"columns": ["policy", "case", "pattern", "completion_s", "unroutable", "reason"], "rows": rows})
 
 
 # ================================================================================ figure sets

@@ -166,7 +166,7 @@ def _job_submit(*, kind: str, scenario: Scenario, user, parameters: dict,
         ops_broker.ensure_available()  # 503 before anything is written
     inputs = {"workload": scenario.workload, "routing": scenario.routing,
               "failures": scenario.failures if failures is None else failures,
-              "mode": scenario.mode}
+              "mode": scenario.mode, "latency": scenario.latency}
     with transaction.atomic():
         ops_limits.check_active_jobs(user=user)
         job = SimulationJob.objects.create(

@@ -15,27 +15,30 @@ from designer.params import check_printable
 
 __all__ = ["scenario_create", "scenario_update", "scenario_delete", "scenario_validate"]
 
-_SCENARIO_FIELDS = ("name", "description", "workload", "routing", "failures", "mode", "revision")
+_SCENARIO_FIELDS = ("name", "description", "workload", "routing", "failures", "mode", "latency",
+                    "revision")
 
 
 def scenario_create(*, topology: Topology, user: AbstractBaseUser, name: str,
                     workload: list, routing: dict | None = None, failures: list | None = None,
                     mode: str = "steady", revision: TopologyRevision | None = None,
-                    description: str = "") -> Scenario:
-    """Create a scenario on ``revision`` (default: the topology's current one), engine-validated."""
+                    description: str = "", latency: dict | None = None) -> Scenario:
+    """Create a scenario on ``revision`` (default: the topology's current one), engine-validated.
+
+    ``latency``: the latency view's request (docs/FORMATS.md, Scenario), None for none."""
     revision = revision or topology.current_revision
     if revision is None:
         raise ValidationError({"revision": "the topology has no revision yet"})
     scenario = Scenario(topology=topology, revision=revision, name=name, description=description,
                         workload=workload, routing=routing or {}, failures=failures or [],
-                        mode=mode, created_by=user)
+                        mode=mode, latency=latency, created_by=user)
     _scenario_check(scenario)
     scenario.save()
     return scenario
 
 
 def scenario_update(*, scenario: Scenario, user: AbstractBaseUser, **changes) -> Scenario:
-    """Change any of name, description, workload, routing, failures, mode, revision."""
+    """Change any of name, description, workload, routing, failures, mode, latency, revision."""
     unknown = set(changes) - set(_SCENARIO_FIELDS)
     if unknown:
         raise ValidationError({field: "cannot be changed" for field in sorted(unknown)})
@@ -62,7 +65,8 @@ def scenario_validate(scenario: Scenario, *, failures: list[dict] | None = None)
     """
     return bridge.validate_scenario(bridge.scenario_document(
         revision=scenario.revision, workload=scenario.workload, routing=scenario.routing,
-        failures=scenario.failures if failures is None else failures, mode=scenario.mode))
+        failures=scenario.failures if failures is None else failures, mode=scenario.mode,
+        latency=scenario.latency))
 
 
 def _scenario_check(scenario: Scenario) -> None:

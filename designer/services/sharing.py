@@ -176,7 +176,7 @@ def topology_fork(*, topology: Topology, user: AbstractBaseUser, name: str | Non
                     topology=fork, revision=revision, name=scenario.name,
                     description=scenario.description, workload=scenario.workload,
                     routing=scenario.routing, failures=scenario.failures, mode=scenario.mode,
-                    created_by=user)
+                    latency=scenario.latency, created_by=user)
         audit_record(topology=topology, actor=user, action=AuditAction.TOPOLOGY_FORK,
                      summary=f"forked by {user.get_username()} as {name!r}",
                      details={"fork": fork.pk, "revision": source.number if source else None})

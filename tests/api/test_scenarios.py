@@ -143,3 +143,64 @@ def test_a_job_scenario_runs_a_step_time_sweep_through_the_api(api, small_topolo
     data = result.json()                 # the stored document as is
     assert data["baseline"]["job"]["complete"] is True
     assert all(e["impact"]["job"]["complete"]["after"] is False for e in data["ranking"])
+
+
+# --------------------------------------------------------------------------------------- latency
+LATENCY = {"message_bytes": 8, "initiators": ["cpu_proxy", "gpu_initiated"]}
+
+
+def test_latency_is_stored_returned_and_patched(api, small_topology):
+    """The latency request is kept (it used to be dropped with a 201), read back, changed and
+    cleared with null."""
+    response = api.post(f"{API}/scenarios/", {"topology": small_topology.pk, "name": "lat",
+                                              "workload": RING_ALLREDUCE, "latency": LATENCY})
+    assert response.status_code == 201, response.content
+    assert response.json()["latency"] == LATENCY
+    url = f"{API}/scenarios/{response.json()['id']}/"
+    assert api.get(url).json()["latency"] == LATENCY
+    assert Scenario.objects.get().latency == LATENCY
+    assert api.patch(url, {"latency": {"message_bytes": 65536}}).json()["latency"] == {"message_bytes": 65536}
+    assert api.patch(url, {"latency": None}).json()["latency"] is None
+    plain = api.post(f"{API}/scenarios/", {"topology": small_topology.pk, "name": "plain",
+                                           "workload": RING_ALLREDUCE}).json()
+    assert plain["latency"] is None
+
+
+@pytest.mark.parametrize("latency, path", [
+    ({"message_bytes": 0}, "latency.message_bytes"),
+    ({"message_bytes": "8"}, "latency.message_bytes"),
+    ({"initiators": ["fpga"]}, "latency.initiators"),
+    ({"initiators": []}, "latency.initiators"),
+    ({"flows": "ar#0"}, "latency.flows"),
+    ({"overrides": {"WARP_NS": 5}}, "latency.overrides.WARP_NS"),
+    ({"overrides": {"PROXY_NOTICE_NS": -1}}, "latency.overrides.PROXY_NOTICE_NS"),
+    ({"size": 8}, "latency.size"),
+    ([8], "latency"),
+])
+def test_latency_errors_are_located(api, small_topology, latency, path):
+    error = assert_error(api.post(f"{API}/scenarios/", {
+        "topology": small_topology.pk, "name": "bad", "workload": RING_ALLREDUCE, "latency": latency}), 400)
+    assert paths_of(error) == {path}, error
+    assert not Scenario.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scenario_with_latency_runs_and_its_result_has_the_round_trip(api, small_topology, published):
+    """Submit a simulation of a scenario with a latency request, run it in process (as the worker
+    would) and read the result: one latency entry per pattern's slowest flow, with the one-way
+    step and the round trip (ping + pong) per initiator, GPU-initiated faster than CPU-proxied."""
+    from designer import services
+
+    sc = api.post(f"{API}/scenarios/", {"topology": small_topology.pk, "name": "lat",
+                                        "workload": RING_ALLREDUCE, "latency": LATENCY}).json()
+    job = api.post(f"{API}/jobs/", {"scenario": sc["id"], "kind": "simulate"})
+    assert job.status_code == 201, job.content
+    services.job_run(job_id=job.json()["id"])
+    result = api.get(f"{API}/jobs/{job.json()['id']}/result/").json()
+    (entry,) = result["latency"]
+    lat = entry["initiators"]
+    assert set(lat) == {"cpu_proxy", "gpu_initiated"}
+    for one in lat.values():
+        # a round trip is two one-way trips of the same message (ping and pong) at least
+        assert one["round_trip_ns"] >= 2 * one["total_ns"] * 0.99 > 0
+    assert lat["gpu_initiated"]["round_trip_ns"] < lat["cpu_proxy"]["round_trip_ns"]

@@ -199,13 +199,22 @@ def test_patterns_rates_bottlenecks_latency(small):
     assert table["data"] == [] and table["fabricscope"]["view"] == "table"  # an HTML table, no Plotly trace
     assert table["fabricscope"]["table"]["rows"][0][0] == result["summary"]["bottlenecks"][0]
     lat = F.latency_figure(result)
-    flows, inits = lat["data"][0]["x"]
+    flows, labels = lat["data"][0]["x"]
+    inits = [lab.split("<br>")[0] for lab in labels]
     assert set(inits) == {"cpu proxy", "gpu initiated"} and len(flows) == 2 * len(result["latency"])
-    totals = lat["data"][-1]["y"]
+    trip = lat["data"][-1]
+    bars = [t for t in lat["data"] if t["type"] == "bar"]
+    totals = [sum(t["y"][i] for t in bars) for i in range(len(flows))]
     expected = [e["initiators"][i]["total_ns"] / 1e3 for e in result["latency"] for i in e["initiators"]]
     assert totals == [pytest.approx(t) for t in expected]
+    # The round trip (what docs/FIDELITY.md calibrates) is its own plotted, named value, not a
+    # footnote to a one-way bar: the axis reaches it, the marker says what it is, and each
+    # category names both figures.
     trips = [e["initiators"][i]["round_trip_ns"] / 1e3 for e in result["latency"] for i in e["initiators"]]
-    assert lat["data"][-1]["text"] == [f"{t:.2f} µs · RTT {r:.2f} µs" for t, r in zip(totals, trips)]
+    assert trip["name"] == "round trip (ping + pong)" and trip["y"] == [pytest.approx(r) for r in trips]
+    labels = lat["data"][0]["x"][1]
+    assert labels == [f"{i}<br>one way {t:.2f} µs<br>round trip {r:.2f} µs" for i, t, r in zip(inits, totals, trips)]
+    assert lat["layout"]["yaxis"]["range"][1] > max(trips)
     assert all(r > t for t, r in zip(totals, trips))            # a round trip is two steps, not one
 
 
@@ -262,6 +271,39 @@ def test_sweep_ranking_order_preserved_and_click_through():
     assert ctx["view"] == "sweep" and ctx["failure_index"] == 3
 
 
+def test_sweep_rows_tell_nics_apart_after_nccls_fallback():
+    """Every NIC down breaks the running ring; the ranking's rows used to all read "does not
+    complete" and the whole job's throughput lost. Read after NCCL's fallback, a NIC of the 400G
+    rails costs more than one of the 100G rail (see tests/engine/test_sweep.py), and the panels
+    say so: distinct increases and losses, each marked "after re-init"."""
+    from designer.engine.analysis.whatif import sweep
+    from tests.engine.test_sweep import _slow_rail_scenario
+
+    sw = jsonable(sweep(_slow_rail_scenario(), over=["nic"]))
+    rank = F.ranking_figure(sw)
+    assert_valid(rank)
+    _, inc, thr = rank["data"]
+    whole = sw["baseline"]["patterns"]["ar"]["throughput_gbps"]
+    assert all(0 <= v < whole for v in thr["x"]) and len(set(thr["x"])) >= 2
+    assert len(set(inc["x"])) >= 2 and inc["x"][0] > inc["x"][-1]
+    assert all(t.startswith("↻ ") for t in inc["text"] + thr["text"] if t)
+    assert "after NCCL re-initializes" in rank["layout"]["xaxis2"]["title"]["text"]
+    assert "after NCCL re-initializes" in rank["data"][0]["hovertext"][0]
+    assert "cost the same" not in rank["layout"]["title"]["text"]
+    row = rank["fabricscope"]["table"]["rows"][0]
+    cols = rank["fabricscope"]["table"]["columns"]
+    assert row[cols.index("fallback_busbw_gbs")] < sw["ranking"][0]["impact"]["fallback"]["patterns"]["ar"]["busbw_before_gbs"]
+
+
+def test_sweep_of_a_symmetric_pod_says_every_failure_costs_the_same():
+    from designer.engine.analysis.whatif import sweep
+
+    _, sc = scenario()
+    sc = {**sc, "workload": [w for w in sc["workload"] if w["id"] == "ar"]}
+    rank = F.ranking_figure(jsonable(sweep(sc, over=["nic"])))
+    assert "all 16 cost the same (a symmetric design)" in rank["layout"]["title"]["text"]
+
+
 def test_policy_comparison_grouped_bars():
     from designer.engine.analysis.whatif import compare_policies
 
@@ -271,7 +313,7 @@ def test_policy_comparison_grouped_bars():
     assert ctx["view"] == "policies"
     fig = ctx["figures"]["policies"]
     assert_valid(fig)
-    assert [t["name"] for t in fig["data"]] == list(cmp_["policies"])
+    assert [t["name"] for t in fig["data"] if t.get("showlegend", True)] == list(cmp_["policies"])
     cases, patterns = fig["data"][0]["x"]
     assert set(cases) == {"baseline", "with failures"} and set(patterns) == {"ar", "load"}
     # Bar labels: the time only, shrunk to the bar or hidden rather than overlapping; lost flows in the hover.
@@ -279,9 +321,51 @@ def test_policy_comparison_grouped_bars():
     rows = fig["fabricscope"]["table"]["rows"]
     for trace in fig["data"]:
         assert trace["constraintext"] == "both" and "%{customdata}" in trace["hovertemplate"]
-        mine = [r for r in rows if r[0] == trace["name"]]
-        assert trace["text"] == [F.fmt_time(r[3]) for r in mine]
-        assert trace["customdata"] == [f"<br>{r[4]:,} flows lost" if r[4] else "" for r in mine]
+        mine = [r for r in rows if r[0] == trace["offsetgroup"]]
+        assert trace["text"] == ["does not complete" if r[5] else F.fmt_time(r[3]) for r in mine]
+        assert trace["customdata"] == [(f"<b>does not complete</b>: {r[5]}" if r[5] else F.fmt_time(r[3]))
+                                       + (f"<br>{r[4]:,} flows lost" if r[4] else "") for r in mine]
+
+
+def test_policy_comparison_labels_what_does_not_complete_and_uses_a_log_axis():
+    """A pattern that does not complete was a missing bar with no label or reason, on a linear
+    axis that squashed 7 and 69 ms beside 640 ms. Now: a hatched bar labelled "does not
+    complete", its reason in the hover and under the plot; a log axis (with a linear/log switch)
+    when the times span more than a decade."""
+    comparison = {"format": "fabricscope.compare/1", "policy_order": ["affinity", "pxn"], "best": {},
+                  "policies": {
+                      "affinity": {"baseline": {"patterns": {"ar": {"completion_s": 0.007, "complete": True},
+                                                             "kv": {"completion_s": 0.64, "complete": True}}},
+                                   "with_failures": {"patterns": {
+                                       "ar": {"completion_s": None, "complete": False, "unroutable": 2,
+                                              "reason": "GPU h0/gpu0's only NIC under policy affinity is down"},
+                                       "kv": {"completion_s": 0.64, "complete": True}}}},
+                      "pxn": {"baseline": {"patterns": {"ar": {"completion_s": 0.007, "complete": True},
+                                                        "kv": {"completion_s": 0.64, "complete": True}}},
+                              "with_failures": {"patterns": {"ar": {"completion_s": 0.069, "complete": True},
+                                                             "kv": {"completion_s": 0.64, "complete": True}}}}}}
+    fig = F.policy_figure(comparison)
+    assert_valid(fig)
+    aff, aff_broken = fig["data"][:2]
+    k = aff["x"][0].index("with failures")          # (with failures, ar)
+    assert aff["y"][k] is None and aff_broken["offsetgroup"] == aff["offsetgroup"] == "affinity"
+    assert aff_broken["text"][k] == "does not complete" and aff_broken["y"][k] == pytest.approx(640.0)
+    assert [y is None for y in aff_broken["y"]] == [i != k for i in range(len(aff["y"]))]
+    assert "only NIC under policy affinity is down" in aff_broken["customdata"][k]
+    assert aff_broken["marker"]["pattern"]["shape"] == "/" and aff_broken["textangle"] == -90
+    assert len(fig["data"]) == 3                    # pxn completes everywhere: no broken trace
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert notes == ["does not complete · affinity · with failures · ar: GPU h0/gpu0's only NIC under policy "
+                     "affinity is down"]
+    y = fig["layout"]["yaxis"]
+    assert y["type"] == "log" and 10 ** y["range"][0] < 7 and 10 ** y["range"][1] > 640
+    labels = [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]]
+    assert labels == ["log", "linear"] and fig["layout"]["updatemenus"][0]["active"] == 0
+    # Times within a decade stay on a linear axis (the switch is still there).
+    near = {**comparison, "policies": {"pxn": comparison["policies"]["pxn"]}}
+    near["policies"]["pxn"] = {"baseline": {"patterns": {"ar": {"completion_s": 0.07, "complete": True}}}}
+    lin = F.policy_figure(near)["layout"]
+    assert lin["yaxis"].get("type") is None and lin["yaxis"]["range"][0] == 0 and lin["updatemenus"][0]["active"] == 1
 
 
 def test_compare_two_results(small, failed):

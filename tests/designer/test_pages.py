@@ -397,3 +397,45 @@ def test_pages_describe_a_job_workload(alice, small_topology, user, published):
     job = services.job_submit_simulate(scenario=sc, user=user)
     html = unescape(alice.get(reverse("job_detail", args=[job.pk])).content.decode())
     assert "<code>two-phase</code> job · 2 phases" in html
+
+
+def test_scenario_form_asks_for_the_latency_view(alice, small_topology, published):
+    """The builder stores the latency request (the CLI's ``latency`` field), shows it again, and
+    a run's result page draws one way and round trip."""
+    url = reverse("scenario_new", args=[small_topology.pk])
+    response = alice.post(url, scenario_post(latency_on="on", latency_value="8", latency_unit="B",
+                                             latency_initiators=["cpu_proxy", "gpu_initiated"],
+                                             latency_flows="ar#0"))
+    assert response.status_code == 302, response.content.decode()[:3000]
+    scenario = Scenario.objects.get(name="ring-1g")
+    assert scenario.latency == {"message_bytes": 8, "initiators": ["cpu_proxy", "gpu_initiated"],
+                                "flows": ["ar#0"]}
+    form = alice.get(response["Location"]).context["form"]
+    assert (form.initial["latency_on"], form.initial["latency_value"], form.initial["latency_unit"]) == (True, 8, "B")
+    # Unticked: no latency view asked (the saved request is cleared).
+    alice.post(reverse("scenario_edit", args=[scenario.pk]), scenario_post())
+    scenario.refresh_from_db()
+    assert scenario.latency is None
+
+
+def test_scenario_form_latency_errors_are_next_to_their_fields(alice, small_topology):
+    url = reverse("scenario_new", args=[small_topology.pk])
+    response = alice.post(url, scenario_post(latency_on="on", latency_value="0", latency_initiators=[]))
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert {"latency_value", "latency_initiators"} <= set(errors), errors
+    assert not Scenario.objects.exists()
+
+
+def test_result_page_shows_the_latency_view(alice, small_topology, user, published):
+    """A simulation of a scenario with a latency request: its result page has the latency
+    section, with one way and round trip named."""
+    from tests.conftest import RING_ALLREDUCE
+
+    scenario = services.scenario_create(topology=small_topology, user=user, name="lat",
+                                        workload=RING_ALLREDUCE,
+                                        latency={"message_bytes": 8, "initiators": ["cpu_proxy", "gpu_initiated"]})
+    job = services.job_submit_simulate(scenario=scenario, user=user)
+    services.job_run(job_id=job.pk)
+    body = alice.get(reverse("job_result", args=[job.pk])).content.decode()
+    assert 'id="sec-latency"' in body and "round trip" in body and "one way" in body

@@ -31,15 +31,21 @@ def scenario(hosts=2, policy="affinity", workload=(AR,), failures=(), storage=0,
 # ------------------------------------------------------------------------------------ done-when
 def test_every_compute_nic_failure_of_a_two_host_ring_ranks_first_as_not_completing():
     """2 × DGX-H100, ring all-reduce, affinity: each compute NIC carries two ring flows; losing
-    it hangs the ring. All 16 rank above anything else, as broken, with no finite slowdown."""
+    it hangs the ring: broken, with no finite slowdown. Among broken failures, those NCCL cannot
+    fall back from rank first: a PCIe switch down cuts its GPU from every NIC and is not re-planned
+    (only NIC failures are), so the 16 PCIe switches lead, then the 16 NICs, whose fallback (the
+    ring on the 7 rails left) runs."""
     out = sweep(scenario(), over="nic,pcie_switch")
-    top = out["ranking"][:16]
-    assert sorted(e["failure"]["target"] for e in top) == sorted(f"h{h}/nic{i}" for h in (0, 1) for i in range(8))
-    for e in top:
+    pcie, nics = out["ranking"][:16], out["ranking"][16:32]
+    assert sorted(e["failure"]["target"] for e in pcie) == sorted(f"h{h}/pcie{i}" for h in (0, 1) for i in range(8))
+    assert sorted(e["failure"]["target"] for e in nics) == sorted(f"h{h}/nic{i}" for h in (0, 1) for i in range(8))
+    assert all("fallback" not in e["impact"] and e["impact"]["broken"] == ["ar"] for e in pcie)
+    for e in nics:
         imp = e["impact"]
         assert imp["broken"] == ["ar"] and imp["broken_patterns"] == 1 and imp["complete"] is False
         assert imp["slowdown"] is None and imp["completion_increase_s"] is None and imp["completion_unbounded"]
         assert imp["job_completion_s"]["after"] is None and imp["job_completion_s"]["before"] > 0
+        assert not imp["fallback"]["unbounded"] and imp["fallback"]["slowdown"] > 1
 
 
 def test_simulate_with_a_compute_nic_down_reports_the_allreduce_as_not_complete():

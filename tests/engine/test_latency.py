@@ -211,3 +211,20 @@ def test_the_result_latency_section_is_the_benchmarks_round_trip():
             "pattern": {"kind": "p2p", "src": "h0/gpu0", "dst": "h1/gpu0", "bytes": 8}}
     assert predict(case, topo=topo)["predicted"] == pytest.approx(
         entry["initiators"]["gpu_initiated"]["round_trip_ns"] * 1e-3)
+
+
+def test_latency_request_is_checked_when_the_scenario_is_read_not_when_it_runs():
+    """An unknown latency constant, a negative one or an unknown key is a located problem of
+    the scenario itself (the API answers 400 on save), not an error at simulation time."""
+    from designer.engine.errors import InvalidScenario
+    from designer.engine.traffic.scenario import normalize_scenario
+
+    base = {"topology": {"build": {"template": "dgx-h100", "hosts": 1}},
+            "workload": [{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e6}]}
+    bad = {"message_bytes": 8, "overrides": {"WARP_NS": 1, "PROXY_NOTICE_NS": -5}, "size": 3}
+    with pytest.raises(InvalidScenario) as err:
+        normalize_scenario({**base, "latency": bad})
+    assert {p.path for p in err.value.problems} == {"latency.overrides.WARP_NS",
+                                                    "latency.overrides.PROXY_NOTICE_NS", "latency"}
+    ok = normalize_scenario({**base, "latency": {"message_bytes": 8, "overrides": {"PROXY_NOTICE_NS": 0}}})
+    assert ok.latency["overrides"] == {"PROXY_NOTICE_NS": 0}

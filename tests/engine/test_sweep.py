@@ -127,3 +127,49 @@ def test_derived_routing_context_equals_routing_from_scratch(policy):
     sc = scenario(hosts=4, lpr=2, policy=policy, multipath="split", workload=WORKLOADS)
     over = "nic,pcie_switch,leaf-spine,nic-leaf,spine,leaf,host,nvswitch"
     assert sweep(sc, over=over) == sweep(sc, over=over, derive=False)
+
+
+def _slow_rail_scenario(hosts=3, slow_rail=1):
+    """DGX-H100 hosts whose rail ``slow_rail`` runs at 100 Gb/s instead of 400 (an older NIC)::
+
+        [hX/gpu1]--[hX/pcie1]--[hX/nic1]==100G==[leaf1]      every other rail ==400G==
+    """
+    from designer.engine.model.fabrics import build_cluster
+
+    doc = build_cluster("dgx-h100", hosts)
+    for link in doc["links"]:
+        if f"nic{slow_rail}" in link["a"] and link["b"] == f"leaf{slow_rail}":
+            link["tech"], link["capacity_gbps"] = "eth100", 100.0
+    auto = {**AR, "algorithm": "auto"}
+    return {"topology": doc, "workload": [auto], "routing": {"nic_policy": "affinity"}}
+
+
+def test_nic_sweep_ranks_by_the_job_after_nccls_fallback():
+    """Every NIC down breaks the running ring (NCCL aborts), so "does not complete" and "whole
+    throughput lost" are the same for all of them. What tells them apart is the job after NCCL
+    re-initializes without that rail: losing a 400G rail leaves the 100G rail in the channels
+    (slower), losing the 100G rail removes the bottleneck. The slow rail's NICs rank last, the
+    fallback's job time orders the rows, and the loss is not the whole job's throughput."""
+    out = sweep(_slow_rail_scenario(), over="nic")
+    ranking = out["ranking"]
+    assert all(e["impact"]["broken"] == ["ar"] for e in ranking)
+    fb = [e["impact"]["fallback"] for e in ranking]
+    slowdowns = [f["slowdown"] for f in fb]
+    assert slowdowns == sorted(slowdowns, reverse=True) and len({round(s, 9) for s in slowdowns}) >= 2
+    last = {e["failure"]["target"] for e in ranking[-3:]}
+    assert last == {"h0/nic1", "h1/nic1", "h2/nic1"}
+    assert fb[0]["slowdown"] > fb[-1]["slowdown"]
+    whole = out["baseline"]["patterns"]["ar"]["throughput_gbps"]
+    assert all(0 <= f["throughput_lost_gbps"] < whole for f in fb)
+    ar = fb[0]["patterns"]["ar"]
+    assert ar["algorithm"] and ar["busbw_gbs"] < ar["busbw_before_gbs"]
+    # busbw scales inversely with the time (same bytes)
+    before = out["baseline"]["patterns"]["ar"]["completion_s"]
+    assert ar["busbw_gbs"] * ar["completion_s"] == pytest.approx(ar["busbw_before_gbs"] * before)
+
+
+def test_fallback_memo_is_exact():
+    """The fallback shared by NICs of one rail (derive=True) equals recomputing it per failure."""
+    sc = _slow_rail_scenario()
+    fast, slow = sweep(sc, over="nic"), sweep(sc, over="nic", derive=False)
+    assert [e["impact"] for e in fast["ranking"]] == [e["impact"] for e in slow["ranking"]]

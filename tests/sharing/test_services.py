@@ -150,3 +150,11 @@ def test_audit_is_for_owner_and_editors(world):
         selectors.audit_list(user=world.users["viewer"], topology_pk=world.topology.pk)
     with pytest.raises(Http404):
         selectors.audit_list(user=world.users["stranger"], topology_pk=world.topology.pk)
+
+
+def test_fork_keeps_a_scenarios_latency_request(world):
+    """A forked scenario asks the same latency view as its source."""
+    request = {"message_bytes": 8, "initiators": ["gpu_initiated"]}
+    services.scenario_update(scenario=world.scenario, user=world.users["owner"], latency=request)
+    fork = services.topology_fork(topology=world.topology, user=world.users["viewer"])
+    assert Scenario.objects.get(topology=fork).latency == request

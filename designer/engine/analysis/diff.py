@@ -18,8 +18,9 @@ import numpy as np
 from designer.engine.analysis.completion import pattern_completions
 from designer.engine.routing import Routes
 from designer.engine.numbers import json_float as _num
+from designer.engine.traffic.collectives import collective_fields
 
-__all__ = ["Frame", "Outcome", "compare", "pattern_stats", "echo_failures"]
+__all__ = ["Frame", "Outcome", "compare", "pattern_stats", "echo_failures", "fallback_impact", "fallback_applies"]
 
 # Lists in a diff are capped (counts always cover everything): a host failure in an all-to-all
 # disconnects ~16k flows, and a diff is meant to be read.
@@ -278,3 +279,93 @@ def echo_failures(entries: list) -> list[dict]:
     """Failures as a result shows them: target, mode, factor (degrade only), label."""
     return [{"target": f["target"], "mode": f["mode"], **({"factor": f["factor"]} if f["mode"] == "degrade" else {}),
              "label": f["label"]} for f in entries]
+
+
+# ------------------------------------------------------------------------------ NCCL's fallback
+_NO_FALLBACK = "not a collective: nothing re-plans its lost flows"
+
+
+def fallback_applies(topo, failed) -> bool:
+    """Whether ``impact.fallback`` is computed for this failure set: NICs down, nothing else
+    (links and other nodes aside; degradations allowed). The question it answers is "what does
+    the job lose when that NIC dies"; re-planning a 1,024-GPU collective for every PCIe switch of
+    a sweep would cost ~0.2 s each (docs/PERFORMANCE.md), so other failures keep their verdict."""
+    return (failed is not None and bool(failed.nodes) and not failed.links
+            and all(topo.node_kind[n] == "nic" for n in failed.nodes))
+
+
+def fallback_impact(patterns: dict, flows, kinds: list[str], fallback_of) -> dict | None:
+    """``impact.fallback``: what the job runs at once NCCL, re-initialized without the failed
+    elements, falls back to, for a failure that breaks collectives — what the job really loses,
+    where "does not complete" is the same verdict for every NIC of a rail-optimized pod. None
+    when nothing broke.
+
+    Parameters
+    ----------
+    patterns : dict
+        A diff's ``summary.patterns`` (completion and throughput before/after, ``complete``).
+    flows : Flows
+        The scenario's flows (``pattern_plans``: the plans chosen on the failure-free topology).
+    kinds : list of str
+        Pattern kinds, in pattern order.
+    fallback_of : callable
+        ``fallback_of(k)`` → :func:`designer.engine.traffic.collectives.fallback_fields` of
+        pattern ``k`` on the failed topology, or None for a pattern that is not a collective.
+
+    Returns
+    -------
+    dict or None
+        ``patterns`` ({pattern: ``algorithm``, ``protocol``, ``completion_s``, ``busbw_gbs``,
+        ``busbw_before_gbs``, ``reason``}), ``job_completion_s`` (s; None when a broken pattern
+        has nothing to fall back to), ``completion_increase_s``, ``slowdown`` (job after /
+        before), ``throughput_lost_gbps`` (Gb/s) and ``unbounded``. A broken collective's time
+        after the fallback is its time before scaled by the plans' predicted times alone
+        (fallback / chosen), so contention with other patterns stays as it was; its busbw
+        scales inversely (the same bytes).
+    """
+    broken = [p for p, v in patterns.items() if v["complete"] is False and v["completion_s"]["before"] is not None]
+    if not broken:
+        return None
+    out = {}
+    for k, pid in enumerate(flows.pattern_ids):
+        if pid in broken:
+            plan0 = flows.pattern_plans[k] if flows.pattern_plans else None
+            fb = fallback_of(k) if plan0 is not None else None
+            out[pid] = _pattern_fallback(plan0, kinds[k], patterns[pid]["completion_s"]["before"], fb)
+    return _job_fallback(patterns, out)
+
+
+def _pattern_fallback(plan0, kind: str, before: float, fb: dict | None) -> dict:
+    """One broken pattern's fallback (see :func:`fallback_impact`)."""
+    if plan0 is None or fb is None:
+        return {"algorithm": None, "protocol": None, "completion_s": None, "busbw_gbs": None,
+                "busbw_before_gbs": None, "reason": _NO_FALLBACK}
+    alone0 = plan0.alternatives[plan0.algorithm]["time_s"]
+    after = before * fb["time_s"] / alone0 if fb["time_s"] and alone0 else None
+    busbw0 = collective_fields(plan0, kind, before)["busbw_gbs"]
+    return {"algorithm": fb["algorithm"], "protocol": fb["protocol"], "completion_s": _num(after),
+            "busbw_gbs": _num(busbw0 * before / after) if after and busbw0 else None,
+            "busbw_before_gbs": _num(busbw0), "reason": fb["reason"]}
+
+
+def _job_fallback(patterns: dict, fallback: dict) -> dict:
+    """The job-level numbers of :func:`fallback_impact` from the per-pattern fallbacks."""
+    unbounded = any(f["completion_s"] is None for f in fallback.values())
+    before = max((v["completion_s"]["before"] or 0.0 for v in patterns.values()), default=0.0)
+    after, lost = 0.0, 0.0
+    for pid, v in patterns.items():
+        t0, c0 = v["throughput_gbps"]["before"] or 0.0, v["completion_s"]["before"]
+        c1 = fallback[pid]["completion_s"] if pid in fallback else v["completion_s"]["after"]
+        if c1 is None:
+            lost += t0
+            continue
+        after = max(after, c1)
+        if pid in fallback:     # the same bytes in c1 instead of c0: the rate falls by c0 / c1
+            lost += max(0.0, t0 - t0 * c0 / c1)
+        else:
+            lost += max(0.0, t0 - (v["throughput_gbps"]["after"] or 0.0))
+    job = None if unbounded else after
+    return {"patterns": fallback, "job_completion_s": _num(job),
+            "completion_increase_s": _num(job - before) if job is not None else None,
+            "slowdown": _num(job / before) if job is not None and before > 0 else None,
+            "throughput_lost_gbps": _num(lost), "unbounded": unbounded}

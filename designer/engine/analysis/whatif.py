@@ -26,8 +26,11 @@ Failure semantics (decided here, documented for users)
   null``, a ``reason``; ``surviving_completion_s`` shows how the rest fares. A ring all-reduce
   with one lost flow hangs in NCCL; it is never "no slowdown".
 - **Ranking.** Most harmful first (:func:`ranking_key`): broken jobs first — more patterns broken,
-  then more flows disconnected — then the larger slowdown (of the patterns still completing),
-  then more throughput lost; ties keep candidate order.
+  then the job after NCCL's fallback (``impact.fallback``, NIC failures: the collective re-planned
+  without the failed NICs; no known fallback first, then the larger slowdown), then more flows
+  disconnected — then the larger slowdown (of the patterns still completing), then more
+  throughput lost; ties keep candidate order. Without the fallback every NIC of a rail-optimized
+  pod "breaks the job" alike and the ranking says nothing.
 - **Jobs rank by step time.** When the workload is a job (docs/FORMATS.md, Jobs), every state's step
   is re-simulated (:func:`~designer.engine.traffic.jobs.dag.run_job`: phases, dependencies and overlap)
   and ``impact.job`` gives the step before/after; a step that no longer completes (a broken
@@ -71,7 +74,8 @@ import numpy as np
 from designer.engine import routing as _routing
 from designer.engine.analysis.diff import compare, echo_failures
 from designer.engine.analysis.simulate import resource_tiers, simulate
-from designer.engine.analysis.whatif_states import WhatIf, run_step, split_scenario, state_summary, step_impact
+from designer.engine.analysis.whatif_states import (WhatIf, fallback_impact, run_step, split_scenario, state_summary,
+                                                  step_impact)
 from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.traffic.failures import normalize_failures
 
@@ -98,8 +102,21 @@ def ranking_key(entry: dict) -> tuple:
     complete, when some broke), then more throughput lost; ties keep candidate order."""
     imp = entry["impact"]
     slowdown = imp["slowdown"] if imp.get("slowdown") is not None else imp.get("slowdown_of_completing")
-    return (*_step_key(imp.get("job")), -imp.get("broken_patterns", 0), -imp["disconnected_flows"],
-            -(slowdown or 1.0), -(imp["throughput_lost_gbps"] or 0.0), entry["index"])
+    return (*_step_key(imp.get("job")), -imp.get("broken_patterns", 0), *_fallback_key(imp),
+            -imp["disconnected_flows"], -(slowdown or 1.0), -(imp["throughput_lost_gbps"] or 0.0), entry["index"])
+
+
+def _fallback_key(imp: dict) -> tuple:
+    """Fallback part of :func:`ranking_key`: among failures that break the same patterns, one
+    with no known fallback first (nothing runs after re-init, or not computed: only NIC failures
+    are re-planned), then the slower job after NCCL's re-initialization (``(0, -1.0)`` when
+    nothing broke)."""
+    fallback = imp.get("fallback")
+    if not imp.get("broken_patterns"):
+        return (0, -1.0)
+    if not fallback or fallback["unbounded"]:
+        return (-1, 0.0)
+    return (0, -(fallback.get("slowdown") or 1.0))
 
 
 def _step_key(step: dict | None) -> tuple:
@@ -354,6 +371,9 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
         else:
             st = w.state(base_entries + [cand])
             diff = compare(w, base, st, details=False)
+            fallback = fallback_impact(w, st, diff["summary"])
+            if fallback is not None:
+                diff["impact"]["fallback"] = fallback
             if step0 is not None:
                 diff["impact"]["job"] = step_impact(step0, run_step(sc, st))
             stats["solved"] += 1

@@ -11,15 +11,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.engine.analysis.diff import Frame, pattern_stats
+from designer.engine.analysis.diff import fallback_applies
+from designer.engine.analysis.diff import fallback_impact as diff_fallback_impact
 from designer.engine.analysis.simulate import (Prepared, Solved, flows_crossing, prepare, prepare_failures,
                                                resource_tiers, solve_prepared)
 from designer.engine.numbers import json_float as _num
 from designer.engine.routing import FailureSet, Routes, routing_context
+from designer.engine.traffic.collectives import fallback_fields
+# _nic_up: the very test live_rails applies, so the incremental check below cannot drift from it.
+from designer.engine.traffic.collectives.common import _nic_up, group_of, nearest_nics
 from designer.engine.traffic.failures import failed_resources, resolve_failures
 from designer.engine.traffic.jobs.dag import run_job, step_diff
 from designer.engine.traffic.scenario import Scenario, normalize_scenario
 
-__all__ = ["State", "WhatIf", "split_scenario", "state_summary", "run_step", "step_impact"]
+__all__ = ["State", "WhatIf", "split_scenario", "state_summary", "run_step", "step_impact", "fallback_impact"]
 
 
 @dataclass
@@ -134,3 +139,90 @@ def state_summary(w: WhatIf, st: State, step: dict | None = None) -> dict:
 def run_step(sc: Scenario, st: State) -> dict | None:
     """The job's step on a state (None when the workload is not a job)."""
     return run_job(st.prep, sc.job) if sc.job is not None else None
+
+
+# =========================================================================== NCCL's fallback
+def fallback_impact(w: WhatIf, st: State, summary: dict) -> dict | None:
+    """``impact.fallback`` of a state (:func:`designer.engine.analysis.diff.fallback_impact`) when
+    only NICs are down (``fallback_applies``), each broken collective re-planned by
+    ``fallback_fields`` — once per rail set where that is exact (:func:`_fallback_memo_key`)."""
+    def fallback_of(k: int) -> dict | None:
+        if not w.flows.pattern_plans or w.flows.pattern_plans[k] is None:
+            return None
+        key = _fallback_memo_key(w, st, k)
+        memo = w.__dict__.setdefault("_fallbacks", {})
+        if key is None or key not in memo:
+            fb = fallback_fields(w.topo, w.sc.patterns[k], w.sc.routing, st.failed, st.capacity)
+            if key is None:
+                return fb
+            memo[key] = fb
+        return memo[key]
+
+    if not fallback_applies(w.topo, st.failed):
+        return None
+    return diff_fallback_impact(summary["patterns"], w.flows, [p["kind"] for p in w.sc.patterns], fallback_of)
+
+
+# Collectives whose inter-host traffic runs on per-rail channels (ring, tree, NVLS tree, PAT).
+_RAIL_CHANNEL_KINDS = ("allreduce", "allgather", "reducescatter")
+
+
+def _fallback_memo_key(w: WhatIf, st: State, k: int) -> tuple | None:
+    """A key under which failures have the same fallback, or None (compute it).
+
+    Why it is exact: NCCL re-initialized builds inter-host channels only on the rails live in
+    every host (``live_rails``), so under ``affinity`` no flow of the fallback enters or leaves
+    a NIC of a dead rail, on any host: which host's rail NIC died does not change the plan. The
+    key applies only there — collectives built on rail channels (an all-to-all sends between
+    every pair, so the dead NIC's host shows in its routes), NICs down (no link, no degradation,
+    a failure-free base), ``affinity`` routing, every failed NIC serving only GPUs of dead
+    rails — and in ``derive`` sweeps only (``derive=False`` recomputes every fallback; tests
+    check both agree). It saves a re-planning per NIC of a large sweep (docs/PERFORMANCE.md)."""
+    topo, failed = w.topo, st.failed
+    if (not w.derive or w.base_entries or failed.links or w.sc.routing.get("nic_policy") != "affinity"
+            or w.sc.patterns[k]["kind"] not in _RAIL_CHANNEL_KINDS
+            or any(topo.node_kind[n] != "nic" for n in failed.nodes)
+            or not np.array_equal(st.capacity, w.nominal.capacity)):
+        return None
+    rails = _rails(w, k)
+    live = _live_rails(w, rails, failed)
+    if any(rails["positions"].get(n, set()) & live for n in failed.nodes):
+        return None
+    return (k, tuple(sorted(live)))
+
+
+def _rails(w: WhatIf, k: int) -> dict:
+    """Pattern ``k``'s rails, computed once (a breadth-first search per GPU): ``at`` (position ->
+    [(GPU, its nearest NICs)]), ``positions`` (NIC -> positions it serves), ``near`` (NIC ->
+    positions whose liveness it can change: its own, and those of the NICs cabled to it)."""
+    memo = w.__dict__.setdefault("_rails", {})
+    if k not in memo:
+        topo = w.topo
+        blocks = group_of(topo, w.sc.patterns[k]).blocks
+        per_node = min(len(b) for b in blocks) if blocks else 0
+        at = {c: [(int(b[c]), nearest_nics(topo, int(b[c]))) for b in blocks] for c in range(per_node)}
+        positions: dict[int, set[int]] = {}
+        for c, gpus in at.items():
+            for _, nics in gpus:
+                for n in nics:
+                    positions.setdefault(n, set()).add(c)
+        near = {n: set(cs) for n, cs in positions.items()}
+        for n, cs in positions.items():
+            for v, _ in topo.adjacency[n]:
+                near.setdefault(v, set()).update(cs)
+        static = FailureSet(nodes=frozenset({-1}), links=frozenset())   # "some failure": the full check
+        memo[k] = {"at": at, "positions": positions, "near": near,
+                   "live": {c for c, gpus in at.items() if _rail_up(topo, gpus, static)}}
+    return memo[k]
+
+
+def _live_rails(w: WhatIf, rails: dict, failed) -> set[int]:
+    """``live_rails`` of the pattern under ``failed`` (NIC nodes only), re-checking only the
+    rails a failed NIC can change (``near``) instead of every GPU's NICs."""
+    touched = set().union(*(rails["near"].get(n, set()) for n in failed.nodes))
+    return {c for c in rails["live"] if c not in touched or _rail_up(w.topo, rails["at"][c], failed)}
+
+
+def _rail_up(topo, gpus: list, failed) -> bool:
+    """A rail is live when each of its GPUs is up with a nearest NIC up (``live_rails``)."""
+    return all(g not in failed.nodes and any(_nic_up(topo, n, failed) for n in nics) for g, nics in gpus)

@@ -27,6 +27,7 @@ from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload
 from designer.engine.traffic.failures import normalize_failures, resolve_failures
 from designer.engine.traffic.jobs.spec import normalize_job
 from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
+from designer.engine.model.hop_latency import DEFAULTS as LATENCY_DEFAULTS
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.workloads import MAX_FLOWS, normalize_pattern, pattern_flow_count
 
@@ -182,7 +183,23 @@ def _latency(raw, problems) -> dict | None:
     overrides = raw.get("overrides", {})
     if not isinstance(overrides, dict):
         problems.append(Problem("latency.overrides", "must be an object of constant name -> ns"))
+    else:
+        _latency_overrides(overrides, problems)
+    extra = set(raw) - {"message_bytes", "initiators", "flows", "overrides"}
+    if extra:
+        problems.append(Problem("latency", f"unknown field(s) {sorted(extra)}"))
     return {"message_bytes": size, "initiators": initiators, "flows": flows, "overrides": overrides}
+
+
+def _latency_overrides(overrides: dict, problems) -> None:
+    """Each override names a constant of :data:`~designer.engine.model.hop_latency.DEFAULTS`
+    with a value in ns >= 0: checked when the scenario is saved, not when its result is computed."""
+    for name, value in overrides.items():
+        if name not in LATENCY_DEFAULTS:
+            problems.append(Problem(f"latency.overrides.{name}",
+                                    f"unknown constant (choose from {', '.join(sorted(LATENCY_DEFAULTS))})"))
+        elif not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
+            problems.append(Problem(f"latency.overrides.{name}", "must be ns >= 0"))
 
 
 def _options(raw, problems) -> int:

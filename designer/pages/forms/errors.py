@@ -16,7 +16,9 @@ __all__ = ["attach_errors", "form_status"]
 _PATTERN_FIELDS = {"bytes": "bytes_value", "participants": "ids", "algorithm": "algorithm",
                    "src": "src", "dst": "dst", "prefill": "src", "decode": "dst", "source": "src",
                    "id": "pid", "kind": "kind", "demand_gbps": "demand_gbps", "channels": "kind"}
-_SCENARIO_FIELDS = {"routing.nic_policy": "nic_policy", "routing.multipath": "multipath",
+_SCENARIO_FIELDS = {"latency.message_bytes": "latency_value", "latency.initiators": "latency_initiators",
+                    "latency.flows": "latency_flows", "latency": "latency_on",
+                    "routing.nic_policy": "nic_policy", "routing.multipath": "multipath",
                     "routing.seed": "seed", "mode": "mode", "name": "name",
                     "description": "description", "failures": "failures_down",
                     "over": "sweep_over", "policies": "policies"}

@@ -81,6 +81,12 @@ def _clean_failures_down(form: forms.Form) -> list[str]:
     return ids
 
 
+LATENCY_INITIATORS = [("cpu_proxy", "CPU-proxied — a host thread posts the transfer (NCCL's proxy)"),
+                      ("gpu_initiated", "GPU-initiated — the GPU kernel posts it (IBGDA, NVSHMEM)")]
+# The latency view's default message: the engine's (docs/FORMATS.md, Scenario ``latency``).
+LATENCY_DEFAULT_BYTES = 65536
+
+
 class ScenarioForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
@@ -93,6 +99,18 @@ class ScenarioForm(forms.Form):
     failures_degrade = forms.CharField(
         required=False, label="Degraded", widget=forms.Textarea(attrs={"rows": 2}),
         help_text="One per line: <target> <factor>, e.g. h0/gpu0-pcie0 0.5")
+    latency_on = forms.BooleanField(
+        required=False, label="Show the latency view",
+        help_text="What one message costs end to end: one way and round trip (ping + pong).")
+    latency_value = forms.FloatField(min_value=0, initial=64, required=False, label="Message size")
+    latency_unit = forms.ChoiceField(choices=[(u, u) for u in BYTE_UNITS], initial="KiB", label="Unit",
+                                     required=False)
+    latency_initiators = forms.MultipleChoiceField(
+        choices=LATENCY_INITIATORS, required=False, initial=[v for v, _ in LATENCY_INITIATORS],
+        widget=forms.CheckboxSelectMultiple, label="Who starts the transfer")
+    latency_flows = forms.CharField(
+        required=False, label="Flows", max_length=2000,
+        help_text="Flow ids such as ar#0, comma-separated; blank: the slowest flow of each pattern.")
     sweep_over = forms.MultipleChoiceField(choices=SWEEP_CLASSES, required=False, initial=["nic"],
                                            widget=forms.CheckboxSelectMultiple, label="Sweep over")
     policies = forms.MultipleChoiceField(choices=[(v, v) for v, _ in NIC_POLICIES], required=False,
@@ -131,6 +149,32 @@ class ScenarioForm(forms.Form):
         down = [{"target": t, "mode": "down"} for t in self.cleaned_data["failures_down"]]
         return down + self.cleaned_data["failures_degrade"]
 
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("latency_on"):
+            if not data.get("latency_value"):   # 0 or blank: the engine wants bytes > 0
+                self.add_error("latency_value", "give a message size > 0")
+            if not data.get("latency_initiators"):
+                self.add_error("latency_initiators", "tick at least one")
+        return data
+
+    def latency(self, kept: dict | None = None) -> dict | None:
+        """The latency request (docs/FORMATS.md, Scenario ``latency``), or None when not asked;
+        ``kept``: the saved request, whose ``overrides`` (set through the API or CLI, not on
+        this page) stay."""
+        d = self.cleaned_data
+        if not d.get("latency_on"):
+            return None
+        size = float(d["latency_value"]) * BYTE_UNITS[d.get("latency_unit") or "KiB"]
+        out = {"message_bytes": int(size) if size == int(size) else size,
+               "initiators": list(d["latency_initiators"])}
+        flows = split_ids(d.get("latency_flows", ""))
+        if flows:
+            out["flows"] = flows
+        if (kept or {}).get("overrides"):
+            out["overrides"] = kept["overrides"]
+        return out
+
     @staticmethod
     def initial_from(scenario) -> dict:
         routing = scenario.routing or {}
@@ -140,7 +184,21 @@ class ScenarioForm(forms.Form):
                 "failures_down": [f["target"] for f in scenario.failures if f.get("mode") == "down"],
                 "failures_degrade": "\n".join(f'{f["target"]} {f.get("factor", 0.5):g}'
                                               for f in scenario.failures
-                                              if f.get("mode") == "degrade")}
+                                              if f.get("mode") == "degrade"),
+                **_latency_initial(scenario.latency)}
+
+
+def _latency_initial(latency: dict | None) -> dict:
+    """The latency fields of a saved request (the page's defaults when there is none)."""
+    if not latency:
+        return {"latency_on": False}
+    size = latency.get("message_bytes", LATENCY_DEFAULT_BYTES)
+    value, unit = next(((size / BYTE_UNITS[u], u) for u in ("GiB", "MiB", "KiB")
+                        if size >= BYTE_UNITS[u] and size % BYTE_UNITS[u] == 0), _bytes_unit(size))
+    return {"latency_on": True, "latency_value": int(value) if value == int(value) else value,
+            "latency_unit": unit,
+            "latency_initiators": latency.get("initiators") or [v for v, _ in LATENCY_INITIATORS],
+            "latency_flows": ", ".join(latency.get("flows") or [])}
 
 
 SELECT_CHOICES = [("gpu", "All GPUs"), ("group", "GPUs of a group"), ("ids", "Listed devices")]
@@ -433,7 +491,8 @@ class ScenarioPageForms:
                     else [f.pattern() for f in self.formset.forms])
         fields = {"name": data["name"], "description": data["description"], "workload": workload,
                   "routing": self.form.routing(), "failures": self.form.failures(),
-                  "mode": data["mode"]}
+                  "mode": data["mode"],
+                  "latency": self.form.latency(self.scenario.latency if self.scenario else None)}
         return {"fields": fields, "action": self.action, "over": data.get("sweep_over"),
                 "policies": data.get("policies")}
 
