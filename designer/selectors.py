@@ -454,6 +454,10 @@ __all__ += ["TOPOLOGY_SORTS", "topology_search", "shared_owners", "topology_acce
 MAX_INLINE_HOSTS = 16
 #: Largest nccl-tests stdout accepted (a full sweep with NCCL_DEBUG=INFO is ~200 kB).
 MAX_LOG_BYTES = 1024 * 1024
+#: Runs overlaid on one prediction at most: each is parsed (linear in its size) and drawn as its own
+#: trace; together they are predicted once at the union of their sizes (at most 64).
+MAX_NCCL_LOGS = 6
+NCCL_PROTOCOLS = [("auto", "auto"), ("LL", "LL"), ("LL128", "LL128"), ("Simple", "Simple")]
 NCCL_OPS = [("all_reduce", "all_reduce"), ("all_gather", "all_gather"),
             ("reduce_scatter", "reduce_scatter"), ("alltoall", "alltoall"), ("sendrecv", "sendrecv")]
 NCCL_ALGORITHMS = [("auto", "auto"), ("ring", "ring"), ("tree", "tree"), ("nvls", "nvls"),
@@ -461,11 +465,22 @@ NCCL_ALGORITHMS = [("auto", "auto"), ("ring", "ring"), ("tree", "tree"), ("nvls"
 
 
 def nccl_tests_prediction(*, topology: Topology, op: str, min_bytes, max_bytes, factor: int,
-                          algorithm: str, log: str | None = None) -> dict:
-    """Predicted nccl-tests rows for the topology's current revision (and a run side by side).
+                          algorithm: str, log: str | None = None, logs: list[tuple[str, str]] | None = None,
+                          protocol: str = "auto", channels: int | None = None) -> dict:
+    """Predicted nccl-tests rows for the topology's current revision (and runs side by side).
 
     The caller has already checked that the requester may view ``topology``
     (:func:`topology_get_for` with ``action="view"``).
+
+    Parameters
+    ----------
+    log : str, optional
+        One run's stdout.
+    logs : list of (str, str), optional
+        Up to :data:`MAX_NCCL_LOGS` runs as ``(file name, stdout)``, overlaid on one prediction.
+    protocol, channels
+        NCCL's protocol and channel count forced on the prediction (see
+        :func:`designer.bridge.nccl_tests_sweep`).
 
     Returns
     -------
@@ -476,15 +491,20 @@ def nccl_tests_prediction(*, topology: Topology, op: str, min_bytes, max_bytes, 
     ------
     ValidationError
         No revision yet, more than :data:`MAX_INLINE_HOSTS` hosts, a log over
-        :data:`MAX_LOG_BYTES`, or the engine's located errors (``EngineValidationError``).
+        :data:`MAX_LOG_BYTES`, more than :data:`MAX_NCCL_LOGS` logs, or the engine's located
+        errors (``EngineValidationError``).
     """
     if topology.current_revision_id is None:
         raise ValidationError("this topology has no revision yet: save one in the editor first")
     if topology.host_count > MAX_INLINE_HOSTS:
         raise ValidationError(f"nccl-tests predictions run inline for up to {MAX_INLINE_HOSTS} hosts; this "
                               f"topology has {topology.host_count}. Run a scenario (a background job) instead.")
-    if log is not None and len(log.encode("utf-8")) > MAX_LOG_BYTES:
-        raise ValidationError({"log": [f"the log is larger than {MAX_LOG_BYTES // 1024} KiB"]})
+    runs = ([("run", log)] if log else []) + list(logs or [])
+    if len(runs) > MAX_NCCL_LOGS:
+        raise ValidationError({"log": [f"{len(runs)} logs; at most {MAX_NCCL_LOGS} are overlaid at once"]})
+    for name, text in runs:
+        if len(text.encode("utf-8")) > MAX_LOG_BYTES:
+            raise ValidationError({"log": [f"{name}: the log is larger than {MAX_LOG_BYTES // 1024} KiB"]})
     return bridge.nccl_tests_sweep(document=topology.current_revision.document, op=op, min_bytes=min_bytes,
                                    max_bytes=max_bytes, factor=factor, algorithm=algorithm, logs=runs,
                                    protocol=protocol, channels=channels)

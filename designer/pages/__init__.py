@@ -11,9 +11,11 @@ Modules
 ``topologies``  the list, New, the topology's page, revision diffs, the editor, host matrices
 ``scenarios``   the scenario builder (save, then run as the button asks) and a viewer's run
 ``jobs``        a job's progress page, its status JSON, cancel
-``results``     a job's result, two results compared, the figure a result-page click asks for
+``results``     a job's result, two results (or two designs' BOMs) compared and the pickers of
+                the other side, the figure a result-page click asks for
 ``sharing``     the sharing page and its actions, fork, and the read-only share-link pages
 ``nccl``        the nccl-tests page: predicted busbw, a real run overlaid
+``goodput``     the goodput page: failures × the design, checkpoint interval, one simulated run
 ``profile``     the profile page and its API token actions
 ``selectors``   what the pages show beyond ``designer.selectors`` (read only): diffs, host
                 matrices, the editor's configuration, job status, result and compare contexts

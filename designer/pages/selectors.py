@@ -345,6 +345,11 @@ def compare_bom_context(*, revision_a: TopologyRevision | None,
     same = revision_a is not None and revision_b is not None and revision_a.pk == revision_b.pk
     bom_a = bridge.revision_bom(revision_a)
     bom_b = bom_a if same else bridge.revision_bom(revision_b)  # one design: one BOM to compute
+    return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": _bom_rows(bom_a, bom_b), "same_design": same,
+            "bom_label_a": _revision_label(revision_a), "bom_label_b": _revision_label(revision_b)}
+
+
+def _bom_rows(bom_a: dict | None, bom_b: dict | None) -> list[dict]:
     rows = []
     if bom_a or bom_b:
         for row in bridge.compare_boms(bom_a, bom_b):
@@ -362,11 +367,6 @@ def _revision_label(revision: TopologyRevision | None) -> str:
     return "" if revision is None else f"{revision.topology.name} rev {revision.number}"
 
 
-    return {"bom_a": bom_a, "bom_b": bom_b, "bom_rows": _bom_rows(bom_a, bom_b), "same_design": same,
-            "bom_label_a": _revision_label(revision_a), "bom_label_b": _revision_label(revision_b)}
-
-
-def _bom_rows(bom_a: dict | None, bom_b: dict | None) -> list[dict]:
 def editor_config_script(config: dict) -> str:
     """``<script id="editor-config" type="application/json">``, as Django's ``json_script`` writes
     it (``&``, ``<``, ``>`` as ``\\uXXXX``) but compact and through orjson: a 32k-GPU design's
