@@ -4,7 +4,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictCharField", "StrictRegexField"]
+__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictBooleanField", "StrictCharField",
+           "StrictRegexField"]
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
@@ -58,3 +59,14 @@ class StrictRegexField(serializers.RegexField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true``/``false`` only: DRF's ``BooleanField`` also takes ``0``, ``1``, ``"yes"``
+    and ``"off"``, which the schema's ``type: boolean`` does not allow (a JSON body only: this
+    API's boolean fields are not read from forms)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

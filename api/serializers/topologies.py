@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from api.serializers.fields import DocumentField, JsonObjectField, StrictCharField
+from api.serializers.fields import DocumentField, JsonObjectField, StrictBooleanField, StrictCharField
 from designer.bridge.facts import FABRICS, MAX_BUILD_HOSTS, MAX_PREVIEW_HOSTS, SWITCH_MODEL_IDS, TEMPLATE_NAMES
 
 __all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
@@ -97,7 +97,7 @@ class TopologyUpdateSerializer(serializers.Serializer):
 class BuildPreviewSerializer(BuildSpecSerializer):
     name = StrictCharField(max_length=200, required=False, default="preview")
     hosts = serializers.IntegerField(min_value=1, max_value=MAX_PREVIEW_HOSTS)
-    document = serializers.BooleanField(
+    document = StrictBooleanField(
         required=False, default=True,
         help_text=f"false: only the summary and the bill of materials, counted from the spec "
                   f"without building the document (up to {MAX_PREVIEW_HOSTS:,} hosts)")

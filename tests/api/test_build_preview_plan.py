@@ -52,3 +52,12 @@ def test_the_plan_and_the_document_preview_agree(api):
     plan = api.post(f"{API}/topologies/build-preview/", {**spec, "document": False}, format="json").json()
     assert "document" in full
     assert plan["bom"] == full["bom"] and plan["summary"] == full["summary"]
+
+
+@pytest.mark.parametrize("value", [0, 1, "false", "yes", None])
+def test_document_is_a_json_boolean_only(api, value):
+    """The schema says boolean: DRF's BooleanField took 0, 1, "false" and "yes" (found by
+    schemathesis's negative checks: ``"document": 0`` answered 200)."""
+    error = assert_error(api.post(f"{API}/topologies/build-preview/",
+                                  {"template": "dgx-h100", "hosts": 2, "document": value}, format="json"), 400)
+    assert paths_of(error) == {"document"}
