@@ -18,7 +18,7 @@ import pathlib
 
 import pytest
 
-from tests.browser.test_results import PAGES, new_page, open_page, run, server  # noqa: F401 (fixture)
+from tests.browser.test_results import PAGES, open_page, page, run, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -43,14 +43,6 @@ def jobs():
                           "topology": four}
     PAGES["job-infer"] = {"result": run({"topology": two, "workload": {"job": infer}}), "topology": two}
     return PAGES
-
-
-@pytest.fixture
-def page(browser):
-    pg = new_page(browser)
-    yield pg
-    pg.context.close()
-    assert not pg.errors, f"JavaScript errors: {pg.errors}"
 
 
 def shot(page, name: str, selector: str | None = None) -> None:

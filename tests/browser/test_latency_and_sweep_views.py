@@ -18,7 +18,7 @@ import pathlib
 
 import pytest
 
-from tests.browser.test_results import PAGES, new_page, open_page, server  # noqa: F401 (fixture)
+from tests.browser.test_results import PAGES, open_page, page, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -50,14 +50,6 @@ def views():
     PAGES["i31-sweep"] = {"result": json.loads(json.dumps(sweep(_slow_rail_scenario(), over=["nic"])))}
     PAGES["i31-policies"] = {"result": json.loads(json.dumps(compare_policies(mixed)))}
     return PAGES
-
-
-@pytest.fixture
-def page(browser):
-    pg = new_page(browser)
-    yield pg
-    pg.context.close()
-    assert not pg.errors, f"JavaScript errors: {pg.errors}"
 
 
 def test_sweep_rows_differ_after_nccls_fallback(page, server, views):
