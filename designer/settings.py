@@ -173,6 +173,8 @@ _DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 DATABASE_URL = os.environ.get("DATABASE_URL") or _DEFAULT_DATABASE_URL
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend with a bounded debug query log (designer/ops/sqlite3/base.py).
+    DATABASES["default"]["ENGINE"] = "designer.ops.sqlite3"
     if DATABASE_URL == _DEFAULT_DATABASE_URL:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
     # Web, worker threads and worker processes all write the same file. IMMEDIATE transactions
@@ -421,6 +423,8 @@ SPECTACULAR_SETTINGS.update({
         "JobStateEnum": "designer.choices.JobState",
         "JobKindEnum": "designer.choices.JobKind",
         "ScenarioModeEnum": "designer.choices.ScenarioMode",
+        # Compare's policies and a diagnosis' nic_policy: one enum, one name.
+        "NicPolicyEnum": "designer.services.jobs.NIC_POLICIES",
     },
 })
 

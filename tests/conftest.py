@@ -64,7 +64,7 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix,
 
     db = settings.DATABASES["default"]
     test = db.setdefault("TEST", {})
-    if db["ENGINE"] == "django.db.backends.sqlite3":
+    if db["ENGINE"].endswith("sqlite3"):  # Django's or designer.ops.sqlite3
         test["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
     else:
         test.setdefault("NAME", f"test_{db['NAME']}_{os.getpid()}")
@@ -75,7 +75,7 @@ def database_url() -> str:
     from django.db import connection
 
     s = connection.settings_dict
-    if s["ENGINE"] == "django.db.backends.sqlite3":
+    if s["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{s['NAME']}"
     auth = quote(s["USER"] or "", safe="")
     if s.get("PASSWORD"):

@@ -43,8 +43,9 @@ def _django(var_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def build_design(hosts: int, profile_patch: bool = False):
-    """The design, its saved scenario and the user: (user, topology, scenario)."""
+def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = True):
+    """The design, its saved scenario (None without ``with_scenario``) and the user:
+    (user, topology, scenario)."""
     from django.contrib.auth import get_user_model
 
     from django.test import TestCase
@@ -65,6 +66,8 @@ def build_design(hosts: int, profile_patch: bool = False):
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
     print(f"{'patch save (one link updated)':34s} {time.process_time() - start:8.2f} s")
     topology.refresh_from_db()
+    if not with_scenario:
+        return user, topology, None
     scenario = services.scenario_create(
         topology=topology, user=user, name="ring",
         workload=[{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}],
@@ -142,7 +145,8 @@ def main() -> None:
         _django(var_dir)
         from django.test import Client
 
-        user, topology, scenario = build_design(args.hosts, args.profile == "patch")
+        user, topology, scenario = build_design(args.hosts, args.profile == "patch",
+                                                with_scenario=not (args.patch_only or args.profile == "patch"))
         if args.patch_only or args.profile == "patch":
             return
         client = Client(SERVER_NAME="localhost")
