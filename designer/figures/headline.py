@@ -7,7 +7,7 @@ Plain Python over result documents, like the figures beside it.
 from __future__ import annotations
 
 from designer.figures.compare import delta_text
-from designer.figures.style import fmt_time, num, pct
+from designer.figures.style import fallback_rails, fmt_time, num, pct
 
 __all__ = ["MAX_STEP_COLLECTIVES_SHOWN", "headline", "compare_row", "bom_value"]
 
@@ -69,13 +69,13 @@ def _gbs(x) -> str:
 
 
 def _fallback(fb: dict | None) -> str:
-    """``ring/Simple, 48 GB/s busbw`` (what NCCL re-initialized without the failed parts runs)."""
+    """``ring/Simple on 7 of 8 rails, 48 GB/s busbw`` (what NCCL re-initialized without the failed parts runs)."""
     if not fb:
         return ""
     if not fb.get("algorithm"):
         return "none runs"
     proto = f"/{fb['protocol']}" if fb.get("protocol") else ""
-    return f"{fb['algorithm']}{proto}, {_gbs(fb.get('busbw_gbs'))} busbw"
+    return f"{fb['algorithm']}{proto}{fallback_rails(fb)}, {_gbs(fb.get('busbw_gbs'))} busbw"
 
 
 def _step(summary: dict, diff: dict | None) -> dict | None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 __all__ = ["UTIL_SCALE", "IDLE_COLOR", "FAILED_COLOR", "PALETTE", "KIND_STYLE", "CY_SHAPE", "TIER_ORDER", "TIER_LABELS",
-           "LABEL_FIT", "text_fits", "kind_label", "num", "rnd", "fmt_time", "fmt_gbps", "pct", "util_color", "style_json"]
+           "LABEL_FIT", "text_fits", "kind_label", "num", "rnd", "fmt_time", "fmt_gbps", "pct", "util_color", "style_json",
+           "fallback_rails"]
 
 TIER_ORDER = ("nvlink", "pcie", "root-complex", "inter-socket", "memory", "nic-leaf", "leaf-spine",
               "spine-core", "fabric", "storage", "other")
@@ -67,6 +68,13 @@ def rnd(x, digits=4):
     """``x`` rounded to ``digits`` decimals (keeps figure JSON small), ``None`` when not a number."""
     x = num(x)
     return None if x is None else round(x, digits)
+
+
+def fallback_rails(fallback: dict) -> str:
+    """`` on 7 of 8 rails`` when NCCL's fallback runs on fewer rails than the hosts have (its
+    ``rails`` / ``rails_total``), else ``""``."""
+    rails, total = fallback.get("rails"), fallback.get("rails_total")
+    return f" on {rails} of {total} rails" if rails is not None and total and rails < total else ""
 
 
 def fmt_time(s) -> str:

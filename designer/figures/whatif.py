@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 from designer.figures.base import axis, empty_figure, figure, table_figure
-from designer.figures.style import FAILED_COLOR, PALETTE, TIER_LABELS, fmt_gbps, fmt_time, num, pct
+from designer.figures.style import (FAILED_COLOR, PALETTE, TIER_LABELS, fallback_rails, fmt_gbps, fmt_time,
+                                     num, pct)
 
 __all__ = ["whatif_figures", "failure_label", "ranking_figure", "policy_results", "policy_figure",
            "figures_for_sweep", "figures_for_policies"]
@@ -187,7 +188,7 @@ def _fallback_hover(fb: dict | None) -> str:
         if p.get("completion_s") is None:
             parts.append(f"{pid}: no fallback ({p.get('reason') or 'nothing runs'})")
         else:
-            parts.append(f"{pid}: {p.get('algorithm')}/{p.get('protocol')}, busbw "
+            parts.append(f"{pid}: {p.get('algorithm')}/{p.get('protocol')}{fallback_rails(p)}, busbw "
                          f"{num(p.get('busbw_before_gbs'), 0.0):.0f} → {num(p.get('busbw_gbs'), 0.0):.0f} GB/s")
     job = "" if fb.get("job_completion_s") is None else f" · job ×{num(fb.get('slowdown'), 1.0):.3g}"
     return f"after NCCL re-initializes without it{job}:<br>&nbsp;&nbsp;" + "<br>&nbsp;&nbsp;".join(parts) + "<br>"

@@ -92,6 +92,7 @@ def test_training_job_with_a_failure_leads_with_the_hang_and_the_step_table(page
     verdict = page.locator("#result-verdict").inner_text()
     assert verdict.startswith("The step does not complete: phase dp.s0 hangs because dp.s0 lost flows")
     assert "NCCL re-initialized without the failed parts would run dp.s0 as" in verdict
+    assert " on 3 of 4 rails" in verdict                               # the rails it keeps
     assert len(verdict) < 400, verdict
     assert page.locator("#tile-hang").inner_text().startswith("dp.s0 hangs")
     assert "critical bottleneck" not in page.locator(".fs-stats").inner_text()

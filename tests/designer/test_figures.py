@@ -289,6 +289,7 @@ def test_sweep_rows_tell_nics_apart_after_nccls_fallback():
     assert all(t.startswith("↻ ") for t in inc["text"] + thr["text"] if t)
     assert "after NCCL re-initializes" in rank["layout"]["xaxis2"]["title"]["text"]
     assert "after NCCL re-initializes" in rank["data"][0]["hovertext"][0]
+    assert " on 7 of 8 rails, busbw" in rank["data"][0]["hovertext"][0]   # the rail count NCCL keeps
     assert "cost the same" not in rank["layout"]["title"]["text"]
     row = rank["fabricscope"]["table"]["rows"][0]
     cols = rank["fabricscope"]["table"]["columns"]

@@ -145,8 +145,10 @@ def test_nic_failure_under_nvlstree_does_not_complete_and_falls_back_on_live_rai
     assert 1 / (7 * PCIE5_GBS) < (9 / 8) / NVLINK_GBS
     assert p["fallback"]["algorithm"] == "nvlstree"
     assert p["fallback"]["busbw_gbs"] == pytest.approx(healthy["busbw_gbs"], rel=1e-9)
+    assert (p["fallback"]["rails"], p["fallback"]["rails_total"]) == (7, 8)
     three = [{"target": t} for t in ("h0/nic3", "h1/nic5", "h1/nic1")]
     _, q = run(two, GIB8, routing={"nic_policy": "pxn"}, failures=three)
+    assert (q["fallback"]["rails"], q["fallback"]["rails_total"]) == (5, 8)
     assert q["fallback"]["busbw_gbs"] < 0.8 * healthy["busbw_gbs"]
     assert healthy["completion_s"] < q["fallback"]["time_s"]
 

@@ -83,7 +83,8 @@ def test_a_broken_step_says_what_hangs_why_and_nccls_fallback(two):
     assert head.startswith("the step does not complete: phase dp hangs because g lost flows (")
     assert "h0/gpu0's only NIC" in head and "g#" not in head            # why, not the flow list
     fb = r["summary"]["patterns"]["g"]["fallback"]
-    assert fb["algorithm"] and f"would run g as {fb['algorithm']}/{fb['protocol']}" in head
+    assert fb["algorithm"] and f"would run g as {fb['algorithm']}/{fb['protocol']} on 7 of 8 rails" in head
+    assert (fb["rails"], fb["rails_total"]) == (7, 8)
     assert "slowest pattern" not in head
 
 

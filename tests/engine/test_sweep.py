@@ -163,6 +163,7 @@ def test_nic_sweep_ranks_by_the_job_after_nccls_fallback():
     assert all(0 <= f["throughput_lost_gbps"] < whole for f in fb)
     ar = fb[0]["patterns"]["ar"]
     assert ar["algorithm"] and ar["busbw_gbs"] < ar["busbw_before_gbs"]
+    assert ar["rails"] == ar["rails_total"] - 1   # the rail of the failed NIC is left out
     # busbw scales inversely with the time (same bytes)
     before = out["baseline"]["patterns"]["ar"]["completion_s"]
     assert ar["busbw_gbs"] * ar["completion_s"] == pytest.approx(ar["busbw_before_gbs"] * before)

@@ -345,7 +345,8 @@ def _pattern_fallback(plan0, kind: str, before: float, fb: dict | None) -> dict:
     busbw0 = collective_fields(plan0, kind, before)["busbw_gbs"]
     return {"algorithm": fb["algorithm"], "protocol": fb["protocol"], "completion_s": _num(after),
             "busbw_gbs": _num(busbw0 * before / after) if after and busbw0 else None,
-            "busbw_before_gbs": _num(busbw0), "reason": fb["reason"]}
+            "busbw_before_gbs": _num(busbw0), "reason": fb["reason"],
+            **{key: fb[key] for key in ("rails", "rails_total") if key in fb}}
 
 
 def _job_fallback(patterns: dict, fallback: dict) -> dict:

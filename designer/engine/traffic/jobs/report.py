@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_HEADLINE_PATTERNS", "step_collectives", "step_headline", "fmt_seconds"]
+__all__ = ["MAX_HEADLINE_PATTERNS", "step_collectives", "step_headline", "fmt_seconds", "rails_text"]
 
 # A broken step names this many lost patterns and counts the rest: 17 names is not a headline.
 MAX_HEADLINE_PATTERNS = 2
@@ -138,4 +138,11 @@ def _fallback_text(pid: str, patterns: dict) -> str:
         return f"NCCL re-initialized without the failed parts cannot run {pid} either"
     busbw = f" at {fb['busbw_gbs']:.4g} GB/s busbw" if fb.get("busbw_gbs") is not None else ""
     return (f"NCCL re-initialized without the failed parts would run {pid} as {fb['algorithm']}"
-            f"{'/' + fb['protocol'] if fb.get('protocol') else ''}{busbw} ({fmt_seconds(fb.get('time_s'))} alone)")
+            f"{'/' + fb['protocol'] if fb.get('protocol') else ''}{rails_text(fb)}{busbw} "
+            f"({fmt_seconds(fb.get('time_s'))} alone)")
+
+
+def rails_text(fallback: dict) -> str:
+    """`` on 7 of 8 rails`` when a fallback runs on fewer rails than the hosts have, else ``""``."""
+    rails, total = fallback.get("rails"), fallback.get("rails_total")
+    return f" on {rails} of {total} rails" if rails is not None and total and rails < total else ""
