@@ -9,8 +9,12 @@ from api import views
 from api.exception_handlers import not_found_view
 from api.schema import OfflineRedocView
 from api.views.bom import TopologyBomView
+from api.views.chakra import ChakraImportView
+from api.views.diagnose import DiagnoseView
 from api.views.goodput import GoodputView
+from api.views.nccl_log import NcclLogView
 from api.views.nccl_tests import NcclTestsView
+from api.views.plan import PlanView
 
 router = DefaultRouter()
 router.include_format_suffixes = False
@@ -29,8 +33,12 @@ urlpatterns = [
     path("topologies/<int:topology_pk>/export/", views.TopologyExportView.as_view(),
          name="topology-export"),
     path("topologies/<int:topology_pk>/nccl-tests/", NcclTestsView.as_view(), name="topology-nccl-tests"),
+    path("topologies/<int:topology_pk>/nccl-log/", NcclLogView.as_view(), name="topology-nccl-log"),
+    path("topologies/<int:topology_pk>/chakra-import/", ChakraImportView.as_view(), name="topology-chakra-import"),
     path("topologies/<int:topology_pk>/bom/", TopologyBomView.as_view(), name="topology-bom"),
     path("topologies/<int:topology_pk>/goodput/", GoodputView.as_view(), name="topology-goodput"),
+    path("topologies/<int:topology_pk>/plan/", PlanView.as_view(), name="topology-plan"),
+    path("topologies/<int:topology_pk>/diagnose/", DiagnoseView.as_view(), name="topology-diagnose"),
     path("topologies/<int:topology_pk>/shares/",
          views.ShareViewSet.as_view({"get": "list", "post": "create"}), name="share-list"),
     path("topologies/<int:topology_pk>/shares/<int:pk>/",

@@ -11,6 +11,7 @@ class JobKind(models.TextChoices):
     SIMULATE = "simulate", "Simulation"
     SWEEP = "sweep", "Failure sweep"
     COMPARE = "compare", "Policy comparison"
+    DIAGNOSE = "diagnose", "Diagnosis"
 
 
 class JobState(models.TextChoices):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 
-__all__ = ["RevisionCreateBody", "ShareCreateBody", "ImportBody", "ImportPreviewBody"]
+__all__ = ["RevisionCreateBody", "ShareCreateBody", "ImportBody", "ImportPreviewBody", "NcclLogBody"]
 
 
 class _ExactlyOneOf(OpenApiSerializerExtension):
@@ -43,3 +43,10 @@ class ImportBody(_ExactlyOneOf):
 
 class ImportPreviewBody(ImportBody):
     target_class = "api.serializers.imports.ImportPreviewSerializer"
+
+
+class NcclLogBody(_ExactlyOneOf):
+    """One log holding every rank's lines (``log``) or one file per rank (``logs``)."""
+
+    target_class = "api.serializers.nccl_log.NcclLogRequestSerializer"
+    alternatives = ("log", "logs")

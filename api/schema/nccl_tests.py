@@ -25,12 +25,20 @@ post = extend_schema(
                 "measured) / measured busbw. `logs` (up to 6 `{name, text}`, `log` counted) overlays "
                 "several runs of one collective on one prediction, one `runs[]` entry each. `protocol` "
                 "(LL, LL128, Simple) and `channels` (1–32) force NCCL's choice, as NCCL_PROTO and "
-                "NCCL_MIN/MAX_NCHANNELS do. Runs inline for topologies of up to 16 hosts; a log that "
-                "is not nccl-tests output is a 400 located at `log` (`line 37: expected 13 columns, "
-                "got 4`).",
+                "NCCL_MIN/MAX_NCHANNELS do. Every nccl-tests binary is an `op` (broadcast, reduce, "
+                "gather, scatter with `root`; hypercube); `redop` is echoed; `hosts_subset` (h0,h3) "
+                "and `nic_policy` choose the ranks and the NIC routing; `env` takes NCCL knobs as "
+                "NAME=VALUE (an unmodelled one is a 400 at `env[k]`). A log may be stdout or "
+                "nccl-tests' JSON result file. Runs inline for topologies of up to 16 hosts; a log "
+                "that is not nccl-tests output is a 400 located at `log` (`line 37: expected 13 "
+                "columns, got 4`).",
     request=NcclTestsRequestSerializer,
     responses={200: NcclTestsResultSerializer, **errors(400, 403, 404, 413)},
     examples=[example("2 GiB all-reduce sweep", {"op": "all_reduce", "min_bytes": "1G", "max_bytes": "2G",
                                                 "factor": 2, "algorithm": "auto"}, request=True),
               example("compare with a run", {"op": "all_reduce", "min_bytes": "1G", "max_bytes": "2G",
-                                             "log": _LOG}, request=True)])
+                                             "log": _LOG}, request=True),
+              example("broadcast from rank 3 with NCCL knobs", {"op": "broadcast", "root": 3, "min_bytes": "1M",
+                                                                "max_bytes": "1G", "hosts_subset": "h0,h1",
+                                                                "env": ["NCCL_ALGO=Ring", "NCCL_PROTO=Simple"]},
+                      request=True)])

@@ -14,7 +14,8 @@ __all__ = ["JobCreateSerializer", "JobSerializer", "JobListSerializer"]
 
 class JobCreateSerializer(serializers.Serializer):
     scenario = serializers.IntegerField(min_value=1)
-    kind = serializers.ChoiceField(choices=JobKind.choices)
+    # A diagnosis is submitted with its runs (POST /topologies/<id>/diagnose/), not a scenario.
+    kind = serializers.ChoiceField(choices=[c for c in JobKind.choices if c[0] != JobKind.DIAGNOSE])
     over = serializers.ListField(
         child=StrictCharField(max_length=64), required=False, max_length=32,
         help_text='sweep only: failure classes to try one by one, e.g. ["nic"]')
@@ -85,5 +86,6 @@ class JobListSerializer(_JobBaseSerializer):
 
 
 class JobSerializer(_JobBaseSerializer):
-    parameters = serializers.JSONField(help_text='sweep {"over", "chunks"}, compare {"policies"}')
+    parameters = serializers.JSONField(help_text='sweep {"over", "chunks"}, compare {"policies"}, '
+                                                 'diagnose {"op", "options", "plan"}')
     error = serializers.CharField(help_text="why it failed (empty otherwise)")

@@ -3,7 +3,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from designer.selectors import MAX_LOG_BYTES, MAX_NCCL_LOGS, NCCL_ALGORITHMS, NCCL_OPS, NCCL_PROTOCOLS
+from designer.selectors import (
+    MAX_LOG_BYTES,
+    MAX_NCCL_LOGS,
+    NCCL_ALGORITHMS,
+    NCCL_NIC_POLICIES,
+    NCCL_OPS,
+    NCCL_PROTOCOLS,
+    NCCL_REDOPS,
+)
 
 __all__ = ["NcclTestsRequestSerializer", "NcclTestsResultSerializer"]
 
@@ -41,6 +49,18 @@ class NcclTestsRequestSerializer(serializers.Serializer):
     channels = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=32,
                                         help_text="channels the collective runs on (NCCL's MAXCHANNELS is 32; "
                                                   "not for alltoall, sendrecv); default the engine's count")
+
+    root = serializers.IntegerField(default=0, min_value=0, help_text="root rank of broadcast/reduce/gather/scatter "
+                                                                      "(nccl-tests -r)")
+    redop = serializers.ChoiceField(choices=[c for c, _ in NCCL_REDOPS], default="sum",
+                                    help_text="nccl-tests -o: echoed in the redop column; the time does not depend on it")
+    nic_policy = serializers.ChoiceField(choices=[c for c, _ in NCCL_NIC_POLICIES if c], required=False,
+                                         allow_null=True, default=None, help_text="default affinity")
+    hosts_subset = serializers.CharField(required=False, allow_null=True, allow_blank=True, default=None,
+                                         max_length=2000, help_text="host ids (h0,h3): every GPU of these hosts")
+    env = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list,
+                                max_length=32, help_text="NCCL knobs as NAME=VALUE (NCCL_ALGO=Ring, NCCL_PROTO=LL, "
+                                                         "...); a knob the engine does not model is an error")
 
     def validate_logs(self, value) -> list[tuple[str, str]]:
         return [(item["name"], item["text"]) for item in value]
@@ -93,6 +113,9 @@ class NcclTestsResultSerializer(serializers.Serializer):
     algorithm = serializers.CharField()
     protocol = serializers.CharField()
     channels = serializers.IntegerField(allow_null=True)
+    root = serializers.IntegerField(help_text="root rank asked for (rooted ops)")
+    redop = serializers.CharField()
+    env = serializers.ListField(child=serializers.CharField(), help_text="the NCCL knobs applied")
     runs = _RunSerializer(many=True, help_text="each run of `log` and `logs`, in that order")
     rows = _RowSerializer(many=True)
     measured = serializers.ListField(child=serializers.DictField(), allow_null=True,

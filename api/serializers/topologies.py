@@ -36,6 +36,8 @@ class BuildSpecSerializer(serializers.Serializer):
                                      help_text="catalog switch model (default by NIC family)")
     planes = serializers.IntegerField(min_value=1, max_value=64, required=False)
     tiers = serializers.ChoiceField(choices=(2, 3), required=False)
+    sharp = StrictBooleanField(required=False,
+                               help_text="SHARP-capable InfiniBand switches (CollNet all-reduce selectable)")
     params = JsonObjectField(required=False, help_text="template parameters (see /templates/)")
 
     def validate_hosts(self, value: int) -> int:

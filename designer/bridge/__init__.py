@@ -16,6 +16,9 @@ Modules
                targets, so no page parses a big document (imported by name, as ``facts``)
 ``imports``    uploaded files: server descriptions, SimAI workloads
 ``goodput``    goodput plans: failure rates × a revision's design → interruptions, interval, ETTR
+``plan``       physical plans: racks, cable schedule (and its CSV), costed BOM of a revision's design
+``nccl_log``   NCCL_DEBUG=INFO logs (and a graph dump) checked against a revision's design
+``diagnose``   measured nccl-tests runs → the ranked faults that explain them (a job's input, its run)
 ``facts``      templates, fabrics, switch models, sweep classes, the catalog, engine limits (imported
                on its own: it loads engine modules when imported, the others only when called)
 
@@ -31,10 +34,13 @@ from designer.bridge.common import (
     canonical_json, canonical_json_bytes, document_checksum, engine_errors, json_safe)
 from designer.bridge.documents import (
     build_cluster_document, build_preview, compare_boms, plan_preview, document_figures, fabric_bom,
-    fabric_summary, graphml, host_document, normalize_document, patch_document, revision_bom,
+    fabric_summary, graphml, ops_export, host_document, normalize_document, patch_document, revision_bom,
     topo_matrix, unprintable, validate_document)
+from designer.bridge.diagnose import diagnosis_check, diagnosis_runs, run_diagnose
 from designer.bridge.goodput import goodput_plan
-from designer.bridge.imports import import_host, import_simai_job
+from designer.bridge.plan import physical_plan, plan_cables_csv
+from designer.bridge.nccl_log import nccl_log_check
+from designer.bridge.imports import import_chakra_job, import_host, import_simai_job
 from designer.bridge.scenarios import (
     job_overview, job_scenario_document, scenario_document, scenario_flow_count,
     validate_scenario)
@@ -48,6 +54,7 @@ __all__ = [
     "job_overview",
     "run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",
     "nccl_tests_sweep", "warm_up",
-    "import_host", "import_simai_job",
-    "goodput_plan",
+    "import_host", "import_simai_job", "import_chakra_job",
+    "goodput_plan", "nccl_log_check", "physical_plan", "plan_cables_csv",
+    "diagnosis_runs", "diagnosis_check", "run_diagnose",
 ]

@@ -69,34 +69,46 @@ def run_compare(job, progress: Progress) -> dict:
 
 def nccl_tests_sweep(*, document: dict, op: str, min_bytes, max_bytes, factor: int, algorithm: str,
                      log: str | None = None, logs: list[tuple[str, str]] | None = None,
-                     protocol: str = "auto", channels: int | None = None) -> dict:
+                     protocol: str = "auto", channels: int | None = None, root: int = 0, redop: str = "sum",
+                     env: list[str] | None = None, hosts_subset: str | None = None,
+                     nic_policy: str | None = None) -> dict:
     """Predicted nccl-tests rows for a topology document and, with ``log`` or ``logs`` (real
     runs' stdout, ``(file name, text)`` pairs), the runs side by side (engine
     ``analysis.nccl_tests.side_by_side``).
 
+    ``root``, ``redop`` (nccl-tests ``-r``/``-o``), ``env`` (NCCL knobs, ``NAME=VALUE``),
+    ``hosts_subset`` (``h0,h3``) and ``nic_policy`` as the engine's
+    ``analysis.nccl_tests_config.sweep_settings``; logs may be stdout or nccl-tests' JSON file.
+
     Raises
     ------
     EngineValidationError
-        Bad arguments (located: ``min_bytes``, ``algorithm``, ``channels`` …) or, under field
-        ``log``, a log that is not nccl-tests output (``run2.txt: line 37: expected 13 columns,
-        got 4`` — the file named when there are several).
+        Bad arguments (located: ``min_bytes``, ``algorithm``, ``channels``, ``env[2]`` …) or, under
+        field ``log``, a log that is not nccl-tests output (``run2.txt: line 37: expected 13
+        columns, got 4`` — the file named when there are several).
     """
-    from designer.engine.analysis.nccl_tests import side_by_side
+    from designer.engine.analysis.nccl_tests import compile_topology, side_by_side
+    from designer.engine.analysis.nccl_tests_config import sweep_settings
 
     runs = ([("run", log)] if log else []) + list(logs or [])
     parsed = [(name, _parsed_log(name, text, op, named=len(runs) > 1)) for name, text in runs]
     with engine_errors():
-        return json_safe(side_by_side(document, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor,
-                                      algorithm=algorithm, protocol=protocol, channels=channels, logs=parsed))
+        topo = compile_topology(document)
+        settings = sweep_settings(topo, op=op, algorithm=algorithm, protocol=protocol, channels=channels, env=env,
+                                  hosts=hosts_subset, nic_policy=nic_policy)
+        applied = settings.pop("env")
+        out = side_by_side(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, logs=parsed,
+                           root=root, redop=redop, **settings)
+        return json_safe({**out, "env": applied})
 
 
 def _parsed_log(name: str, text: str, op: str, *, named: bool):
-    """One run's stdout parsed; its errors as one message on the ``log`` field (``line 37: ...``
-    reads best there), prefixed by the file's name when several were sent."""
-    from designer.engine.io.nccl_tests_log import parse_log
+    """One run's stdout or JSON file parsed; its errors as one message on the ``log`` field
+    (``line 37: ...`` reads best there), prefixed by the file's name when several were sent."""
+    from designer.engine.io.nccl_tests_json import parse_run
 
     try:
-        return parse_log(text, op=op)
+        return parse_run(text, op=op)
     except EngineError as exc:
         prefix = f"{name}: " if named else ""
         raise EngineValidationError(code=exc.code, message=exc.message, field="log", details=[

@@ -585,6 +585,12 @@ GPU_COMPUTE: dict[str, GpuCompute] = {
                        "FP16/BF16 36 / FP8 72 PFLOPS with sparsity; per GPU 7.7 TB/s)"),
     "gb300": GpuCompute(2500.0, 5000.0, 8000.0, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/ (72 GPUs: "
                         "FP16/BF16 360 / FP8 720 PFLOPS with sparsity, 576 TB/s)"),
+    "h800": GpuCompute(989.0, 1979.0, 3350.0, "https://www.philisun.com/technical-analysis/nvidia-h800-vs-h100-a-"
+                       "technical-deep-dive-into-politically-defined-ai-chips/ (H100 compute, NVLink cut)"),
+    "h20": GpuCompute(148.0, 296.0, 4000.0, "https://willitrunai.com/es/gpus/h20-96gb (H20: 96 GB HBM3 at "
+                      "4.0 TB/s, 148 TFLOPS FP16 dense; NVIDIA publishes no H20 datasheet page)"),
+    "gh200": GpuCompute(989.0, 1979.0, 4000.0, "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/ "
+                        "(GH200: H100-class FP8 3,958 TFLOPS with sparsity; 96 GB HBM3 at 4 TB/s)"),
     "mi300x": GpuCompute(1307.4, 2614.9, 5300.0, "https://www.amd.com/en/products/accelerators/instinct/mi300/"
                          "mi300x.html (BF16 1,307.4 / FP8 2,614.9 TFLOPS dense, 5.3 TB/s)"),
     "mi325x": GpuCompute(1307.4, 2614.9, 6000.0, "https://www.amd.com/en/products/accelerators/instinct/mi300/"

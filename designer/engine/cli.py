@@ -30,10 +30,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("designer.engine.commands.export", "export a host to NCCL XML (or the document to GraphML)"),
     "bench": ("designer.engine.commands.bench", "run the benchmarks and print JSON figures"),
     "nccl-tests": ("designer.engine.commands.nccl_tests", "predicted nccl-tests table (and compare with a real run)"),
+    "nccl-log": ("designer.engine.commands.nccl_log", "read NCCL_DEBUG=INFO logs and check them against a design"),
+    "diagnose": ("designer.engine.commands.diagnose", "measured nccl-tests runs -> the faults that explain them"),
     "bom": ("designer.engine.commands.bom", "bill of materials and fabric facts of a topology"),
     "catalog": ("designer.engine.commands.catalog", "list link technologies or (--switches) switch models"),
     "import-workload": ("designer.engine.commands.import_workload", "import a SimAI/ASTRA-sim workload file as a job"),
+    "tuner": ("designer.engine.commands.tuner", "NCCL tuner-plugin CSV of the engine's algorithm/protocol choices"),
+    "acceptance": ("designer.engine.commands.acceptance", "acceptance spec (min busbw per size) and its check of nccl-tests logs"),
     "goodput": ("designer.engine.commands.goodput", "failures x the design: interruptions, checkpoint interval, goodput"),
+    "plan": ("designer.engine.commands.plan", "floor plan, cable schedule, costed BOM and LLDP as-built check"),
 }
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from designer.figures.charts import (
     bottleneck_figure, latency_figure, pattern_figure, rate_figure, tier_figure, timeline_figure)
+from designer.figures.diagnose import diagnosis_figures
 from designer.figures.job import job_figure
 from designer.figures.paths import path_figure, path_index
 from designer.figures.topology import topology_figure
@@ -12,8 +13,11 @@ __all__ = ["figures_for_result", "page_view", "page_figures", "job_figures"]
 
 
 def page_view(result: dict) -> str:
-    """The result page's view of a stored document: ``"result"``, ``"sweep"`` or ``"policies"``."""
+    """The result page's view of a stored document: ``"result"``, ``"sweep"``, ``"policies"`` or
+    ``"diagnosis"``."""
     fmt = str((result or {}).get("format") or "")
+    if fmt.startswith("fabricscope.diagnosis"):
+        return "diagnosis"
     if fmt.startswith(("fabricscope.sweep", "fabricscope.compare")) or "ranking" in (result or {}):
         return "policies" if fmt.startswith("fabricscope.compare") else "sweep"
     return "result"
@@ -25,8 +29,11 @@ def page_figures(result: dict, *, topology_doc: dict | None = None,
 
     ``selected`` is the sweep ranking entry to detail (sweeps and comparisons only).
     """
-    if page_view(result) == "result":
+    view = page_view(result)
+    if view == "result":
         return figures_for_result(result, topology_doc=topology_doc)
+    if view == "diagnosis":
+        return diagnosis_figures(result)
     return figures_for_sweep(result, selected=selected)
 
 
@@ -39,7 +46,7 @@ def job_figures(result: dict, kind: str, *, topology_doc: dict | None = None,
     result : dict
         ``fabricscope.result/1`` (simulate), ``fabricscope.sweep/1`` (sweep) or a policy
         comparison (compare).
-    kind : {"simulate", "sweep", "compare"}
+    kind : {"simulate", "sweep", "compare", "diagnose"}
     topology_doc : dict, optional
         The simulated document (the topology view of a simulation needs it).
     selected : int, optional
@@ -47,6 +54,8 @@ def job_figures(result: dict, kind: str, *, topology_doc: dict | None = None,
     """
     if kind == "sweep":
         return figures_for_sweep(result, selected=selected)
+    if kind == "diagnose":
+        return diagnosis_figures(result)
     if kind == "compare":
         return figures_for_policies(result)
     return figures_for_result(result, topology_doc=topology_doc)

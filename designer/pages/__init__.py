@@ -16,6 +16,8 @@ Modules
 ``sharing``     the sharing page and its actions, fork, and the read-only share-link pages
 ``nccl``        the nccl-tests page: predicted busbw, a real run overlaid
 ``goodput``     the goodput page: failures × the design, checkpoint interval, one simulated run
+``plan``        the physical-plan page: racks (elevation), costed BOM, cable schedule and its CSV
+``diagnose``    the Diagnose page: measured nccl-tests runs → a diagnosis job; the page of its result
 ``profile``     the profile page and its API token actions
 ``selectors``   what the pages show beyond ``designer.selectors`` (read only): diffs, host
                 matrices, the editor's configuration, job status, result and compare contexts

@@ -29,7 +29,9 @@ from django.views.decorators.http import require_POST
 from designer import selectors, services
 from designer.figures import SliceLimits, SliceTooLarge, check_response, figure_from_slice
 from designer.ops.throttling import FigureThrottle, retry_seconds
+from designer.figures.result import page_view
 from designer.pages import selectors as pages
+from designer.pages.diagnose import diagnosis_page
 from designer.pages.forms.compare import CompareQuery
 from designer.params import int_param, json_loads_bounded
 
@@ -43,6 +45,8 @@ def result_view(request, job_id: int):
     result = selectors.result_get(user=request.user, job_pk=job_id)
     selected = int_param(request, "failure", default=None)
     figures = services.result_page_figures(job=job, result=result.data, selected=selected)
+    if page_view(result.data) == "diagnosis":
+        return diagnosis_page(request, job=job, result=result.data, figures=figures)
     context = pages.result_context(job=job, result=result.data, selected=selected,
                                    figures=figures)
     return render(request, "designer/result.html", {

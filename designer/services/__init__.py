@@ -13,6 +13,7 @@ Modules, each importing only those listed before it (no cycles):
 - ``sweeps``: splitting a sweep into chunk tasks, running chunks, merging their rankings.
 - ``runner``: :func:`job_run`, a queued job to a terminal state.
 - ``jobs``: submitting and cancelling jobs; the scenario page's save-and-run and a viewer's run.
+- ``diagnose``: submitting a diagnosis (measured nccl-tests runs explained on a worker).
 - ``reaper``: re-queueing or failing runs whose worker was lost.
 - ``topologies``: topologies and their revisions.
 - ``sharing``: grants, share links, ownership transfer, forks.
@@ -27,6 +28,7 @@ from designer.services.audit import audit_record
 from designer.services.jobs import (
     MAX_SWEEP_CHUNKS, NIC_POLICIES, job_cancel, job_submit_compare, job_submit_simulate,
     job_submit_sweep, scenario_run, scenario_submit)
+from designer.services.diagnose import job_submit_diagnose
 from designer.services.reaper import job_reap_stale
 from designer.services.results import result_page_figures
 from designer.services.runner import job_run
@@ -45,7 +47,7 @@ __all__ = [
     "topology_create", "topology_build", "topology_build_preview", "topology_new",
     "topology_update", "topology_delete", "revision_save",
     "scenario_create", "scenario_update", "scenario_submit", "scenario_run",
-    "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_cancel",
+    "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_submit_diagnose", "job_cancel",
     "result_page_figures", "job_run", "sweep_chunk_run", "job_reap_stale",
     "scenario_delete", "api_token_rotate", "api_token_revoke", "api_token_create",
     "api_token_authenticate",

@@ -27,6 +27,10 @@ __all__ = ["job_run"]
 
 logger = logging.getLogger(__name__)
 
+# The bridge function computing each kind's result (looked up at call time: tests wrap them there);
+# a sweep's run only prepares its chunks.
+_RUNNERS = {JobKind.COMPARE: "run_compare", JobKind.DIAGNOSE: "run_diagnose"}
+
 
 def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
     """Run a queued job to a terminal state (called by ``tasks.job_run``; redelivery-safe).
@@ -48,7 +52,7 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
             if job.kind == JobKind.SWEEP:
                 sweep_prepare(job, run)
                 return
-            runner = bridge.run_compare if job.kind == JobKind.COMPARE else bridge.run_simulation
+            runner = getattr(bridge, _RUNNERS.get(job.kind, "run_simulation"))
             data = runner(job, run.progress)
         except JobCancelled as exc:
             job_finish(job.pk, job.attempts, JobState.CANCELLED, message=str(exc))

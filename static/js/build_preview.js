@@ -16,6 +16,10 @@ const DELAY_MS = 350; // typing pause before a preview request
 export function buildSpec(root) {
   const body = {};
   for (const el of root.querySelectorAll('[data-build-param]')) {
+    if (el.dataset.type === 'bool') {  // a checkbox: sent only when ticked
+      if (el.checked) body[el.dataset.buildParam] = true;
+      continue;
+    }
     const value = el.value.trim();
     if (value === '') continue;
     const type = el.dataset.type;

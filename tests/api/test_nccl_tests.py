@@ -102,3 +102,21 @@ def test_knobs_and_log_count_are_located(api, small_topology):
     error = assert_error(api.post(url(small_topology), {**BODY, "log": LOG, "logs": logs[:MAX_NCCL_LOGS]},
                                   format="json"), 400)
     assert paths_of(error) == {"log"} and f"at most {MAX_NCCL_LOGS}" in error["details"][0]["message"]
+
+
+def test_rooted_op_host_subset_and_nccl_knobs(api, small_topology):
+    """broadcast_perf -r 2 on h1's 8 GPUs with NCCL_PROTO=LL: busbw = algbw (factor 1), root 2,
+    LL at every size, the knob echoed; an unmodelled knob is located at env[k]."""
+    body = {**BODY, "op": "broadcast", "root": 2, "hosts_subset": "h1", "env": ["NCCL_PROTO=LL"], "redop": "max"}
+    r = api.post(url(small_topology), body, format="json")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert (out["ranks"], out["root"], out["env"]) == (8, 2, ["NCCL_PROTO=LL"])
+    for row in out["rows"]:
+        assert (row["root"], row["redop"], row["protocol"]) == (2, "none", "LL")
+        assert row["busbw_gbs"] == pytest.approx(row["algbw_gbs"])
+    error = assert_error(api.post(url(small_topology), {**body, "env": ["NCCL_PROTO=LL", "NCCL_BUFFSIZE=8M"]},
+                                  format="json"), 400)
+    assert paths_of(error) == {"env[1]"} and "not modelled" in error["details"][0]["message"]
+    error = assert_error(api.post(url(small_topology), {**body, "hosts_subset": "h9"}, format="json"), 400)
+    assert paths_of(error) == {"hosts[0]"}

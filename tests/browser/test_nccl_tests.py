@@ -116,3 +116,31 @@ def test_two_logs_overlaid_on_log_axes(app_page, live_server, sign_in, shot, pod
     assert page.js_errors == []
     page.evaluate("window.scrollTo(0, 0)")     # the sticky header would cross a full-page shot mid-page
     shot(page, "nccl-tests-two-logs-log-axes")
+
+
+def test_rooted_op_and_nccl_knobs(app_page, live_server, sign_in, shot, pod):
+    """broadcast_perf with root 3 on host h1 only, NCCL knobs in the textarea: an unmodelled knob
+    is refused next to the field (naming the modelled ones); NCCL_PROTO=Simple is applied (every
+    row's protocol Simple, the knobs echoed in the figure's note)."""
+    page = sign_in(app_page, "alice", "alice-password-1")
+    page.goto(f"{live_server.url}/topologies/{pod.pk}/nccl-tests/")
+    _ready(page)
+    page.select_option("#id_op", "broadcast")
+    page.fill("#id_root", "3")
+    page.fill("#id_hosts_subset", "h1")
+    page.fill("#id_min_bytes", "1M")
+    page.fill("#id_max_bytes", "64M")
+    page.fill("#id_env", "NCCL_PROTO=Simple\nNCCL_SOCKET_IFNAME=eth0")
+    page.click("#nccl-submit")
+    error = page.inner_text("[data-field='env'] .errorlist")
+    assert "env[1]: NCCL_SOCKET_IFNAME is not modelled (modelled: NCCL_ALGO" in error
+    shot(page, "nccl-tests-bad-knob")
+    page.fill("#id_env", "NCCL_PROTO=Simple")
+    page.click("#nccl-submit")
+    _ready(page)
+    assert "broadcast_perf" in page.inner_text(".page-head") and "8 ranks" in page.inner_text(".page-head")
+    assert "NCCL_PROTO=Simple" in page.inner_text("#sec-busbw .card-head")
+    traces = page.evaluate(TRACES)
+    assert traces[0]["n"] == 7 and traces[0]["xmin"] == 2 ** 20
+    assert page.js_errors == []
+    shot(page, "nccl-tests-broadcast-knobs")

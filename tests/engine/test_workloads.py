@@ -93,7 +93,7 @@ def test_selectors():
     ({"kind": "allreduce", "participants": {"ids": ["h9/gpu0"]}, "bytes": 1}, "workload[0].participants.ids[0]", "unknown node"),
     ({"kind": "allreduce", "participants": {"group": "nope"}, "bytes": 1}, "workload[0].participants.group", "unknown group"),
     ({"kind": "alltoall", "bytes": -5}, "workload[0].bytes", ">= 0"),
-    ({"kind": "broadcast", "bytes": 1}, "workload[0].kind", "unknown pattern kind"),
+    ({"kind": "barrier", "bytes": 1}, "workload[0].kind", "unknown pattern kind"),   # broadcast is a kind now
     ({"kind": "storage_read", "participants": {"kind": "gpu"}, "source": {"kind": "gpu"}, "bytes": 1},
      "workload[0].source", "expected"),
     ({"kind": "allreduce", "algorithm": "butterfly", "bytes": 1}, "workload[0].algorithm", "unknown algorithm"),

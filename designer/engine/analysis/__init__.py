@@ -12,6 +12,17 @@ Modules
 - :mod:`.latency`: the result's latency section (GPU-initiated vs CPU-proxied), over the model
   of :mod:`designer.engine.model.hop_latency`;
 - :mod:`.nccl_tests`: predicted nccl-tests tables and the comparison with a measured log;
+- :mod:`.diagnose`: measured nccl-tests curves → ranked faults that explain them;
+  :mod:`.diagnose_input` (the runs, checked), :mod:`.diagnose_candidates` (candidate faults and
+  their symmetry classes), :mod:`.diagnose_search` (curves, fits, coarse pass, pairs);
+- :mod:`.nccl_log_check`: an ``NCCL_DEBUG=INFO`` log (and graph dump) checked against the design:
+  NICs, GDR, transports and ring hops against the path classes;
+  :mod:`.nccl_tests_ops`: nccl-tests' binaries, sizes and busbw factors; :mod:`.nccl_tests_ranks`:
+  GPU / host subsets and each rank's device; :mod:`.nccl_env`: NCCL environment knobs → engine
+  settings;
+- :mod:`.tuner_export`: an NCCL tuner-plugin CSV (ext-tuner/example format) of the engine's
+  algorithm / protocol / channel choices per size range; :mod:`.acceptance`: the acceptance
+  spec of a design (least busbw, most time per size) and the check of real nccl-tests logs;
 - :mod:`.listed_flows`: which flows a result lists, and their records (node ids along paths);
 - :mod:`.result_columns`: the columnar packing of stored results;
 - :mod:`.goodput`: goodput and reliability planning (failure rates × the design → interruptions,

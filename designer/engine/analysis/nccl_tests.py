@@ -11,22 +11,39 @@ and reused. :func:`designer.engine.io.nccl_tests_log.parse_log` reads a real run
 Definitions (nccl-tests ``doc/PERFORMANCE.md``,
 https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
 
-- ``S`` is nccl-tests' ``size`` column: the per-rank buffer for all-reduce and send/recv, the
-  *total* array (``count_per_rank × n × sizeof(type)``) for all-gather, reduce-scatter and
-  all-to-all — the same number the engine's pattern ``bytes`` means (``workloads.py``);
-- ``algbw = S / t`` (GB/s = 10⁹ B/s, ``t`` the collective's time);
-- ``busbw = algbw × factor``: all-reduce ``2(n−1)/n``; all-gather, reduce-scatter, all-to-all
-  ``(n−1)/n``; send/recv ``1``.
+- ``S`` is nccl-tests' ``size`` column: the per-rank buffer for all-reduce, send/recv,
+  broadcast and reduce, the *total* array (``count_per_rank × n × sizeof(type)``) for
+  all-gather, reduce-scatter, all-to-all, gather, scatter and hypercube — the same number the
+  engine's pattern ``bytes`` means (``workloads.py``);
+- ``algbw = S / t`` (GB/s = 10⁹ B/s, ``t`` the collective's time; hypercube ``(n−1)/n × S / t``);
+- ``busbw = algbw × factor``: all-reduce ``2(n−1)/n``; all-gather, reduce-scatter, all-to-all,
+  gather, scatter ``(n−1)/n``; send/recv, broadcast, reduce, hypercube ``1`` (the table of
+  :mod:`designer.engine.analysis.nccl_tests_ops`).
 
-Sizes follow nccl-tests' loop: ``size = min; size <= max; size *= factor``, each rounded down to
-a whole number of elements (and, for the gathered/scattered ops, of elements per rank), as the
-``count`` column shows (nccl-tests ``src/*.cu`` ``GetCollByteCount``).
+Sizes follow nccl-tests' loop: ``size = min; size <= max; size *= factor`` (or ``size +=
+step_bytes``, ``-i``), each rounded down to a whole number of elements (and, for the
+gathered/scattered ops, of elements per rank), as the ``count`` column shows (nccl-tests
+``src/*.cu`` ``GetCollByteCount``). The rooted ops take nccl-tests' ``-r`` root rank; the
+reduction operator (``-o``) is echoed in the ``redop`` column and does not change the time (it
+changes the arithmetic, not the bytes moved).
 """
 from __future__ import annotations
 
-import math
 import re
 
+from designer.engine.analysis.nccl_tests_ops import (
+    MAX_SIZES,
+    OPS,
+    REDOPS,
+    ROOTED_OPS,
+    TYPE_BYTES,
+    algbw_factor,
+    busbw_factor,
+    elements,
+    parse_size,
+    redop_column,
+    sweep_sizes,
+)
 from designer.engine.errors import (
     EngineError,
     InvalidScenario,
@@ -40,107 +57,30 @@ __all__ = [
     "MAX_SIZES",
     "PROTOCOL_CHOICES",
     "OPS",
+    "REDOPS",
+    "ROOTED_OPS",
     "TYPE_BYTES",
     "busbw_factor",
     "compare",
     "curve_summary",
     "compile_topology",
     "parse_size",
+    "participant_ids",
     "predict_sweep",
     "side_by_side",
     "sweep_sizes",
 ]
 
-#: nccl-tests op (binary ``<op>_perf``) → engine pattern kind.
-OPS = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",
-       "alltoall": "alltoall", "sendrecv": "p2p"}
-#: Bytes per element of nccl-tests' ``-d`` types.
-TYPE_BYTES = {"int8": 1, "uint8": 1, "char": 1, "half": 2, "bfloat16": 2, "float": 4, "int32": 4,
-              "uint32": 4, "int": 4, "double": 8, "int64": 8, "uint64": 8}
-#: A sweep of more sizes than this is refused (8 B…8 GiB doubling is 31).
-MAX_SIZES = 64
 #: Largest ``channels`` a sweep takes: NCCL's ``MAXCHANNELS`` (32; docs/ENGINE.md, "Size-dependent
 #: bandwidth"). More would only build flows NCCL never runs.
 MAX_CHANNELS = 32
 #: ``protocol`` values of a sweep: ``auto`` (the engine picks per size, as NCCL's tuner) or one of
 #: NCCL's protocols (``NCCL_PROTO``).
 PROTOCOL_CHOICES = ("auto", "LL", "LL128", "Simple")
-# Ops NCCL runs as point-to-point sends: no ring/tree channels to count; send/recv has no protocol knob.
-_NO_CHANNELS = {"alltoall", "sendrecv"}
-# Ops whose ``count`` column is per rank and whose size is a whole number of per-rank blocks.
-_PER_RANK = {"all_gather", "reduce_scatter", "alltoall"}
-_REDUCING = {"all_reduce", "reduce_scatter"}
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+# Ops NCCL runs as point-to-point sends: no ring/tree channels to count, no algorithm to choose;
+# send/recv has no protocol knob.
+_NO_CHANNELS = {"alltoall", "sendrecv", "gather", "scatter", "hypercube"}
 _PATTERN_ID = "nccl"
-
-
-def busbw_factor(op: str, n: int) -> float:
-    """nccl-tests' bus-bandwidth correction factor for ``op`` on ``n`` ranks (dimensionless)."""
-    if op == "all_reduce":
-        return 2.0 * (n - 1) / n
-    if op in _PER_RANK:
-        return (n - 1) / n
-    if op == "sendrecv":
-        return 1.0
-    raise InvalidWorkload(f"unknown op {op!r}", [Problem("op", f"unknown op {op!r} (choose from {', '.join(OPS)})")])
-
-
-def parse_size(text, where: str = "size") -> int:
-    """A byte count as nccl-tests' ``-b``/``-e`` take it: ``8``, ``64K``, ``8M``, ``8G`` (K/M/G/T
-    are powers of 1024, as in nccl-tests ``parsesize``).
-
-    Raises
-    ------
-    InvalidScenario
-        Not a non-negative size.
-    """
-    if isinstance(text, bool):
-        text = "?"
-    if isinstance(text, (int, float)):
-        if text >= 0 and math.isfinite(text):
-            return int(text)
-        text = str(text)
-    match = _SIZE.match(str(text))
-    if not match:
-        raise InvalidScenario(f"bad size {text!r}", [Problem(where, f"bad size {text!r} (like 8, 64K, 8M, 8G)")])
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-
-
-def sweep_sizes(min_bytes: int, max_bytes: int, factor: int = 2) -> list[int]:
-    """The requested sizes of nccl-tests' loop (before rounding to whole elements), bytes.
-
-    Raises
-    ------
-    InvalidScenario
-        ``min_bytes`` < 1 or > ``max_bytes``, ``factor`` < 2, or more than :data:`MAX_SIZES` sizes.
-    """
-    problems = []
-    if not isinstance(factor, int) or isinstance(factor, bool) or factor < 2:
-        problems.append(Problem("factor", "must be an integer >= 2"))
-    if min_bytes < 1:
-        problems.append(Problem("min_bytes", "must be at least 1 byte"))
-    if max_bytes < min_bytes:
-        problems.append(Problem("max_bytes", f"must be >= min_bytes ({min_bytes})"))
-    if problems:
-        raise InvalidScenario("bad sweep", problems)
-    sizes, size = [], min_bytes
-    while size <= max_bytes:
-        sizes.append(size)
-        size *= factor
-        if len(sizes) > MAX_SIZES:
-            raise InvalidScenario("too many sizes", [Problem("factor", f"the sweep has more than {MAX_SIZES} "
-                                                                       "sizes; raise factor or narrow the range")])
-    return sizes
-
-
-def _elements(op: str, size: int, n: int, type_bytes: int) -> tuple[int, int]:
-    """(size column in bytes, count column in elements) for a requested size."""
-    count = size // type_bytes
-    if op in _PER_RANK:
-        per_rank = count // n
-        return per_rank * n * type_bytes, per_rank
-    return count * type_bytes, count
 
 
 def compile_topology(topology_or_build) -> Topology:
@@ -163,7 +103,8 @@ def compile_topology(topology_or_build) -> Topology:
     return Topology.from_document(topology_or_build)
 
 
-def _participants(topo: Topology, participants) -> list[str]:
+def participant_ids(topo: Topology, participants) -> list[str]:
+    """The ranks' node ids, in rank order, of a participants selector (default every GPU)."""
     from designer.engine.traffic.workloads import resolve_selector
 
     chosen = resolve_selector(topo, participants or {"kind": "gpu"}, "participants")
@@ -171,15 +112,17 @@ def _participants(topo: Topology, participants) -> list[str]:
 
 
 def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: str = "auto",
-              channels: int | None = None) -> list[dict]:
+              channels: int | None = None, root: int = 0) -> list[dict]:
     """The workload for one size: one collective pattern, or one p2p per ring neighbour for
     send/recv (nccl-tests' sendrecv: every rank sends S to the next and receives S from the
-    previous, all at once)."""
+    previous, all at once). ``root``: the rank (index into ``ranks``) of a rooted op."""
     kind = OPS[op]
     if kind == "p2p":
         return [{"id": f"{_PATTERN_ID}{k}", "kind": "p2p", "src": src, "dst": ranks[(k + 1) % len(ranks)],
                  "bytes": size} for k, src in enumerate(ranks)]
     pattern = {"id": _PATTERN_ID, "kind": kind, "participants": {"ids": ranks}, "bytes": size}
+    if op in ROOTED_OPS:
+        pattern["root"] = ranks[root]
     # "auto" is the contract's default (docs/FORMATS.md, Scenario): leaving the field out asks for it and
     # keeps working on an engine whose validator predates the value.
     if algorithm != "auto":
@@ -200,30 +143,30 @@ def _measure(result: dict) -> dict:
         raise InvalidWorkload("collective does not complete", [Problem("topology", reason)])
     slowest = max(entries, key=lambda e: e["completion_s"])
     return {"time_s": float(slowest["completion_s"]), "algorithm": slowest.get("algorithm"),
-            "protocol": slowest.get("protocol"), "algbw_gbs": slowest.get("algbw_gbs") if len(entries) == 1 else None,
-            "busbw_gbs": slowest.get("busbw_gbs") if len(entries) == 1 else None}
+            "protocol": slowest.get("protocol")}
 
 
-def _row(op: str, size: int, count: int, dtype: str, n: int, got: dict, algorithm: str) -> dict:
+def _row(op: str, size: int, count: int, dtype: str, n: int, got: dict, algorithm: str,
+         redop: str = "sum", root: int = 0) -> dict:
+    """One nccl-tests row: algbw and busbw by nccl-tests' own arithmetic (nccl_tests_ops)."""
     t = got["time_s"]
-    algbw = got["algbw_gbs"]
-    if algbw is None:
-        algbw = size / t / 1e9 if size and t > 0 else 0.0
-    busbw = got["busbw_gbs"]
-    if busbw is None:
-        busbw = algbw * busbw_factor(op, n)
-    return {"size_bytes": size, "count": count, "type": dtype, "redop": "sum" if op in _REDUCING else "none",
-            "root": -1, "time_us": t * 1e6, "algbw_gbs": float(algbw), "busbw_gbs": float(busbw),
-            "algorithm": got["algorithm"] or (algorithm if algorithm != "auto" else None),
+    algbw = size / t / 1e9 * algbw_factor(op, n) if size and t > 0 else 0.0
+    busbw = algbw * busbw_factor(op, n)
+    return {"size_bytes": size, "count": count, "type": dtype, "redop": redop_column(op, redop),
+            "root": root if op in ROOTED_OPS else -1, "time_us": t * 1e6, "algbw_gbs": float(algbw),
+            "busbw_gbs": float(busbw), "algorithm": got["algorithm"] or (algorithm if algorithm != "auto" else None),
             "protocol": got["protocol"]}
 
 
-def _check_op(op: str, dtype: str, protocol: str = "auto", channels: int | None = None) -> None:
+def _check_op(op: str, dtype: str, protocol: str = "auto", channels: int | None = None,
+              redop: str = "sum") -> None:
     problems = []
     if op not in OPS:
         problems.append(Problem("op", f"unknown op {op!r} (choose from {', '.join(OPS)})"))
     if dtype not in TYPE_BYTES:
         problems.append(Problem("dtype", f"unknown type {dtype!r} (choose from {', '.join(TYPE_BYTES)})"))
+    if redop not in REDOPS:
+        problems.append(Problem("redop", f"unknown reduction {redop!r} (choose from {', '.join(REDOPS)})"))
     problems += _knob_problems(op, protocol, channels)
     if problems:
         raise InvalidScenario("bad nccl-tests sweep", problems)
@@ -247,24 +190,38 @@ def _knob_problems(op: str, protocol: str, channels) -> list[Problem]:
     return problems
 
 
-def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None, factor: int = 2,
+def _check_root(root, n: int) -> None:
+    """A rank of the run. Like nccl-tests, an op without a root takes ``-r`` and prints -1."""
+    if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < n:
+        raise InvalidScenario("bad root", [Problem("root", f"must be a rank from 0 to {n - 1} (nccl-tests -r)")])
+
+
+def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None, factor: int | None = 2,
                   participants=None, algorithm: str = "auto", dtype: str = "float", routing: dict | None = None,
-                  sizes: list[int] | None = None, protocol: str = "auto", channels: int | None = None) -> list[dict]:
+                  sizes: list[int] | None = None, protocol: str = "auto", channels: int | None = None,
+                  root: int = 0, redop: str = "sum", step_bytes=None, algorithms=None) -> list[dict]:
     """Predicted nccl-tests rows for ``op`` from ``min_bytes`` to ``max_bytes``.
 
     Parameters
     ----------
     topology_or_build : Topology or dict
         See :func:`compile_topology`; compiled once and reused for every size.
-    op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"}
+    op : str
+        An nccl-tests binary of :data:`OPS` (``all_reduce`` … ``hypercube``).
     min_bytes, max_bytes : int or str
         Sizes in bytes (``"8G"`` accepted, as nccl-tests' ``-b``/``-e``).
-    factor : int
-        Multiplication factor between sizes (``-f``).
+    factor : int or None
+        Multiplication factor between sizes (``-f``); None or 1 with ``step_bytes``: additive.
+    step_bytes : int or str, optional
+        Additive increment between sizes (``-i``), used when ``factor`` is None or 1.
     participants : dict, optional
-        Selector of the ranks (default every GPU, ``{"kind": "gpu"}``).
+        Selector of the ranks, in rank order (default every GPU, ``{"kind": "gpu"}``).
     algorithm : str
         ``auto`` (the engine's choice) or an algorithm name the engine accepts for the op.
+    algorithms : sequence of str, optional
+        With ``algorithm="auto"``: the algorithms allowed (``NCCL_ALGO=Ring,Tree``,
+        ``NCCL_NVLS_ENABLE=0``); per size each that runs here is predicted and the fastest kept,
+        as NCCL's tuner picks among the enabled ones.
     dtype : str
         Element type (``-d``); sets the ``count`` column and the rounding of sizes.
     routing : dict, optional
@@ -278,7 +235,12 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     channels : int, optional
         Channels (rings / trees) the collective runs on, 1…:data:`MAX_CHANNELS`, as
         ``NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS``; default the engine's own count. Not for
-        ``alltoall`` and ``sendrecv``.
+        the point-to-point ops.
+    root : int
+        Root rank of a rooted op (``-r``; broadcast, reduce, gather, scatter), 0…n−1; the other
+        ops take it and print -1, as nccl-tests does.
+    redop : {"sum", "prod", "min", "max", "avg"}
+        Echoed in the ``redop`` column of reducing ops; it does not change the time.
 
     Returns
     -------
@@ -291,38 +253,79 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     Raises
     ------
     InvalidScenario, InvalidWorkload, InvalidTopology
-        Bad arguments (located: ``min_bytes``, ``op``, ``algorithm`` …) or a collective that
-        cannot complete on this topology.
+        Bad arguments (located: ``min_bytes``, ``op``, ``algorithm``, ``root`` …) or a collective
+        that cannot complete on this topology.
     """
-    from designer.engine.analysis.simulate import simulate
-
-    _check_op(op, dtype, protocol, channels)
-    sizes = _requested(min_bytes, max_bytes, factor, sizes)
+    _check_op(op, dtype, protocol, channels, redop)
+    sizes = _requested(min_bytes, max_bytes, factor, sizes, step_bytes)
     topo = compile_topology(topology_or_build)
-    ranks = _participants(topo, participants)
+    ranks = participant_ids(topo, participants)
     if len(ranks) < 2:
         raise InvalidWorkload("too few ranks", [Problem("participants", "nccl-tests needs at least 2 ranks")])
+    _check_root(root, len(ranks))
+    pool = _algorithm_pool(op, algorithm, algorithms)
     rows = []
     for requested in sizes:
-        size, count = _elements(op, requested, len(ranks), TYPE_BYTES[dtype])
-        scenario = {"topology": topo, "workload": _patterns(op, size, ranks, algorithm, protocol, channels),
-                    "options": {"max_flows_listed": 0}}
-        if routing:
-            scenario["routing"] = routing
-        try:
-            got = _measure(simulate(scenario))
-        except EngineError as exc:
-            raise type(exc)(exc.message, [_relocate(p) for p in exc.problems]) from None
-        rows.append({**_row(op, size, count, dtype, len(ranks), got, algorithm), "requested_bytes": requested})
+        size, count = elements(op, requested, len(ranks), TYPE_BYTES[dtype])
+        got = _fastest(topo, routing, [_patterns(op, size, ranks, a, protocol, channels, root) for a in pool])
+        rows.append({**_row(op, size, count, dtype, len(ranks), got, algorithm, redop, root),
+                     "requested_bytes": requested})
     return rows
 
 
-def _requested(min_bytes, max_bytes, factor, sizes) -> list[int]:
+def _algorithm_pool(op: str, algorithm: str, algorithms) -> list[str]:
+    """The algorithms predicted per size: the one asked, or each allowed one (fastest kept)."""
+    if algorithms is None or algorithm != "auto" or op in _NO_CHANNELS:
+        # NCCL applies no algorithm to point-to-point ops (nccl_env.check_env_for_op refuses NCCL_ALGO on
+        # them); NCCL_NVLS_ENABLE=0 leaves them as they are.
+        return [algorithm]
+    from designer.engine.traffic.collectives import candidates
+
+    pool = [a for a in candidates(OPS[op]) if a in set(algorithms)]
+    if not pool:
+        raise InvalidScenario("no algorithm allowed", [Problem("algorithms", f"none of {', '.join(algorithms)} "
+                                                                             f"implements {op}")])
+    return pool
+
+
+def _simulate(topo, routing, workload) -> dict:
+    from designer.engine.analysis.simulate import simulate
+
+    scenario = {"topology": topo, "workload": workload, "options": {"max_flows_listed": 0}}
+    if routing:
+        scenario["routing"] = routing
+    try:
+        return _measure(simulate(scenario))
+    except EngineError as exc:
+        raise type(exc)(exc.message, [_relocate(p) for p in exc.problems]) from None
+
+
+def _fastest(topo, routing, workloads: list[list[dict]]) -> dict:
+    """The fastest of the candidate workloads (one per allowed algorithm); with several, one that
+    does not run here is left out, and the reasons are raised when none runs."""
+    if len(workloads) == 1:
+        return _simulate(topo, routing, workloads[0])
+    best, errors = None, []
+    for workload in workloads:
+        try:
+            got = _simulate(topo, routing, workload)
+        except InvalidWorkload as exc:
+            errors.append(exc)
+            continue
+        if best is None or got["time_s"] < best["time_s"]:
+            best = got
+    if best is None:
+        raise InvalidWorkload("no allowed algorithm runs here", [p for e in errors for p in e.problems])
+    return best
+
+
+def _requested(min_bytes, max_bytes, factor, sizes, step_bytes=None) -> list[int]:
     if sizes is None:
         if min_bytes is None or max_bytes is None:
             raise InvalidScenario("bad sweep", [Problem("min_bytes" if min_bytes is None else "max_bytes",
                                                         "required (or give explicit sizes)")])
-        return sweep_sizes(parse_size(min_bytes, "min_bytes"), parse_size(max_bytes, "max_bytes"), factor)
+        step = None if step_bytes is None else parse_size(step_bytes, "step_bytes")
+        return sweep_sizes(parse_size(min_bytes, "min_bytes"), parse_size(max_bytes, "max_bytes"), factor, step)
     sizes = sorted({parse_size(s, f"sizes[{k}]") for k, s in enumerate(sizes)})
     if len(sizes) > MAX_SIZES:
         raise InvalidScenario("too many sizes", [Problem("sizes", f"more than {MAX_SIZES} sizes")])
@@ -413,18 +416,21 @@ def _error(measured, predicted) -> float | None:
     return 100.0 * (predicted - measured) / measured
 
 
-def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: int = 2, algorithm: str = "auto",
-                 dtype: str = "float", log=None, logs=None, protocol: str = "auto",
-                 channels: int | None = None) -> dict:
+def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: int | None = 2,
+                 algorithm: str = "auto", dtype: str = "float", log=None, logs=None, protocol: str = "auto",
+                 channels: int | None = None, step_bytes=None, root: int = 0, redop: str = "sum",
+                 participants=None, routing: dict | None = None, algorithms=None) -> dict:
     """A predicted sweep and, with real runs, each run and its comparison at exactly its sizes.
 
     Parameters
     ----------
     topology_or_build, op, min_bytes, max_bytes, factor, algorithm, dtype, protocol, channels
         As :func:`predict_sweep`. The runs' op (from their binary name) replaces ``op``.
+    step_bytes, root, redop, participants, routing, algorithms
+        As :func:`predict_sweep`.
     log : str or ParsedLog, optional
-        One real nccl-tests stdout (parsed with :func:`designer.engine.io.nccl_tests_log.parse_log`);
-        the same as ``logs=[("run", log)]``.
+        One real nccl-tests stdout or JSON result file (parsed with
+        :func:`designer.engine.io.nccl_tests_json.parse_run`); the same as ``logs=[("run", log)]``.
     logs : list of (str, str or ParsedLog), optional
         Several runs, each ``(name, log)`` (the name is the file's, for the legend), overlaid on
         one prediction. They must be runs of one collective.
@@ -432,7 +438,8 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     Returns
     -------
     dict
-        ``op``, ``ranks`` (participants), ``algorithm``, ``protocol``, ``channels`` (as asked),
+        ``op``, ``ranks`` (participants), ``algorithm``, ``protocol``, ``channels``, ``root``,
+        ``redop`` (as asked),
         ``rows`` (the sweep), ``runs`` (per run: ``name``, ``measured`` (its rows),
         ``measured_op``, ``measured_ranks`` (None when the log does not say), ``comparison``
         (:func:`compare` against a prediction at the run's sizes and type), ``curve``
@@ -442,17 +449,19 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     Raises
     ------
     InvalidScenario, InvalidWorkload, InvalidTopology, ImportFormatError
-        Also ``log``: a run of an op the engine cannot predict (broadcast…), runs of different
-        collectives, or runs with more than :data:`MAX_SIZES` distinct sizes together.
+        Also ``log``: a run of an op the engine cannot predict, runs of different collectives, or
+        runs with more than :data:`MAX_SIZES` distinct sizes together.
     """
     runs = _parsed_runs(op, log, logs)
     op = _runs_op(op, runs)
     topo = compile_topology(topology_or_build)
-    knobs = {"algorithm": algorithm, "protocol": protocol, "channels": channels}
-    rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, dtype=dtype, **knobs)
-    out = {"op": op, "ranks": len(_participants(topo, None)), **knobs, "rows": rows, "runs": [],
+    knobs = {"algorithm": algorithm, "protocol": protocol, "channels": channels, "root": root, "redop": redop}
+    extra = {"participants": participants, "routing": routing, "algorithms": algorithms}
+    rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, dtype=dtype,
+                         step_bytes=step_bytes, **knobs, **extra)
+    out = {"op": op, "ranks": len(participant_ids(topo, participants)), **knobs, "rows": rows, "runs": [],
            "measured": None, "measured_op": None, "measured_ranks": None, "comparison": [], "curve": None}
-    predicted = _predicted_at_run_sizes(topo, op, runs, dtype, knobs)
+    predicted = _predicted_at_run_sizes(topo, op, runs, dtype, {**knobs, **extra})
     for name, parsed in runs:
         comparison = compare(parsed.rows, predicted[_run_type(parsed, dtype)])
         out["runs"].append({"name": name, "measured": parsed.rows, "measured_op": parsed.op,
@@ -464,10 +473,10 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
 
 
 def _parsed_runs(op: str, log, logs) -> list[tuple[str, object]]:
-    from designer.engine.io.nccl_tests_log import parse_log
+    from designer.engine.io.nccl_tests_json import parse_run
 
     pairs = ([("run", log)] if log is not None else []) + list(logs or [])
-    return [(str(name), parse_log(text, op=op) if isinstance(text, str) else text) for name, text in pairs]
+    return [(str(name), parse_run(text, op=op) if isinstance(text, str) else text) for name, text in pairs]
 
 
 def _runs_op(op: str, runs: list) -> str:

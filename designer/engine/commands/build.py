@@ -9,6 +9,7 @@ Examples::
         --oversubscription 1 --planes 1 -o 32k.json          # three tiers follow from the radix
     python -m designer.engine build --template pcie-commodity --param gpus=4 --param nics=2
     python -m designer.engine build --template my-template.json --hosts 4   # a saved user template
+    python -m designer.engine build --template dgx-h100 --hosts 16 --sharp   # SHARP (CollNet) on IB
 """
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--storage", type=int, default=0, help="storage servers attached to the fabric")
     parser.add_argument("--nic-link-tech", help="catalog tech of host-to-leaf links (default eth<port>)")
     parser.add_argument("--uplink-tech", help="catalog tech of switch-to-switch links")
+    parser.add_argument("--sharp", action="store_true",
+                        help="SHARP-capable (InfiniBand) switches: CollNet all-reduce becomes selectable")
     parser.add_argument("--name", help="document name")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="template parameter (value parsed as JSON when possible), repeatable")
@@ -85,7 +88,7 @@ def run(args) -> int:
                             nic_link_tech=args.nic_link_tech, uplink_tech=args.uplink_tech,
                             oversubscription=args.oversubscription, hosts_per_rack=args.hosts_per_rack,
                             k=args.k, storage=args.storage, switch=args.switch, planes=args.planes,
-                            tiers=args.tiers, name=args.name, params=params)
+                            tiers=args.tiers, name=args.name, params=params, sharp=args.sharp)
     text = dump(normalize(doc))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

@@ -3,19 +3,24 @@
 Examples::
 
     python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --op all_reduce \\
-        --min-bytes 8 --max-bytes 8G --factor 2
+        -b 8 -e 8G -f 2
     python -m designer.engine nccl-tests --topology pod.json --op all_gather --algorithm ring
-    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --compare run.log
-    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --protocol Simple --channels 16 \\
-        --compare run1.log run2.log
+    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --op broadcast -r 3 -b 1M -e 1G
+    python -m designer.engine nccl-tests --template dgx-h100 --hosts 4 --hosts-subset h0,h3 \\
+        --env NCCL_ALGO=Ring --env NCCL_PROTO=Simple --nic-policy pxn
+    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --compare run.log run.json
+    python -m designer.engine nccl-tests --template dgx-h100 --hosts 2 --format json-nccl-tests > pred.json
 
 The table has nccl-tests' own layout (``size count type redop root time algbw busbw``, time in
 µs, bandwidths in GB/s) with the engine's chosen ``algorithm`` and ``protocol`` instead of the
-in-place columns (a prediction has no in-place/out-of-place difference). ``--compare LOG`` reads a
-real run's stdout and prints measured, predicted and the busbw error per size instead (several
-logs of one collective: one such table each, against one prediction). ``--protocol`` and
-``--channels`` force NCCL's protocol and channel count (``NCCL_PROTO``, ``NCCL_MIN_NCHANNELS`` =
-``NCCL_MAX_NCHANNELS``) in the prediction.
+in-place columns (a prediction has no in-place/out-of-place difference). Every nccl-tests binary
+is an ``--op``: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce,
+gather, scatter, hypercube. nccl-tests' options keep their letters (``-b -e -f -i -d -r``);
+its ``-o`` reduction is ``-o/--redop`` here (``--op`` names the binary) and is only echoed.
+``--env NAME=VALUE`` (repeatable) takes NCCL knobs
+(:mod:`designer.engine.analysis.nccl_env`); ``--compare`` reads a run's stdout or JSON file and
+prints measured, predicted and the busbw error per size; ``--format json-nccl-tests`` (or
+``--output-json FILE``) writes the prediction as nccl-tests' JSON result file.
 """
 from __future__ import annotations
 
@@ -26,7 +31,8 @@ __all__ = ["add_arguments", "format_comparison", "format_table", "run"]
 
 
 def add_arguments(parser) -> None:
-    from designer.engine.analysis.nccl_tests import MAX_CHANNELS, OPS, PROTOCOL_CHOICES, TYPE_BYTES
+    from designer.engine.analysis.nccl_tests import MAX_CHANNELS, OPS, PROTOCOL_CHOICES, REDOPS, TYPE_BYTES
+    from designer.engine.analysis.nccl_tests_config import NIC_POLICY_CHOICES
 
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--template", help="built-in host template (with --hosts)")
@@ -34,18 +40,33 @@ def add_arguments(parser) -> None:
     parser.add_argument("--hosts", type=int, default=1, help="hosts of the template (default 1)")
     parser.add_argument("--fabric", default="rail-optimized", help="fabric generator for --hosts > 1")
     parser.add_argument("--op", default="all_reduce", choices=list(OPS), help="collective (nccl-tests binary)")
-    parser.add_argument("-b", "--min-bytes", default="8", help="smallest size, like nccl-tests -b (8, 64K, 8M, 8G)")
-    parser.add_argument("-e", "--max-bytes", default="8G", help="largest size, like nccl-tests -e")
-    parser.add_argument("-f", "--factor", type=int, default=2, help="multiplication factor between sizes")
-    parser.add_argument("-d", "--dtype", default="float", choices=list(TYPE_BYTES), help="element type")
+    parser.add_argument("-b", "--min-bytes", "--minbytes", default="8", help="smallest size, like nccl-tests -b (8, 64K, 8M, 8G)")
+    parser.add_argument("-e", "--max-bytes", "--maxbytes", default="8G", help="largest size, like nccl-tests -e")
+    parser.add_argument("-f", "--factor", "--stepfactor", type=int, default=None,
+                        help="multiplication factor between sizes (default 2)")
+    parser.add_argument("-i", "--stepbytes", default=None,
+                        help="additive increment between sizes, used instead of -f (as nccl-tests: -f 1 or no -f)")
+    parser.add_argument("-d", "--dtype", "--datatype", default="float", choices=list(TYPE_BYTES), help="element type")
+    parser.add_argument("-o", "--redop", default="sum", choices=list(REDOPS),
+                        help="reduction operator, echoed in the redop column; it does not change the modelled time")
+    parser.add_argument("-r", "--root", type=int, default=0, help="root rank of broadcast/reduce/gather/scatter")
+    parser.add_argument("--gpus", help="GPU subset: ids in rank order (h0/gpu0,h1/gpu0) or a JSON selector")
+    parser.add_argument("--hosts-subset", help="host subset: every GPU of these hosts (h0,h3)")
+    parser.add_argument("--nic-policy", choices=list(NIC_POLICY_CHOICES), default=None,
+                        help="NIC routing policy (default affinity)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an NCCL knob (repeatable): NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS, ...")
     parser.add_argument("--algorithm", default="auto", help="auto (default) or an algorithm the engine accepts")
     parser.add_argument("--protocol", default="auto", choices=list(PROTOCOL_CHOICES),
                         help="auto (default: the engine picks per size) or force LL, LL128, Simple")
     parser.add_argument("--channels", type=int, default=None,
                         help=f"channels (1..{MAX_CHANNELS}) the collective runs on (default: the engine's count)")
     parser.add_argument("--compare", metavar="LOG", nargs="+",
-                        help="stdout of one or more real nccl-tests runs (of one collective) to compare with")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+                        help="stdout or JSON files of real nccl-tests runs (of one collective) to compare with")
+    parser.add_argument("--format", choices=("text", "json", "json-nccl-tests"), default="text",
+                        help="text table (default), the engine's JSON, or nccl-tests' JSON result file")
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument("--output-json", metavar="FILE", help="also write the prediction as nccl-tests' JSON file")
 
 
 def _topology(args):
@@ -61,29 +82,63 @@ def _topology(args):
 
 def run(args) -> int:
     from designer.engine.analysis.nccl_tests import compile_topology, side_by_side
-    from designer.engine.io.nccl_tests_log import parse_log
+    from designer.engine.analysis.nccl_tests_config import sweep_settings
+    from designer.engine.io.nccl_tests_json import parse_run
 
     runs = []
     for path in args.compare or ():
         with open(path, encoding="utf-8", errors="replace") as fh:
-            runs.append((path, parse_log(fh.read(), op=args.op)))
+            runs.append((path, parse_run(fh.read(), op=args.op)))
     topo = compile_topology(_topology(args))
-    out = side_by_side(topo, args.op, min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=args.factor,
-                       algorithm=args.algorithm, dtype=args.dtype, logs=runs, protocol=args.protocol,
-                       channels=args.channels)
+    settings = sweep_settings(topo, op=args.op, algorithm=args.algorithm, protocol=args.protocol,
+                              channels=args.channels, env=args.env, gpus=args.gpus, hosts=args.hosts_subset,
+                              nic_policy=args.nic_policy)
+    env = settings.pop("env")
+    factor = args.factor if args.factor is not None or args.stepbytes else 2
+    out = side_by_side(topo, args.op, min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=factor,
+                       step_bytes=args.stepbytes, dtype=args.dtype, logs=runs, root=args.root, redop=args.redop,
+                       **settings)
+    out["env"] = env
     _notes(args, out)
-    title = (f"# fabricscope prediction: {topo.name or 'topology'}, {out['op']}, {out['ranks']} ranks, "
-             f"algorithm {args.algorithm}, protocol {args.protocol}"
-             + (f", {args.channels} channels" if args.channels else ""))
-    if args.json:
-        text = json.dumps(out, indent=1)
-    elif not runs:
-        text = format_table(out["rows"], title)
-    else:
-        text = "\n\n".join(format_comparison(run["comparison"], title, run["name"], run["curve"])
-                            for run in out["runs"])
+    text = _render(args, topo, out, settings, factor)
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _render(args, topo, out: dict, settings: dict, factor) -> str:
+    from designer.engine.analysis.nccl_tests import parse_size
+    from designer.engine.analysis.nccl_tests_config import prediction_file
+
+    fmt = "json" if args.json else args.format
+    if fmt == "json-nccl-tests" or args.output_json:
+        doc = prediction_file(topo, out, args=_argv(args), participants=settings["participants"],
+                              min_bytes=parse_size(args.min_bytes, "min_bytes"),
+                              max_bytes=parse_size(args.max_bytes, "max_bytes"), factor=factor,
+                              step_bytes=parse_size(args.stepbytes, "step_bytes") if args.stepbytes else None)
+        if args.output_json:
+            with open(args.output_json, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1)
+        if fmt == "json-nccl-tests":
+            return json.dumps(doc, indent=1)
+    if fmt == "json":
+        return json.dumps(out, indent=1)
+    title = (f"# fabricscope prediction: {topo.name or 'topology'}, {out['op']}, {out['ranks']} ranks, "
+             f"algorithm {out['algorithm']}, protocol {out['protocol']}"
+             + (f", {out['channels']} channels" if out["channels"] else "")
+             + (f", root {out['root']}" if out["rows"] and out["rows"][0]["root"] != -1 else "")
+             + (f"; env {' '.join(out['env'])}" if out["env"] else ""))
+    if not out["runs"]:
+        return format_table(out["rows"], title)
+    return "\n\n".join(format_comparison(run["comparison"], title, run["name"], run["curve"])
+                        for run in out["runs"])
+
+
+def _argv(args) -> list[str]:
+    """The nccl-tests command line this prediction stands for."""
+    argv = [f"{args.op}_perf", "-b", str(args.min_bytes), "-e", str(args.max_bytes)]
+    argv += ["-i", str(args.stepbytes)] if args.stepbytes and not args.factor else ["-f", str(args.factor or 2)]
+    argv += ["-d", args.dtype, "-o", args.redop, "-r", str(args.root)]
+    return argv
 
 
 def _notes(args, out: dict) -> None:

@@ -17,7 +17,22 @@ Modules
 - :mod:`.compare`: the imported host's path matrix next to the file's;
 - :mod:`.nccl_export`: one host of a document as NCCL topology XML;
 - :mod:`.simai`: SimAI / ASTRA-sim workload files → a job; :mod:`.nccl_tests_log`: the output of
-  a real nccl-tests run.
+  a real nccl-tests run; :mod:`.nccl_tests_json`: nccl-tests' JSON result file, read and written;
+  :mod:`.nccl_debug_log`: ``NCCL_DEBUG=INFO`` output (ranks, NICs, transports, rings, trees);
+  :mod:`.nccl_graph_dump`: ``NCCL_GRAPH_DUMP_FILE`` XML (NCCL's channels, their GPUs and NICs);
+- :mod:`.chakra`: Chakra execution traces (per-rank ``.et``) and communicator groups → a job;
+  :mod:`.chakra_write`: ``.et`` traces written from node dicts (fixtures, benchmarks);
+  :mod:`.protowire`: a bounded protobuf wire-format reader and a small writer;
+- :mod:`.simai_topo`: SimAI topology text ↔ a topology document (byte-stable round trip).
+- :mod:`.ops_exports`: the exports for simulators and operations, one entry point over
+  :mod:`.astrasim_out` (ASTRA-sim 2.0 network YAML + system JSON), :mod:`.htsim_out` (htsim
+  fat-tree ``.topo``), :mod:`.slurm_out` (Slurm ``topology.conf`` / ``topology.yaml``),
+  :mod:`.dot_out` (NVIDIA Air DOT), :mod:`.netbox_out` (NetBox bulk-import CSV); they share
+  :mod:`.fabric_view` (servers, switches, cables with deterministic port names).
+- :mod:`.netbox_cables`: NetBox bulk-import CSV of a *physical plan's* cable schedule (racks,
+  breakout ports, media, lengths) and its reader (the round trip); :mod:`.netbox_devicetype`:
+  devicetype-library YAML → rack units and power; :mod:`.lldp`: ``lldpctl -f json`` and
+  ``show lldp neighbors`` tables, and the as-built diff against the schedule.
 
 Example
 -------

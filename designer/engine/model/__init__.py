@@ -6,7 +6,8 @@ Modules
   numbering: one resource per link direction, plus node capacities);
 - :mod:`.templates`: host templates (DGX, HGX, AWS, AMD, commodity) instantiated into groups, nodes
   and links — the registry, parameters and user templates; :mod:`.servers`: the built-in server
-  builders; :mod:`.racks`: rack-scale builders (GB200 NVL72); :mod:`.host_spec`: the
+  builders; :mod:`.servers_more`: more of them (GH200, H800/H20 with NVLink parameters, Google
+  Cloud A3/A4, Azure ND v5/v6); :mod:`.racks`: rack-scale builders (GB200 NVL72); :mod:`.host_spec`: the
   host-template spec format, its builder and its instances;
 - :mod:`.fabrics`: leaf/spine/core fabrics (rail-optimized, rail-only, planes) around hosts;
   :mod:`.clos`: the port arithmetic and wiring of two- and three-tier Clos networks;

@@ -20,6 +20,9 @@ Ids and groups
   in group ``super-spines`` (kind ``other``). See :func:`.pods.group_pods`.
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
 - Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
+- ``sharp=True`` marks every switch ``attrs.sharp: true`` (:data:`catalog.SHARP_ATTR`), which CollNet's
+  support check reads (``traffic/collectives/collnet.py``); InfiniBand only (SHARP runs on Quantum
+  switches: NVIDIA SHARP documentation, https://docs.nvidia.com/networking/display/sharpv300).
 
 Ports, not bandwidth
 --------------------
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import math
 
-from designer.engine.catalog import SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
+from designer.engine.catalog import SHARP_ATTR, SWITCH_MODELS, SWITCH_PORT_TECH, TECHS
 from designer.engine.model.clos import LeafPorts, SwitchSpec, max_down_ports, wire_three_tier, wire_two_tier
 from designer.engine.document import LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
@@ -93,7 +96,8 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
                   nic_link_tech: str | None = None, uplink_tech: str | None = None,
                   oversubscription: float = 1.0, hosts_per_rack: int = 4, k: int | None = None,
                   storage: int = 0, switch: str | None = None, tiers: int | None = None,
-                  planes: int = 1, name: str | None = None, params: dict | None = None) -> dict:
+                  planes: int = 1, name: str | None = None, params: dict | None = None,
+                  sharp: bool = False) -> dict:
     """A cluster document: ``hosts`` copies of a host template wired into a fabric.
 
     Parameters
@@ -135,6 +139,10 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Document name.
     params : dict, optional
         Template parameters.
+    sharp : bool
+        Mark every fabric switch SHARP-capable (``attrs.sharp``), so CollNet is selectable;
+        InfiniBand switch models only (without ``switch`` and ``nic_link_tech``: the InfiniBand
+        default for the NIC rate).
 
     Returns
     -------
@@ -186,7 +194,7 @@ def plan_cluster(template, hosts: int, **options) -> dict:
 def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", rails=None,
               leaves_per_rail=None, spines=None, nic_link_tech=None, uplink_tech=None,
               oversubscription: float = 1.0, hosts_per_rack: int = 4, k=None, storage: int = 0,
-              switch=None, tiers=None, planes: int = 1, name=None, params=None):
+              switch=None, tiers=None, planes: int = 1, name=None, params=None, sharp: bool = False):
     """:func:`build_cluster` into ``out_cls`` (``_Doc``: the document; ``_Tally``: its plan)."""
     spec = resolved_spec(template, dict(params or {}))
     nics = compute_nics(spec)
@@ -198,7 +206,9 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
         _fail("spines", f"must be an integer ≥ 0, got {spines!r}")
     if out_cls is _Doc:
         _check_size(spec, hosts)
+    switch = _sharp_switch(sharp, switch, nic_link_tech, k, nics)
     sw, nic_tech = _switch_spec(nics, switch, k, nic_link_tech, uplink_tech)
+    _check_sharp(sharp, sw)
     tname = spec.get("name", "custom")
     out = out_cls(name or f"{tname}-{hosts}x-{fabric}")
     # Looked up here at each call (tests check that a refused size instantiates no host).
@@ -218,11 +228,38 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
         info.update(_fat_tree(out, args))
     if info.get("pods") and out_cls is _Doc:
         group_pods(out.doc)
+    _mark_sharp(out.doc["nodes"], info, sharp)
     info["notes"] = out.notes
     out.doc["fabric"] = info
     return out.result()
 
 
+
+
+def _check_sharp(sharp, sw: SwitchSpec) -> None:
+    """SHARP (CollNet's in-network reduction) is an InfiniBand Quantum feature: refuse it on an
+    Ethernet fabric rather than promise a reduction its switches cannot do."""
+    if not isinstance(sharp, bool):
+        _fail("sharp", f"must be true or false, got {sharp!r}")
+    if sharp and TECHS[sw.tech].family != "infiniband":
+        _fail("sharp", f"SHARP in-network reduction needs InfiniBand switches; {sw.model} is "
+                       f"{TECHS[sw.tech].family} (choose an ib-* switch model)")
+
+
+def _sharp_switch(sharp, switch, nic_link_tech, k, nics):
+    """The switch asked for; with SHARP and none named, InfiniBand's default (not Ethernet's)."""
+    if sharp is True and switch is None and nic_link_tech is None and k is None:
+        return default_switch("infiniband", float(nics[0]["attrs"].get("port_gbps", 100)))
+    return switch
+
+
+def _mark_sharp(nodes: list[dict], info: dict, sharp: bool) -> None:
+    if not sharp:
+        return
+    info["sharp"] = True
+    for node in nodes:
+        if node.get("kind") == "switch":
+            node.setdefault("attrs", {})[SHARP_ATTR] = True
 
 
 class _Args:

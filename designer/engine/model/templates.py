@@ -45,13 +45,15 @@ from designer.engine.errors import InvalidTopology, Problem
 from designer.engine.model.host_spec import SOCKET_FABRIC_GBPS, TEMPLATE_FORMAT, instantiate
 from designer.engine.model.racks import RACK_BUILDERS, RACK_PARAM_HELP
 from designer.engine.model.servers import SERVER_BUILDERS, SERVER_PARAM_HELP, XGMI_TECH_BY_MODEL
+from designer.engine.model.servers_more import MORE_BUILDERS, MORE_PARAM_HELP
 
 __all__ = ["TEMPLATES", "TEMPLATE_FORMAT", "MAX_TEMPLATE_COUNT", "SOCKET_FABRIC_GBPS", "build_host", "host_document",
            "template_spec", "resolved_spec", "template_from_host", "compute_nics", "XGMI_TECH_BY_MODEL"]
 
 # Servers (servers.py) and rack-scale systems (several hosts in one NVLink domain, GB200 NVL72: racks.py).
-_BUILDERS = {**SERVER_BUILDERS, **RACK_BUILDERS}
-_PARAM_HELP = {**SERVER_PARAM_HELP, **RACK_PARAM_HELP}
+# More servers (GH200, H800/H20, Google Cloud and Azure machines: servers_more.py).
+_BUILDERS = {**SERVER_BUILDERS, **RACK_BUILDERS, **MORE_BUILDERS}
+_PARAM_HELP = {**SERVER_PARAM_HELP, **RACK_PARAM_HELP, **MORE_PARAM_HELP}
 
 
 def _describe(name: str, fn) -> dict:
@@ -181,7 +183,9 @@ def build_host(template: str | dict, host_id: str, *, parent: str | None = None,
     template : str or dict
         Built-in template name (``dgx-a100``, ``dgx-h100``, ``dgx-h200``, ``hgx-h200``,
         ``dgx-b200``, ``hgx-b300``, ``aws-p4d``, ``aws-p5``, ``aws-p5e``, ``aws-p5en``,
-        ``amd-mi300x``, ``amd-mi325x``, ``pcie-commodity``) or a user template spec
+        ``amd-mi300x``, ``amd-mi325x``, ``pcie-commodity``, ``gb200-nvl72``, ``gh200``, ``hgx-h800``,
+        ``hgx-h20``, ``gcp-a3-high``, ``gcp-a3-mega``, ``gcp-a3-ultra``, ``gcp-a4``,
+        ``azure-nd-h100-v5``, ``azure-nd-h200-v5``, ``azure-nd-gb200-v6``) or a user template spec
         (:func:`template_from_host`).
     host_id : str
         Id of the host group; node ids become ``<host_id>/<local>``.

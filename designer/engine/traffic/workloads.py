@@ -33,6 +33,7 @@ from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
                                                  plan_pattern, ring_orders)
+from designer.engine.traffic.collectives.rooted import rooted_fields
 from designer.engine.traffic.flows import Flows
 from designer.engine.traffic.groups import resolve_groups
 
@@ -41,8 +42,8 @@ __all__ = [
     "ring_orders", "pattern_flow_count", "host_read_caps_gbps",
 ]
 
-PATTERN_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "p2p", "storage_read",
-                 "storage_write", "kv_transfer", "host_offload")
+PATTERN_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather", "scatter",
+                 "hypercube", "p2p", "storage_read", "storage_write", "kv_transfer", "host_offload")
 # A scenario above this many flows is refused before anything is allocated. 20M admits the
 # 4,096-GPU all-to-all (16,773,120 flows), which peaks at 8.1 GB RSS (measured, docs/PERFORMANCE.md);
 # routing.limits.MAX_PATH_ENTRIES bounds what the flows' paths may take.
@@ -51,7 +52,7 @@ _SELECTOR_KEYS = {"ids", "kind", "group", "every"}
 
 
 # ---------------------------------------------------------------------------------------- selectors
-def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
+def resolve_selector(topo: Topology, selector, where: str, scope: np.ndarray | None = None) -> np.ndarray:
     """Node indices chosen by a selector, in document order (``ids``: in the order given).
 
     Parameters
@@ -61,6 +62,10 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
         list of ids is accepted as shorthand for ``{"ids": ...}``.
     where : str
         Location of the selector in the scenario, used in error messages.
+    scope : ndarray of int64, optional
+        A shared-cluster job's GPUs in rank order (docs/FORMATS.md, Jobs with placements): GPUs
+        are then chosen among them only (``kind``/``group`` selectors give them in scope order;
+        ``ids`` naming another GPU is an error); other nodes (storage, NVMe) are not scoped.
 
     Raises
     ------
@@ -69,6 +74,8 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
     """
     selector = _selector_dict(selector, where)
     chosen = _by_ids(topo, selector["ids"], where) if "ids" in selector else _by_kind_and_group(topo, selector, where)
+    if scope is not None:
+        chosen = _scoped(topo, chosen, scope, where, by_ids="ids" in selector)
     if "every" in selector:
         every = selector["every"]
         if not isinstance(every, int) or isinstance(every, bool) or every < 1:
@@ -77,6 +84,22 @@ def resolve_selector(topo: Topology, selector, where: str) -> np.ndarray:
     if len(chosen) == 0:
         raise InvalidWorkload("empty selector", [Problem(where, "selector matches no node")])
     return chosen
+
+
+def _scoped(topo: Topology, chosen: np.ndarray, scope: np.ndarray, where: str, by_ids: bool) -> np.ndarray:
+    """``chosen`` restricted to a job's GPUs ``scope`` (other nodes kept); GPUs only: in scope order."""
+    is_gpu = np.array([topo.node_kind[n] == "gpu" for n in chosen.tolist()], dtype=bool)
+    inside = np.isin(chosen, scope)
+    if by_ids:
+        outside = np.flatnonzero(is_gpu & ~inside)
+        if len(outside):
+            raise InvalidWorkload("GPU outside the job", [Problem(
+                f"{where}.ids[{int(k)}]", f"{topo.node_ids[int(chosen[k])]!r} is not one of the job's GPUs "
+                "(its placement)") for k in outside[:20]])
+        return chosen
+    if is_gpu.all():
+        return scope[np.isin(scope, chosen)]
+    return chosen[~is_gpu | inside]
 
 
 def _selector_dict(selector, where: str) -> dict:
@@ -126,6 +149,12 @@ _FIELDS = {
     "allgather": {"participants", "algorithm", "protocol", "channels", "groups"},
     "reducescatter": {"participants", "algorithm", "protocol", "channels", "groups"},
     "alltoall": {"participants", "algorithm", "protocol", "groups"},
+    # nccl-tests' rooted and send/receive collectives (collectives.rooted): one communicator, no groups.
+    "broadcast": {"participants", "root", "algorithm", "protocol", "channels"},
+    "reduce": {"participants", "root", "algorithm", "protocol", "channels"},
+    "gather": {"participants", "root", "algorithm", "protocol"},
+    "scatter": {"participants", "root", "algorithm", "protocol"},
+    "hypercube": {"participants", "algorithm", "protocol"},
     "p2p": {"src", "dst", "groups", "reverse"},
     "storage_read": {"source", "participants", "via"},
     "storage_write": {"source", "participants", "via"},
@@ -134,7 +163,7 @@ _FIELDS = {
 }
 
 
-def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layout=None) -> dict:
+def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layout=None, scope=None) -> dict:
     """Check one workload pattern and resolve its selectors to node-index arrays.
 
     Returns a dict with ``id``, ``kind``, ``bytes``, ``demand_gbps`` and resolved node arrays
@@ -146,6 +175,8 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layo
     ----------
     layout : Layout, optional
         The job's parallelism layout, for ``groups: {"layout": "tp"}``.
+    scope : ndarray of int64, optional
+        A shared-cluster job's GPUs: its selectors choose among them (:func:`resolve_selector`).
 
     Raises
     ------
@@ -177,9 +208,10 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layo
         problems.append(Problem(f"{where}.demand_gbps", "must be a rate in Gb/s > 0"))
     out = {"id": pid, "kind": kind, "bytes": float(size) if _is_number(size) else 0.0,
            "demand_gbps": float(demand) if demand is not None and _is_number(demand) else np.inf}
-    out["_layout"] = layout
+    out["_layout"], out["_scope"] = layout, scope
     _normalize_fields(topo, raw, kind, where, out, problems)
     out.pop("_layout", None)
+    out.pop("_scope", None)
     _collective_groups(topo, raw, where, out, problems, layout)
     if problems:
         raise InvalidWorkload(f"invalid pattern {where}", problems)
@@ -188,14 +220,14 @@ def normalize_pattern(topo: Topology, raw: dict, where: str, seen_ids: set, layo
 
 def _normalize_fields(topo, raw, kind, where, out, problems) -> None:
     """The kind's own fields of a pattern (selectors resolved into ``out``), problems located."""
-    sel = _selector_reader(topo, raw, where, problems)
+    sel = _selector_reader(topo, raw, where, problems, out.get("_scope"))
     _KIND_FIELDS[kind](topo, sel, raw, kind, where, out, problems)
     for key in ("participants", "prefill", "decode"):
         if key in out and out[key] is not None and len(out[key]) < 1:
             problems.append(Problem(f"{where}.{key}", "zero participants"))
 
 
-def _selector_reader(topo, raw, where, problems):
+def _selector_reader(topo, raw, where, problems, scope=None):
     """``sel(key, default=None, kinds=None)``: the nodes of ``raw[key]`` (else ``default``), None
     with the problem added when it is missing or does not resolve; ``kinds``: the node kinds
     allowed."""
@@ -205,7 +237,7 @@ def _selector_reader(topo, raw, where, problems):
             problems.append(Problem(f"{where}.{key}", "missing selector"))
             return None
         try:
-            nodes = resolve_selector(topo, value, f"{where}.{key}")
+            nodes = resolve_selector(topo, value, f"{where}.{key}", scope)
         except InvalidWorkload as exc:
             problems.extend(exc.problems)
             return None
@@ -238,6 +270,7 @@ def _collective_fields(topo, sel, raw, kind, where, out, problems) -> None:
     if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
         problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
     out["channels"] = channels
+    rooted_fields(topo, raw, kind, where, out, problems)
 
 
 def _p2p_fields(topo, sel, raw, kind, where, out, problems) -> None:
@@ -279,6 +312,7 @@ def _offload_fields(topo, sel, raw, kind, where, out, problems) -> None:
 # The fields each pattern kind checks (every kind of _FIELDS).
 _KIND_FIELDS = {"allreduce": _collective_fields, "allgather": _collective_fields,
                 "reducescatter": _collective_fields, "alltoall": _collective_fields, "p2p": _p2p_fields,
+                **{kind: _collective_fields for kind in ("broadcast", "reduce", "gather", "scatter", "hypercube")},
                 "storage_read": _storage_fields, "storage_write": _storage_fields, "kv_transfer": _kv_fields,
                 "host_offload": _offload_fields}
 
@@ -305,7 +339,8 @@ def _p2p_groups(topo, raw, where, out, problems) -> None:
     if not isinstance(reverse, bool):
         problems.append(Problem(f"{where}.reverse", "must be true or false"))
         return
-    gpus = np.array([i for i, k in enumerate(topo.node_kind) if k == "gpu"], dtype=np.int64)
+    gpus = out.get("_scope")   # a shared-cluster job's pipeline runs over its own GPUs
+    gpus = np.array([i for i, k in enumerate(topo.node_kind) if k == "gpu"], dtype=np.int64) if gpus is None else gpus
     try:
         groups = resolve_groups(topo, raw["groups"], gpus, f"{where}.groups", layout=out.pop("_layout", None))
     except InvalidWorkload as exc:
@@ -346,7 +381,7 @@ def pattern_flow_count(pattern: dict) -> int:
     if kind == "alltoall":
         n = len(pattern["participants"])
         return n * (n - 1)
-    if kind in ("allreduce", "allgather", "reducescatter"):
+    if kind in COLLECTIVE_KINDS:
         return flow_bound(kind, pattern.get("algorithm") or "auto", len(pattern["participants"]),
                           pattern.get("channels"))
     if kind == "p2p":

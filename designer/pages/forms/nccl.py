@@ -11,7 +11,17 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from designer.selectors import MAX_LOG_BYTES, MAX_NCCL_LOGS, NCCL_ALGORITHMS, NCCL_OPS, NCCL_PROTOCOLS
+import re
+
+from designer.selectors import (
+    MAX_LOG_BYTES,
+    MAX_NCCL_LOGS,
+    NCCL_ALGORITHMS,
+    NCCL_NIC_POLICIES,
+    NCCL_OPS,
+    NCCL_PROTOCOLS,
+    NCCL_REDOPS,
+)
 
 __all__ = ["NcclTestsForm", "MultipleFileInput", "attach"]
 
@@ -37,7 +47,7 @@ class _LogsField(forms.FileField):
 
 class NcclTestsForm(forms.Form):
     op = forms.ChoiceField(choices=NCCL_OPS, initial="all_reduce", label="Collective",
-                           help_text="The nccl-tests binary (all_reduce_perf …); all GPUs take part.")
+                           help_text="The nccl-tests binary (all_reduce_perf …); every GPU (or the host subset) is a rank.")
     algorithm = forms.ChoiceField(choices=NCCL_ALGORITHMS, initial="auto",
                                   help_text="auto: the engine's choice per size, as NCCL's tuner")
     protocol = forms.ChoiceField(choices=NCCL_PROTOCOLS, initial="auto", required=False,
@@ -45,6 +55,18 @@ class NcclTestsForm(forms.Form):
     channels = forms.IntegerField(required=False, min_value=1, max_value=_MAX_CHANNELS, label="Channels",
                                   help_text="empty: the engine's count; 1–32 as NCCL_MIN/MAX_NCHANNELS "
                                             "(not for alltoall, sendrecv)")
+    root = forms.IntegerField(initial=0, min_value=0, required=False, label="Root (-r)",
+                              help_text="root rank of broadcast, reduce, gather, scatter")
+    redop = forms.ChoiceField(choices=NCCL_REDOPS, initial="sum", required=False, label="Reduction (-o)",
+                              help_text="echoed in the redop column; it does not change the modelled time")
+    nic_policy = forms.ChoiceField(choices=NCCL_NIC_POLICIES, initial="", required=False, label="NIC policy")
+    hosts_subset = forms.CharField(required=False, max_length=2000, label="Hosts (subset)",
+                                   help_text="empty: every host; else host ids like h0,h3")
+    env = forms.CharField(required=False, max_length=4000, label="NCCL environment",
+                          widget=forms.Textarea(attrs={"rows": 3, "placeholder": "NCCL_ALGO=Ring\nNCCL_PROTO=Simple"}),
+                          help_text="NAME=VALUE per line: NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS, "
+                                    "NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL, "
+                                    "NCCL_P2P_LEVEL, NCCL_IB_QPS_PER_CONNECTION")
     min_bytes = forms.CharField(initial="8", max_length=16, label="From (-b)", help_text="8, 64K, 8M, 8G")
     max_bytes = forms.CharField(initial="8G", max_length=16, label="To (-e)")
     factor = forms.IntegerField(initial=2, min_value=2, max_value=1024, label="Factor (-f)")
@@ -91,7 +113,12 @@ class NcclTestsForm(forms.Form):
     def params(self) -> dict:
         data = self.cleaned_data
         knobs = ("op", "algorithm", "protocol", "channels", "min_bytes", "max_bytes", "factor")
-        return {k: data[k] for k in knobs} | {"protocol": data["protocol"] or "auto", "logs": data["log"]}
+        return {k: data[k] for k in knobs} | {
+            "protocol": data["protocol"] or "auto", "logs": data["log"], "root": data.get("root") or 0,
+            "redop": data.get("redop") or "sum", "nic_policy": data.get("nic_policy") or None,
+            "hosts_subset": (data.get("hosts_subset") or "").strip() or None,
+            # One knob per line; the engine locates each as env[k] (k the line, from 0).
+            "env": (data.get("env") or "").splitlines()}
 
 
 def attach(exc: ValidationError, form: forms.Form) -> None:
@@ -106,5 +133,6 @@ def attach(exc: ValidationError, form: forms.Form) -> None:
     field = next(iter(exc.message_dict)) if hasattr(exc, "error_dict") else None
     for problem in details:
         path, message = problem.get("path") or "", problem.get("message", "")
-        target = field or (path.split(".")[0] if path.split(".")[0] in form.fields else None)
+        head = re.split(r"[.\[]", path)[0]   # "env[2]" and "min_bytes" name their field
+        target = field or (head if head in form.fields else None)
         form.add_error(target, f"{path}: {message}" if path and target != path else message)

@@ -23,6 +23,9 @@ BYTE_UNITS = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
               "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}
 PATTERN_KINDS = [("allreduce", "All-reduce"), ("allgather", "All-gather"),
                  ("reducescatter", "Reduce-scatter"), ("alltoall", "All-to-all (MoE)"),
+                 # nccl-tests' rooted ops (root: the first participant) and hypercube (2^k participants)
+                 ("broadcast", "Broadcast"), ("reduce", "Reduce"), ("gather", "Gather"), ("scatter", "Scatter"),
+                 ("hypercube", "Hypercube all-gather"),
                  ("p2p", "Point-to-point"), ("storage_read", "Storage read → GPU"),
                  ("storage_write", "GPU → storage write"), ("kv_transfer", "KV-cache transfer"),
                  ("host_offload", "Host-memory offload")]
@@ -231,8 +234,8 @@ class PatternForm(forms.Form):
         if d.get("demand_gbps"):
             out["demand_gbps"] = d["demand_gbps"]
         kind = d["kind"]
-        if kind in ("allreduce", "allgather", "reducescatter", "alltoall", "host_offload",
-                    "storage_read", "storage_write"):
+        if kind in ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather",
+                    "scatter", "hypercube", "host_offload", "storage_read", "storage_write"):
             out["participants"] = self._selector()
         if kind == "allreduce":
             out["algorithm"] = d["algorithm"]

@@ -48,12 +48,15 @@ class TopologyNewForm(forms.Form):
                                    coerce=int, empty_value=None, required=False,
                                    help_text="Default: a third tier only when one spine layer "
                                              "cannot hold every leaf.")
+    sharp = forms.BooleanField(required=False, label="SHARP switches",
+                               help_text="In-network reduction (InfiniBand): CollNet all-reduce "
+                                         "becomes selectable.")
 
     # The generator parameters, in the order both places show them (the New page and the editor's
     # Generate dialog render this one form through _build_form.html; build_preview.js reads the
     # fields it marks, so there is no second list of parameters anywhere).
     BUILD_FIELDS = ("template", "hosts", "fabric", "switch", "oversubscription", "nic_link_tech",
-                    "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage")
+                    "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage", "sharp")
 
     def __init__(self, *args, templates: list[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
@@ -63,7 +66,8 @@ class TopologyNewForm(forms.Form):
         for name in self.BUILD_FIELDS:
             field = self.fields[name]
             # FloatField subclasses IntegerField: ask it first, or 1.5 is sent as 1.
-            kind = ("float" if isinstance(field, forms.FloatField) else
+            kind = ("bool" if isinstance(field, forms.BooleanField) else
+                    "float" if isinstance(field, forms.FloatField) else
                     "int" if isinstance(field, forms.IntegerField) or name == "tiers" else "str")
             # How build_preview.js sends the value (the build-preview API takes typed JSON).
             field.widget.attrs.update({"data-build-param": name, "data-type": kind})
@@ -81,12 +85,12 @@ class TopologyNewForm(forms.Form):
         return [self[name] for name in self.BUILD_FIELDS]
 
     _OPTIONS = ("rails", "spines", "storage", "switch", "oversubscription", "nic_link_tech",
-                "leaves_per_rail", "planes", "tiers")
+                "leaves_per_rail", "planes", "tiers", "sharp")
 
     def cluster_options(self) -> dict:
         data = self.cleaned_data
         return {k: data[k] for k in self._OPTIONS if data.get(k) not in (None, "")
-                and not (k == "storage" and data[k] == 0)}
+                and not (k in ("storage", "sharp") and not data[k])}
 
     def service_args(self) -> dict:
         """The arguments of ``services.topology_new`` (the owner aside)."""

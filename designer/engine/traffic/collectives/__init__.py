@@ -4,22 +4,27 @@ Each algorithm turns a collective pattern into *flows* (source, destination, byt
 routed and solved like any other traffic, so they contend with other patterns and react to
 failures. Modules (one per algorithm):
 
-- :mod:`.ring` — rail-aligned rings, one per channel (all-reduce, all-gather, reduce-scatter);
+- :mod:`.ring` — rail-aligned rings, one per channel (all-reduce, all-gather, reduce-scatter),
+  and the chain on them from / to a root (broadcast, reduce);
 - :mod:`.tree` — NCCL's tree: an intra-host chain plus a rail-aligned double binary tree across
   hosts per channel (all-reduce);
 - :mod:`.nvls` — NVLink SHARP: the NVSwitch plane as the reduction endpoint (one host,
   NVSwitch gen3+); :mod:`.nvlstree` — NVLS in each host + trees between hosts;
 - :mod:`.collnet` — in-network reduction in SHARP switches (``attrs.sharp: true``);
 - :mod:`.pat` — logarithmic all-gather / reduce-scatter with one GPU per host;
-- :mod:`.p2p` — all-to-all as point-to-point channels;
+- :mod:`.p2p` — all-to-all as point-to-point channels, and nccl-tests' grouped send/receive
+  collectives: gather, scatter (to / from a root) and hypercube (recursive doubling);
 - :mod:`.protocols` — LL / LL128 / Simple and NCCL's latency model (tuning.cc tables);
 - :mod:`.ceilings` — NCCL's per-architecture bandwidth ceilings on a plan, and the GPU
   architecture / CPU vendor they are indexed by;
 - :mod:`.select` — :func:`plan_pattern`: NCCL-tuner-style choice of algorithm and protocol;
+- :mod:`.staging` — GPUDirect RDMA off: network legs staged through host memory (``gdr_off``);
 - :mod:`.summary` — the result fields of a collective pattern and its fallback under failures;
 - :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors;
   :mod:`.domains` — what a collective treats as one node (NVLink domain or host) and its
   NVSwitch plane;
+- :mod:`.rooted` — the ``root`` of broadcast / reduce / gather / scatter patterns and
+  hypercube's power-of-two check;
 - :mod:`.mesh` — channels over a switchless direct GPU mesh (AMD xGMI): link-disjoint rings on
   one host, rail-aligned Hamiltonian paths across hosts, the tree's chains.
 """
@@ -60,7 +65,8 @@ __all__ = [
     "ring_orders",
 ]
 
-COLLECTIVE_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall")
+COLLECTIVE_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather",
+                    "scatter", "hypercube")
 
 
 # Upper bounds on a collective's flows known before the topology is looked at (n participants,
@@ -69,7 +75,8 @@ COLLECTIVE_KINDS = ("allreduce", "allgather", "reducescatter", "alltoall")
 # 2·n·ch; NVLS 2n; NVLSTree 2n + per rail 4 per host ≤ 6n; PAT n per doubling step.
 _BOUNDS = {"ring": lambda n, ch: n * ch, "tree": lambda n, ch: 4 * n * ch, "collnet": lambda n, ch: 2 * n * ch,
            "nvls": lambda n, ch: 2 * n, "nvlstree": lambda n, ch: 6 * n,
-           "pat": lambda n, ch: n * max(1, (n - 1).bit_length())}
+           "pat": lambda n, ch: n * max(1, (n - 1).bit_length()),
+           "p2p": lambda n, ch: n * max(1, (n - 1).bit_length())}   # hypercube; gather/scatter n−1
 
 
 def flow_bound(kind: str, algorithm: str, n: int, channels: int | None = None) -> int:

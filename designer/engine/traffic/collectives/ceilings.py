@@ -99,7 +99,9 @@ def protocol_efficiency(algorithm: str, protocol: str, group: Group, data_s: flo
     if ceilings is None or not data_s > 0:
         return bandwidth_efficiency(algorithm, protocol, group.kind, group.nodes)
     n = group.n
-    moved = (2.0 if group.kind == "allreduce" else 1.0) * (n - 1) / n if algorithm == "ring" else 1.0
+    # What each ring link carries per byte of S: a chain (broadcast, reduce) forwards all of it.
+    moved = 1.0 if algorithm != "ring" or group.kind in ("broadcast", "reduce") else \
+        (2.0 if group.kind == "allreduce" else 1.0) * (n - 1) / n
     busbw_gbs = group.size * moved / data_s / 1e9
     return tuner_efficiency(algorithm, protocol, group.kind, group.nodes, busbw_gbs, ceilings["arch"],
                             ceilings["channels"], ceilings["cpu_amd"])

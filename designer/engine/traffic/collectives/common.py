@@ -46,12 +46,14 @@ def empty():
 
 def busbw_factor(kind: str, n: int) -> float:
     """nccl-tests' bus-bandwidth factor (``doc/PERFORMANCE.md`` of NVIDIA/nccl-tests):
-    all-reduce 2(n−1)/n; all-gather, reduce-scatter and all-to-all (n−1)/n; anything else 1."""
+    all-reduce 2(n−1)/n; all-gather, reduce-scatter, all-to-all, gather and scatter (n−1)/n;
+    hypercube (n−1)/n of S/t (nccl-tests ``src/hypercube.cu`` counts ``(n−1)`` per-rank blocks
+    as its algbw, with factor 1); anything else (broadcast, reduce, p2p) 1."""
     if n < 2:
         return 1.0
     if kind == "allreduce":
         return 2.0 * (n - 1) / n
-    if kind in ("allgather", "reducescatter", "alltoall"):
+    if kind in ("allgather", "reducescatter", "alltoall", "gather", "scatter", "hypercube"):
         return (n - 1) / n
     return 1.0
 
@@ -230,6 +232,13 @@ class Group:
         Participants per host (see :func:`host_blocks`).
     hosts : list of str or None
         Host of each block.
+    channels : int or None
+        Channels asked for (None: the algorithm's own count).
+    rails : list of int
+        Live rails (see :func:`live_rails`).
+    root : int or None
+        Node index of the root of a rooted collective (broadcast, reduce, gather, scatter);
+        None: the first participant.
     """
 
     kind: str
@@ -239,6 +248,7 @@ class Group:
     hosts: list
     channels: int | None = None
     rails: list = field(default_factory=list)
+    root: int | None = None
 
     @property
     def n(self) -> int:
@@ -394,5 +404,6 @@ def group_of(topo: Topology, pattern: dict, failed=None) -> Group:
     p = np.asarray(pattern["participants"], dtype=np.int64)
     blocks = host_blocks(topo, p)
     hosts = [block_key(topo, int(b[0])) for b in blocks]
+    root = pattern.get("root")
     return Group(pattern["kind"], float(pattern["bytes"]), p, blocks, hosts, pattern.get("channels"),
-                 live_rails(topo, blocks, failed))
+                 live_rails(topo, blocks, failed), None if root is None else int(root))

@@ -292,7 +292,8 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
     ----------
     algorithm, protocol : str
     kind : str
-        ``allreduce``, ``allgather``, ``reducescatter`` or ``alltoall``.
+        ``allreduce``, ``allgather``, ``reducescatter``, ``alltoall``, ``broadcast``, ``reduce``,
+        ``gather``, ``scatter`` or ``hypercube``.
     n, nodes : int
         Ranks and hosts (nodes) taking part.
     intra : {"nvlink", "pci"}
@@ -317,8 +318,9 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
     - nvls: ``intraLat`` (+ interLat with several hosts); nvlstree: ``intraLat + 2·log2(nodes)·interLat``;
     - collnet (direct): ``2·(min(1, ppn−1)·intraLat + 0.4·(ppn−1)) + interLat``;
     - pat: ``8 + log2(nodes)·interLat/3.5 + 2.8·n``, interLat of the tree (one GPU per node);
-    - alltoall (P2P): the ring's base latency plus one step of each technology it crosses (all
-      peers are served in parallel).
+    - alltoall, gather, scatter (P2P): the ring's base latency plus one step of each technology
+      it crosses (all peers are served in parallel); hypercube: that step ``log2 n`` times;
+    - broadcast, reduce (ring chain): the ring's formula with ``n−1`` steps.
     """
     if n < 2:
         return 0.0
@@ -348,5 +350,7 @@ def latency_us(algorithm: str, protocol: str, kind: str, n: int, nodes: int, int
         return base + 2 * (min(1, ppn - 1) * intra_lat + 0.4 * (ppn - 1)) + inter_lat
     if algorithm == "pat":
         return 8.0 + log_nodes * _hw("net", "tree", protocol) / 3.5 + 2.8 * n
-    # alltoall as point-to-point channels
-    return base + intra_lat + (inter_lat if nodes > 1 else 0.0)
+    # alltoall, gather, scatter as point-to-point channels (all peers served at once); hypercube's
+    # log2(n) exchanges follow one another (nccl-tests src/hypercube.cu: one group per step).
+    rounds = max(1, (n - 1).bit_length()) if kind == "hypercube" else 1
+    return base + rounds * (intra_lat + (inter_lat if nodes > 1 else 0.0))

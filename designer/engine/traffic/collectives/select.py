@@ -56,6 +56,7 @@ from designer.engine.routing.router import lay_out
 from designer.engine.model.hop_latency import network_step
 from designer.engine.model.topology import kind_nodes
 from designer.engine.traffic.flows import Flows
+from designer.engine.traffic.collectives.staging import stage_through_memory
 
 __all__ = ["ALGORITHMS", "MODULES", "Plan", "candidates", "check_algorithm", "cpu_vendor", "intra_technology",
            "net_overhead_us", "net_plugin_latency_of", "network_steps_us", "plan_pattern"]
@@ -65,7 +66,7 @@ ALGORITHMS = ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")
 MODULES = {"ring": ring, "tree": tree, "nvls": nvls, "nvlstree": nvlstree, "collnet": collnet,
            "pat": pat, "p2p": p2p}
 _KINDS = {"ring": ring.KINDS, "tree": ("allreduce",), "nvls": nvls.KINDS, "nvlstree": ("allreduce",),
-          "collnet": ("allreduce",), "pat": ("allgather", "reducescatter"), "p2p": ("alltoall",)}
+          "collnet": ("allreduce",), "pat": ("allgather", "reducescatter"), "p2p": p2p.KINDS}
 
 
 @dataclass
@@ -151,12 +152,15 @@ def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
                capacity_gbps=None, routed: dict | None = None,
-               keep: bool = True) -> tuple[float | None, str | None]:
+               keep: bool = True, staged: tuple = ()) -> tuple[float | None, str | None]:
     """Slowest flow's bytes / rate (s) of ``algorithm``'s flows alone, or (None, why) when a flow
     does not route or gets no bandwidth. ``routed`` (optional) receives algorithm → its Routes;
     ``keep=False``: the routes are not kept in :func:`route`'s memo (an algorithm that cannot be
-    chosen: nobody routes its flows again)."""
+    chosen: nobody routes its flows again). ``staged``: hosts without GPUDirect RDMA, whose
+    network legs go through host memory (:func:`~designer.engine.traffic.collectives.staging.stage_through_memory`)."""
     src, dst, size = MODULES[algorithm].flows(topo, group)
+    if staged:
+        src, dst, size = stage_through_memory(topo, src, dst, size, staged)
     if len(src) == 0:
         return 0.0, None
     flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm)
@@ -471,7 +475,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
         Normalized pattern (``kind``, ``participants``, ``bytes``, ``algorithm``, ``protocol``,
         ``where``).
     routing : dict, optional
-        ``nic_policy``, ``multipath``, ``seed`` (default: affinity, hash, 0).
+        ``nic_policy``, ``multipath``, ``seed`` (default: affinity, hash, 0), and ``gdr_off``:
+        host ids without GPUDirect RDMA, whose network legs stage through host memory.
     failed : FailureSet, optional
         Plan on the topology with these elements down (NCCL re-initialized on it).
     capacity_gbps : ndarray, optional
@@ -483,6 +488,8 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
         An explicit algorithm (or protocol) that does not run on this topology, with the reason.
     """
     routing = dict(routing or {})
+    # "gdr_off": hosts without GPUDirect RDMA (a diagnosis candidate); not a route() option.
+    staged = tuple(routing.pop("gdr_off", None) or ())
     failed = FailureSet.coerce(failed) if failed is not None else None
     group = group_of(topo, pattern, failed)
     where = pattern.get("where", "workload")
@@ -498,7 +505,7 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
                                     lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed,
-                                                         keep=requested in ("auto", a)),
+                                                         keep=requested in ("auto", a), staged=staged),
                                     network_steps_us(topo, group, routing, failed))
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
