@@ -19,7 +19,7 @@ from designer.exceptions import IllegalTransition, ImmutableRevision
 
 __all__ = ["Topology", "TopologyRevision", "Scenario", "SimulationJob", "SimulationResult",
            "ResultFigures", "SweepChunk", "TopologyShare", "ShareLink", "AuditEvent", "SignInFailure",
-           "ApiToken", "RevisionDigest"]
+           "ApiToken", "RevisionDigest", "DocumentField"]
 
 
 class Topology(models.Model):
@@ -53,13 +53,23 @@ class Topology(models.Model):
         return self.name
 
 
+class DocumentField(models.JSONField):
+    """A JSON column without SQLite's ``JSON_VALID`` check: every document is validated and
+    written by the app (orjson), and SQLite re-parsing it on insert was 0.5-1.1 s of a 32k-GPU
+    design's one-node save (90 MB; docs/PERFORMANCE.md, "One-node save of a 32k-GPU design").
+    PostgreSQL's ``jsonb`` has no such check to drop."""
+
+    def db_check(self, connection):
+        return None
+
+
 class TopologyRevision(models.Model):
     """One immutable version of a topology document (``fabricscope.topology/1``)."""
 
     topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
     # Written and read by orjson (designer.bridge.common): 40 MB documents, ~5x / ~3x faster.
-    document = models.JSONField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder)
+    document = DocumentField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder)
     # sha256 of the canonical JSON (sorted keys, no whitespace): equal documents, equal checksums.
     checksum = models.CharField(max_length=64)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
