@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("designer.engine.commands.simulate", "run a scenario and print the result"),
     "sweep": ("designer.engine.commands.sweep", "rank every single failure of a class by impact"),
     "compare": ("designer.engine.commands.compare", "compare NIC policies on one scenario"),
+    "place": ("designer.engine.commands.place", "rank placements of the next job on a shared cluster"),
     "import": ("designer.engine.commands.import_", "import NCCL XML, nvidia-smi topo -m or hwloc XML"),
     "export": ("designer.engine.commands.export", "export a host to NCCL XML (or the document to GraphML)"),
     "bench": ("designer.engine.commands.bench", "run the benchmarks and print JSON figures"),

@@ -9,6 +9,9 @@ Modules
   resources, and the difference between two runs;
 - :mod:`.whatif`: failure what-ifs, N-1 sweeps and policy comparisons; :mod:`.whatif_states`:
   the nominal and failed states they compare; :mod:`.job_sweep`: a step-time sweep of a job;
+- :mod:`.shared_cluster`: a shared cluster's ``jobs`` section (per-job step, slowdown against
+  alone, bottleneck, interference matrix, shared links); :mod:`.place`: where the next job
+  should go (candidate placements ranked) and placement policies compared for a job mix;
 - :mod:`.latency`: the result's latency section (GPU-initiated vs CPU-proxied), over the model
   of :mod:`designer.engine.model.hop_latency`;
 - :mod:`.nccl_tests`: predicted nccl-tests tables and the comparison with a measured log;

@@ -338,6 +338,11 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
             result["diff"]["job"] = step_diff(run_job(baseline[0], sc.job), result["summary"]["job"])
     if sc.latency is not None:
         result["latency"] = latency_section(prep, solved, patterns)
+    if sc.jobs is not None:   # a shared cluster (FORMATS.md, Jobs with placements)
+        from designer.engine.analysis.shared_cluster import jobs_section
+
+        _progress(progress, 0.97, f"comparing {len(sc.jobs)} job(s) with each alone")
+        result["jobs"] = jobs_section(prep, solved, result)
     return result
 
 

@@ -74,6 +74,7 @@ import numpy as np
 from designer.engine import routing as _routing
 from designer.engine.analysis.diff import compare, echo_failures
 from designer.engine.analysis.simulate import resource_tiers, simulate
+from designer.engine.analysis.shared_cluster import jobs_impact
 from designer.engine.analysis.whatif_states import (WhatIf, fallback_impact, run_step, split_scenario, state_summary,
                                                   step_impact)
 from designer.engine.errors import InvalidScenario, Problem
@@ -96,6 +97,13 @@ def _progress(progress, fraction: float, message: str) -> None:
 
 
 # ======================================================================================== ranking
+def _jobs_impact(sc, diff: dict, before: dict, after: dict) -> None:
+    """``impact.jobs`` of a shared cluster (several jobs): which jobs break, which slow down
+    (:func:`designer.engine.analysis.shared_cluster.jobs_impact`)."""
+    if sc.jobs is not None and len(sc.jobs) > 1:
+        diff["impact"]["jobs"] = jobs_impact(sc.jobs, before, after)
+
+
 def ranking_key(entry: dict) -> tuple:
     """Sort key of a sweep ranking entry, most harmful first: broken jobs first (more patterns
     broken, then more flows disconnected), then the larger slowdown (of the patterns that still
@@ -361,6 +369,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     step0 = run_step(sc, base)
     if step0 is not None:
         idle["impact"]["job"] = step_impact(step0, step0)
+        _jobs_impact(sc, idle, step0, step0)
     ranking, stats = [], {"solved": 0, "untouched": 0, "rerouted_flows": 0}
     clock = time.perf_counter()
     for k in range(lo, hi):
@@ -375,7 +384,9 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
             if fallback is not None:
                 diff["impact"]["fallback"] = fallback
             if step0 is not None:
-                diff["impact"]["job"] = step_impact(step0, run_step(sc, st))
+                step = run_step(sc, st)
+                diff["impact"]["job"] = step_impact(step0, step)
+                _jobs_impact(sc, diff, step0, step)
             stats["solved"] += 1
             stats["rerouted_flows"] += len(st.affected)
         ranking.append({"index": k, "failure": {x: cand[x] for x in ("target", "mode", "factor") if cand[x] is not None},

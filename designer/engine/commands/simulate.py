@@ -32,4 +32,6 @@ def run(args) -> int:
     write(result, args.output)
     if not args.quiet:
         print(f"result: {result['summary']['headline']}", file=sys.stderr)
+        if "jobs" in result:   # a shared cluster: how much the jobs slow each other
+            print(f"jobs: {result['jobs']['headline']}", file=sys.stderr)
     return 0

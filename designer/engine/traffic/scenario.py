@@ -14,7 +14,10 @@ Fields beyond the contract (added, nothing renamed):
 - ``options``: ``{"max_flows_listed": 20000}``;
 - ``workload`` may be ``{"job": {"layout": {...}, "phases": [...]}}`` (docs/FORMATS.md, Jobs): a step
   as a DAG of phases (:mod:`designer.engine.traffic.jobs.spec`); ``patterns`` is then every phase's
-  patterns, in order, and ``job`` the :class:`~designer.engine.traffic.jobs.spec.JobSpec`.
+  patterns, in order, and ``job`` the :class:`~designer.engine.traffic.jobs.spec.JobSpec`;
+- ``jobs`` (instead of ``workload``, never both): a shared cluster, many jobs with placements
+  (:mod:`designer.engine.traffic.jobs.shared`); ``jobs`` is then the placed jobs, ``patterns``
+  all of theirs and ``job`` the step that runs them together.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import numpy as np
 from designer.engine.traffic.collectives import COLLECTIVE_KINDS, check_algorithm
 from designer.engine.errors import EngineError, InvalidScenario, InvalidWorkload, LimitExceeded, Problem
 from designer.engine.traffic.failures import normalize_failures, resolve_failures
+from designer.engine.traffic.jobs.shared import normalize_jobs
 from designer.engine.traffic.jobs.spec import normalize_job
 from designer.engine.routing import MULTIPATH_MODES, NIC_POLICIES, FailureSet
 from designer.engine.model.hop_latency import DEFAULTS as LATENCY_DEFAULTS
@@ -41,7 +45,7 @@ INITIATORS = ("cpu_proxy", "gpu_initiated")
 # ~10 MB of JSON, about what a browser view or a notebook handles comfortably.
 DEFAULT_MAX_FLOWS_LISTED = 20_000
 _TOP_KEYS = {"format", "name", "description", "topology", "workload", "routing", "failures", "mode",
-             "latency", "options"}
+             "latency", "options", "jobs"}
 
 
 @dataclass
@@ -74,6 +78,7 @@ class Scenario:
     max_flows_listed: int = DEFAULT_MAX_FLOWS_LISTED
     raw: dict = field(default_factory=dict)
     job: object = None
+    jobs: list | None = None     # PlacedJob per job of a shared cluster (None: a single workload)
 
 
 def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
@@ -118,14 +123,28 @@ def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
         problems.append(Problem("mode", f"unknown mode {mode!r} (steady or timeline)"))
     latency = _latency(scenario.get("latency"), problems)
     listed = _options(scenario.get("options"), problems)
+    if "jobs" in scenario and scenario.get("workload") is not None:
+        problems.append(Problem("jobs", "give workload or jobs, not both (a single workload is one job)"))
     if problems:
         raise InvalidScenario("invalid scenario", problems)
     topo = _topology(scenario.get("topology"), topology_loader)
-    patterns, job = _workload_or_job(topo, scenario.get("workload"))
+    jobs = None
+    if "jobs" in scenario:
+        patterns, job, jobs = normalize_jobs(topo, scenario["jobs"])
+        _check_flow_limit(patterns, "jobs")
+    else:
+        patterns, job = _workload_or_job(topo, scenario.get("workload"))
     failures = _failures(topo, scenario.get("failures"))
     raw = {k: v for k, v in scenario.items() if k != "topology"}
     raw["topology"] = topo.name
-    return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw, job)
+    return Scenario(topo, patterns, routing, failures, mode, latency, listed, raw, job, jobs)
+
+
+def _check_flow_limit(patterns: list[dict], where: str) -> None:
+    total = sum(pattern_flow_count(p) for p in patterns)
+    if total > MAX_FLOWS:
+        raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
+                            [Problem(where, f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
 
 
 def _workload_or_job(topo: Topology, raw):

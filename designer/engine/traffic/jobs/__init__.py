@@ -12,5 +12,10 @@ is :mod:`designer.engine.analysis.job_sweep`.
 - :mod:`.models` — dense and MoE transformer templates (message sizes from model dimensions);
 - :mod:`.inference` — disaggregated prefill/decode: KV-cache transfers per request at a rate;
 - :mod:`.report` — the step's collectives as timed inside the step, and the job's headline;
-- :mod:`.checks` — the phase limit and number rules shared by spec, models and inference.
+- :mod:`.checks` — the phase limit and number rules shared by spec, models and inference;
+- :mod:`.placement` — a shared-cluster job's placement (explicit or a policy) and its
+  fragmentation score;
+- :mod:`.shared` — validation of a scenario's ``jobs`` (many jobs with placements) and the merged
+  step that runs them together.
+- :mod:`.ranks` — the design's GPUs in rank order (ranks of imported Chakra traces).
 """

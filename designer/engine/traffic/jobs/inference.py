@@ -62,7 +62,7 @@ def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, dtype_bytes: float
     return float(2 * layers * kv_heads * head_dim * dtype_bytes * tokens)
 
 
-def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> tuple[list[dict], dict]:
+def expand_inference(topo, raw: dict, where: str = "workload.job.template", scope=None) -> tuple[list[dict], dict]:
     """Phases of the requests and the template's numbers (``JobSpec.inference``).
 
     Parameters
@@ -71,6 +71,8 @@ def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> t
         Resolves the ``prefill`` / ``decode`` selectors.
     raw : dict
         The template (see the module docstring).
+    scope : ndarray of int64, optional
+        A shared-cluster job's GPUs: ``prefill`` / ``decode`` choose among them.
 
     Returns
     -------
@@ -87,8 +89,8 @@ def expand_inference(topo, raw: dict, where: str = "workload.job.template") -> t
         prefill and decode sharing GPUs, no way to get the prefill time.
     """
     dims, problems = _dims(raw, where)
-    pre = _instances(topo, raw, "prefill", dims.get("prefill_tp"), where, problems)
-    dec = _instances(topo, raw, "decode", dims.get("decode_tp"), where, problems)
+    pre = _instances(topo, raw, "prefill", dims.get("prefill_tp"), where, problems, scope)
+    dec = _instances(topo, raw, "decode", dims.get("decode_tp"), where, problems, scope)
     if pre and dec and set(np.concatenate(pre).tolist()) & set(np.concatenate(dec).tolist()):
         problems.append(Problem(f"{where}.decode", "shares GPUs with prefill (disaggregated: give disjoint sets)"))
     if problems:
@@ -174,7 +176,7 @@ def _is_pos(v) -> bool:
     return is_real(v) and v > 0
 
 
-def _instances(topo, raw, side: str, tp, where, problems) -> list[np.ndarray]:
+def _instances(topo, raw, side: str, tp, where, problems, scope=None) -> list[np.ndarray]:
     """The ``side`` GPUs split into instances of ``tp`` (default: the GPUs of one host)."""
     if not isinstance(raw, dict) or side not in raw:
         problems.append(Problem(f"{where}.{side}", f"give the {side} GPUs, e.g. {{\"group\": \"h0\"}}"))
@@ -185,7 +187,7 @@ def _instances(topo, raw, side: str, tp, where, problems) -> list[np.ndarray]:
         # example was refused for selecting h0's NICs and switches too).
         sel = {**sel, "kind": "gpu"}
     try:
-        nodes = resolve_selector(topo, sel, f"{where}.{side}")
+        nodes = resolve_selector(topo, sel, f"{where}.{side}", scope)
     except InvalidWorkload as exc:
         problems.extend(exc.problems)
         return []

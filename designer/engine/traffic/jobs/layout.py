@@ -92,8 +92,11 @@ class Layout:
         return {**self.sizes, "order": "-".join(self.order), "gpus": len(self.ranks)}
 
 
-def normalize_layout(topo, raw, where: str = "workload.job.layout") -> Layout:
+def normalize_layout(topo, raw, where: str = "workload.job.layout", gpus: np.ndarray | None = None) -> Layout:
     """Check a layout against the topology and map its ranks onto GPUs.
+
+    ``gpus`` (node indices) are a shared-cluster job's GPUs, its placement: the ranks are then
+    those GPUs (grouped by host as above), not every GPU of the topology.
 
     Raises
     ------
@@ -125,19 +128,21 @@ def normalize_layout(topo, raw, where: str = "workload.job.layout") -> Layout:
                                 "(experts are parallelized across data-parallel ranks)"))
     if problems:
         raise InvalidWorkload("invalid layout", problems)
-    gpus = np.array([i for i, k in enumerate(topo.node_kind) if k == "gpu"], dtype=np.int64)
+    holder = "the job's placement" if gpus is not None else "the topology"
+    if gpus is None:
+        gpus = np.array([i for i, k in enumerate(topo.node_kind) if k == "gpu"], dtype=np.int64)
     blocks = host_blocks(topo, gpus)
-    _check_fit(sizes, blocks, where)
+    _check_fit(sizes, blocks, where, holder)
     return Layout(sizes, parts, np.concatenate(blocks), list(topo.node_ids))
 
 
-def _check_fit(sizes: dict, blocks: list[np.ndarray], where: str) -> None:
+def _check_fit(sizes: dict, blocks: list[np.ndarray], where: str, holder: str = "the topology") -> None:
     total = sum(len(b) for b in blocks)
     need = sizes["tp"] * sizes["cp"] * sizes["dp"] * sizes["pp"]
     if need != total:
         raise InvalidWorkload("layout does not fit", [Problem(
             where, f"tp × cp × dp × pp = {sizes['tp']} × {sizes['cp']} × {sizes['dp']} × {sizes['pp']} = "
-                   f"{need:,} ranks, but the topology has {total:,} GPUs")])
+                   f"{need:,} ranks, but {holder} has {total:,} GPUs")])
     per_host = min(len(b) for b in blocks) if blocks else 0
     if sizes["tp"] > 1 and (per_host % sizes["tp"] or any(len(b) % sizes["tp"] for b in blocks)):
         raise InvalidWorkload("layout does not fit", [Problem(

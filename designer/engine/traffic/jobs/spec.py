@@ -51,8 +51,11 @@ class JobSpec:
         return self.layout.as_dict() if self.layout is not None else None
 
 
-def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], JobSpec]:
+def normalize_job(topo, raw, where: str = "workload.job", scope=None) -> tuple[list[dict], JobSpec]:
     """The flat list of normalized patterns (every phase's, in order) and the :class:`JobSpec`.
+
+    ``scope`` (node indices) is a shared-cluster job's GPUs, its placement: its layout's ranks
+    and its patterns' selectors are over those GPUs (:mod:`designer.engine.traffic.jobs.shared`).
 
     Raises
     ------
@@ -68,7 +71,7 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
     layout = None
     if raw.get("layout") is not None:
         try:
-            layout = normalize_layout(topo, raw["layout"], f"{where}.layout")
+            layout = normalize_layout(topo, raw["layout"], f"{where}.layout", scope)
         except InvalidWorkload as exc:
             problems.extend(exc.problems)
     phases_raw = raw.get("phases")
@@ -78,7 +81,7 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
             raise InvalidWorkload("invalid job", [Problem(where, "give phases or template, not both")])
         template = raw["template"]
         if isinstance(template, dict) and template.get("kind") == "inference":
-            phases_raw, inference = expand_inference(topo, template, f"{where}.template")
+            phases_raw, inference = expand_inference(topo, template, f"{where}.template", scope)
         else:
             phases_raw = expand_template(template, layout, f"{where}.template")
     if not isinstance(phases_raw, list) or not phases_raw:
@@ -93,7 +96,7 @@ def normalize_job(topo, raw, where: str = "workload.job") -> tuple[list[dict], J
     index = _phase_index(phases_raw, where, problems)
     seen: set = set()
     for k, ph in enumerate(phases_raw):
-        phases.append(_phase(topo, ph, f"{where}.phases[{k}]", index, layout, seen, patterns, problems))
+        phases.append(_phase(topo, ph, f"{where}.phases[{k}]", index, (layout, scope), seen, patterns, problems))
     if not problems:
         _check_acyclic(phases, where, problems)
     if problems:
@@ -114,7 +117,8 @@ def _phase_index(phases_raw, where, problems) -> dict:
     return index
 
 
-def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
+def _phase(topo, ph, where, index, layout_scope, seen, patterns, problems) -> dict:
+    layout, scope = layout_scope
     out = {"id": ph.get("id") if isinstance(ph, dict) else None, "compute_s": 0.0, "wait_s": 0.0,
            "patterns": [], "after": []}
     if not isinstance(ph, dict):
@@ -140,7 +144,7 @@ def _phase(topo, ph, where, index, layout, seen, patterns, problems) -> dict:
         items = []
     for j, item in enumerate(items):
         try:
-            pattern = normalize_pattern(topo, item, f"{where}.patterns[{j}]", seen, layout=layout)
+            pattern = normalize_pattern(topo, item, f"{where}.patterns[{j}]", seen, layout=layout, scope=scope)
             if pattern["kind"] in COLLECTIVE_KINDS:
                 check_algorithm(topo, pattern)
         except InvalidWorkload as exc:
