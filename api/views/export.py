@@ -21,12 +21,31 @@ from api.views.base import ApiMixin, query_int
 from designer import bridge, editor_document, selectors
 from designer.pages.selectors import revision_digest
 
-__all__ = ["GraphMLRenderer", "TopologyExportView", "GRAPHML_MAX_ELEMENTS"]
+__all__ = ["GraphMLRenderer", "TopologyExportView", "GRAPHML_MAX_ELEMENTS", "OPS_MAX_ELEMENTS", "OPS_EXPORTS"]
 
 #: Nodes + links of a revision the API exports as GraphML: ~0.75 s of CPU at this size (networkx
 #: builds and writes every element). Larger: ``python -m designer.engine export`` offline.
 GRAPHML_MAX_ELEMENTS = 12_000
 GRAPHML_COMMAND = "python -m designer.engine export <document.json> --format graphml -o <file>"
+
+
+#: Exports for simulators and operations (``bridge.ops_export``): format -> (media type, file
+#: extension). astra-sim and netbox write several files: answered as one JSON bundle
+#: (``fabricscope.export-bundle/1``, docs/FORMATS.md "Exports for simulators and operations").
+OPS_EXPORTS = {"astra-sim": ("application/json", "astra-sim.json"), "htsim": ("text/plain", "topo"),
+               "slurm-tree": ("text/plain", "conf"), "slurm-block": ("application/yaml", "yaml"),
+               "dot-air": ("text/vnd.graphviz", "dot"), "netbox": ("application/json", "netbox.json"),
+               "simai-topo": ("text/plain", "simai.txt")}   # SimAI's topology text (engine.io.simai_topo)
+#: Nodes + links of a revision the API exports in those formats: ~6 µs of CPU per element (the
+#: design validated and compiled, then written): ~0.1-0.2 s at 17,432 (128 DGX-H100 hosts),
+#: ~0.7-0.9 s at 146,624 (1,024 hosts), the same budget as GraphML's limit. Larger: the CLI offline.
+OPS_MAX_ELEMENTS = 120_000
+
+
+def _ops_renderer(fmt: str) -> type:
+    """A pass-through renderer that lets ``?format=<fmt>`` select an ops export."""
+    return type(f"OpsRenderer_{fmt.replace('-', '_')}", (GraphMLRenderer,),
+                {"media_type": OPS_EXPORTS[fmt][0], "format": fmt})
 
 
 class GraphMLRenderer(BaseRenderer):
@@ -40,7 +59,7 @@ class GraphMLRenderer(BaseRenderer):
 
 @doc.export
 class TopologyExportView(ApiMixin, APIView):
-    renderer_classes = [JSONRenderer, GraphMLRenderer]
+    renderer_classes = [JSONRenderer, GraphMLRenderer]   # + one per ops export, below the class
     permission_classes = [IsUserOrShareLinkReader]  # visibility: the selectors below
 
     def get(self, request, topology_pk):
@@ -54,6 +73,8 @@ class TopologyExportView(ApiMixin, APIView):
         fmt = request.accepted_renderer.format
         filename = f"{topology.name}-r{revision.number}.{fmt}".replace('"', "")
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        if fmt in OPS_EXPORTS:
+            return _ops_response(topology, revision, fmt)
         if fmt != "graphml":
             return HttpResponse(editor_document.document_text(topology.pk, revision.pk),
                                 content_type="application/json", headers=headers)
@@ -64,7 +85,7 @@ class TopologyExportView(ApiMixin, APIView):
         try:
             return super().perform_content_negotiation(request, force)
         except Http404:
-            raise ValidationError({"format": ["choose json or graphml"]}) from None
+            raise ValidationError({"format": [f"choose json, graphml or {', '.join(OPS_EXPORTS)}"]}) from None
 
     def finalize_response(self, request, response, *args, **kwargs):
         if response.status_code >= 400:  # errors are JSON whatever format was asked for
@@ -87,3 +108,31 @@ def _check_graphml_size(revision) -> None:
                      f"`{GRAPHML_COMMAND}`, which does the same export offline"),
             details={"path": "format", "elements": elements,
                      "limit_elements": GRAPHML_MAX_ELEMENTS, "command": GRAPHML_COMMAND})
+
+
+TopologyExportView.renderer_classes = [JSONRenderer, GraphMLRenderer] + [_ops_renderer(f) for f in OPS_EXPORTS]
+
+
+def _ops_response(topology, revision, fmt: str) -> HttpResponse:
+    """One ops export of ``revision`` (a bundle for the several-file formats), bounded like GraphML."""
+    _check_export_size(revision, fmt, OPS_MAX_ELEMENTS, "OPS_MAX_ELEMENTS")
+    text, _ = bridge.ops_export(revision.document, fmt)
+    media_type, extension = OPS_EXPORTS[fmt]
+    filename = f"{topology.name}-r{revision.number}.{extension}".replace('"', "")
+    return HttpResponse(text, content_type=f"{media_type}; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _check_export_size(revision, fmt: str, limit: int, name: str) -> None:
+    """413 ``export_too_large`` when the revision has more than ``limit`` nodes + links (counted
+    by its digest: the document is not read), naming the CLI command that exports offline."""
+    counts = revision_digest(revision)[0]["counts"]
+    elements = counts["nodes"] + counts["links"]
+    if elements > limit:
+        command = f"python -m designer.engine export <document.json> --format {fmt} -o <file>"
+        raise ApiError(
+            status_code=413, code="export_too_large",
+            message=(f"format={fmt}: revision {revision.number} has {elements} nodes and links; the API "
+                     f"exports at most {limit} in this format ({name}): export it as JSON (format=json) "
+                     f"and run `{command}`, which does the same export offline"),
+            details={"path": "format", "elements": elements, "limit_elements": limit, "command": command})

@@ -49,7 +49,7 @@ __all__ = [
     "engine_errors", "canonical_json", "canonical_json_bytes", "document_checksum", "json_safe",
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
     "validate_document", "fabric_summary", "build_preview", "plan_preview", "fabric_bom", "revision_bom",
-    "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable",
+    "compare_boms", "graphml", "ops_export", "host_document", "topo_matrix", "unprintable",
     "scenario_document", "job_scenario_document", "scenario_flow_count", "validate_scenario",
     "job_overview",
     "run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",

@@ -15,7 +15,7 @@ from designer.engine.errors import EngineError
 __all__ = [
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
     "validate_document", "fabric_summary", "build_preview", "plan_preview", "fabric_bom", "revision_bom",
-    "compare_boms", "graphml", "host_document", "topo_matrix", "unprintable", "move_legacy_unknown_fields",
+    "compare_boms", "graphml", "ops_export", "host_document", "topo_matrix", "unprintable", "move_legacy_unknown_fields",
 ]
 
 
@@ -201,6 +201,24 @@ def graphml(document: dict) -> bytes:
     out = io.BytesIO()
     nx.write_graphml(graph, out, encoding="utf-8", prettyprint=True)
     return out.getvalue()
+
+
+def ops_export(document: dict, fmt: str) -> tuple[str, bool]:
+    """An export for simulators/operations (``engine.io.ops_exports``: astra-sim, htsim, slurm-tree,
+    slurm-block, dot-air, netbox) as ``(text, is_bundle)``: one file's text, or the JSON bundle of
+    a format with several files. Engine errors become located validation errors at ``document``."""
+    from designer.engine.io.ops_exports import bundle_text, export_files, is_bundle
+
+    if fmt == "simai-topo":          # SimAI's topology text: engine.io.simai_topo
+        from designer.engine.io.simai_topo import export_simai_topo
+
+        with engine_errors("document"):
+            return export_simai_topo(document), False
+    with engine_errors("document"):
+        files = export_files(document, fmt)
+    if is_bundle(fmt):
+        return bundle_text(fmt, files), True
+    return next(iter(files.values())), False
 
 
 def host_document(*, template: str, host_id: str, name: str | None = None) -> dict:

@@ -1,10 +1,10 @@
 """Uploaded files read by the engine: a server description (NCCL XML, ``nvidia-smi topo -m``,
-hwloc, rocm-smi) into a one-host document, and a SimAI/AICB workload into a job."""
+hwloc, rocm-smi) into a one-host document, and a SimAI/AICB workload or Chakra traces into a job."""
 from __future__ import annotations
 
 from designer.bridge.common import engine_errors
 
-__all__ = ["import_host", "import_simai_job"]
+__all__ = ["import_host", "import_simai_job", "import_chakra_job"]
 
 
 def import_host(*, content: str | bytes, format: str | None, host_id: str, name: str,
@@ -29,3 +29,18 @@ def import_simai_job(text: str) -> dict:
 
     with engine_errors():
         return simai_job(text)
+
+
+def import_chakra_job(*, document: dict, traces: list[tuple[str, bytes]], groups: bytes | None) -> dict:
+    """Uploaded Chakra ``.et`` traces (one per rank, ``(file name, content)``) and the
+    communicator-group JSON as a job on ``document``'s GPUs (rank ``r`` = its ``r``-th GPU):
+    ``{"workload": {"job": ...}, "summary": {...}, "warnings": [...]}``. Only the uploaded bytes
+    are read, never a path. Raises EngineValidationError under ``traces`` (located: rank, file,
+    byte offset) when the traces, the groups or the design do not fit."""
+    from designer.engine.analysis.nccl_tests import compile_topology
+    from designer.engine.io.chakra import chakra_job
+    from designer.engine.traffic.jobs.ranks import rank_gpu_ids
+
+    with engine_errors("traces"):
+        result = chakra_job(traces, groups, rank_gpu_ids(compile_topology(document)))
+    return {"workload": result.workload, "summary": result.summary, "warnings": result.warnings}

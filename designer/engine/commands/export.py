@@ -1,4 +1,5 @@
-"""``export``: write one host as NCCL topology XML, or a document (or one host) as GraphML/JSON.
+"""``export``: write one host as NCCL topology XML, a document (or one host) as GraphML/JSON, or a
+design for ASTRA-sim, htsim, Slurm, NVIDIA Air or NetBox (``designer.engine.io.ops_exports``).
 
 GraphML comes from ``Topology.to_networkx()`` through networkx (readable by networkx and yEd);
 NCCL XML from :func:`designer.engine.io.export_nccl_xml` (needs ``--host``).
@@ -11,6 +12,11 @@ import sys
 from designer.engine.errors import InvalidTopology, Problem
 
 FORMATS = ("nccl-xml", "graphml", "json")
+# Exports for packet-level simulators and operations (designer.engine.io.ops_exports): one file
+# to stdout / -o FILE; several (astra-sim, netbox) as a JSON bundle, or into the directory -o DIR.
+OPS_FORMATS = ("astra-sim", "htsim", "slurm-tree", "slurm-block", "dot-air", "netbox")
+FORMATS += OPS_FORMATS
+FORMATS += ("simai-topo",)   # SimAI's topology text (designer.engine.io.simai_topo)
 
 
 def add_arguments(parser) -> None:
@@ -51,6 +57,12 @@ def run(args) -> int:
     from designer.engine.io import export_nccl_xml
 
     doc = load(args.file)
+    if args.format in OPS_FORMATS:
+        return _write_ops(doc, args.format, args.output)
+    if args.format == "simai-topo":
+        from designer.engine.io.simai_topo import export_simai_topo
+
+        return _write_text(export_simai_topo(doc), args.output)
     if args.format == "nccl-xml":
         if not args.host:
             raise InvalidTopology("--host is required for nccl-xml", [Problem("--host", "missing")])
@@ -62,6 +74,38 @@ def run(args) -> int:
         text += "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _write_ops(doc: dict, fmt: str, output: str | None) -> int:
+    """An ops/simulator export: one file as text; several as a bundle, or into directory ``output``."""
+    import os
+
+    from designer.engine.io.ops_exports import bundle_text, export_files, is_bundle
+
+    files = export_files(doc, fmt)
+    if is_bundle(fmt) and output:
+        os.makedirs(output, exist_ok=True)
+        for name, text in files.items():
+            with open(os.path.join(output, name), "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return 0
+    text = bundle_text(fmt, files) if is_bundle(fmt) else next(iter(files.values()))
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _write_text(text: str, output: str | None) -> int:
+    """Write ``text`` exactly (no newline added: byte-stable formats) to ``output`` or stdout."""
+    if output:
+        with open(output, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     else:
         sys.stdout.write(text)

@@ -1,5 +1,5 @@
 """``import``: read NCCL/RCCL topology XML, ``nvidia-smi topo -m``, ``rocm-smi --showtopo`` text or
-hwloc XML as one host.
+hwloc XML as one host, or a SimAI topology file (``--format simai-topo``) as a whole design.
 
 Prints the ``fabricscope.topology/1`` document (JSON) on stdout or into ``-o OUT``; every default
 the importer had to take is one ``warning:`` line on stderr. The format is sniffed unless given.

@@ -49,8 +49,8 @@ from designer.engine.errors import ImportFormatError, Problem
 
 __all__ = ["FORMATS", "ImportResult", "import_text", "sniff_format", "export_nccl_xml"]
 
-#: Accepted ``format`` names.
-FORMATS = ("nccl-xml", "nvidia-smi", "hwloc", "rocm-smi")
+#: Accepted ``format`` names (``simai-topo``, a whole SimAI cluster, is never sniffed: give it).
+FORMATS = ("nccl-xml", "nvidia-smi", "hwloc", "rocm-smi", "simai-topo")
 _SNIFF_CHARS = 64 * 1024
 _TEXT_FORMATS = ("nvidia-smi", "rocm-smi")   # text tables that do not name the GPU model
 _HOST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
@@ -127,8 +127,9 @@ def import_text(text: str | bytes, *, format: str | None = None, host_id: str = 
     ----------
     text : str or bytes
         The file content (untrusted).
-    format : {"nccl-xml", "nvidia-smi", "hwloc", "rocm-smi"}, optional
-        Sniffed with :func:`sniff_format` when omitted.
+    format : {"nccl-xml", "nvidia-smi", "hwloc", "rocm-smi", "simai-topo"}, optional
+        Sniffed with :func:`sniff_format` when omitted (never as ``simai-topo``: a SimAI
+        topology file is a whole cluster, :mod:`.simai_topo`; ``host_id`` is then unused).
     host_id : str
         Id of the host group (node ids ``<host_id>/gpu0`` …).
     name : str, optional
@@ -154,6 +155,8 @@ def import_text(text: str | bytes, *, format: str | None = None, host_id: str = 
         raise ImportFormatError(f"host id {host_id!r} must be 1-64 letters, digits, _ . : -",
                                 [Problem("host_id", "invalid host id")])
     fmt = format or sniff_format(text)
+    if fmt == "simai-topo":
+        return _simai_topo(text, name)
     parse = _parser(fmt)
     if fmt in _TEXT_FORMATS and isinstance(text, (bytes, bytearray)):
         try:
@@ -184,6 +187,20 @@ def import_text(text: str | bytes, *, format: str | None = None, host_id: str = 
     if not matrix["rows"]:
         matrix = None
     return ImportResult(doc, list(model.warnings), fmt, ids, matrix)
+
+
+def _simai_topo(text: str | bytes, name: str | None) -> ImportResult:
+    """A SimAI topology file as a whole design (:mod:`.simai_topo`), not one host."""
+    from designer.engine.document import normalize
+    from designer.engine.io.simai_topo import simai_topo_document
+
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError(f"input is not UTF-8 text (byte {exc.start} is invalid)") from None
+    doc, warnings = simai_topo_document(text, name=name or "simai")
+    return ImportResult(normalize(doc), warnings, "simai-topo", {}, None)
 
 
 def _parser(fmt: str):
