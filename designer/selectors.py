@@ -515,7 +515,7 @@ def nccl_tests_prediction(*, topology: Topology, op: str, min_bytes, max_bytes, 
             raise ValidationError({"log": [f"{name}: the log is larger than {MAX_LOG_BYTES // 1024} KiB"]})
     return bridge.nccl_tests_sweep(document=topology.current_revision.document, op=op, min_bytes=min_bytes,
                                    max_bytes=max_bytes, factor=factor, algorithm=algorithm, logs=runs,
-                                   protocol=protocol, channels=channels)
+                                   protocol=protocol, channels=channels, **options)
 
 
 __all__ += ["MAX_INLINE_HOSTS", "MAX_LOG_BYTES", "MAX_NCCL_LOGS", "NCCL_OPS", "NCCL_ALGORITHMS", "NCCL_PROTOCOLS",

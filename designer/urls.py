@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from designer.accounts import SignInView, sign_in_throttled
-from designer.pages import goodput, jobs, nccl, profile, results, scenarios, sharing, topologies
+from designer.pages import diagnose, goodput, jobs, nccl, plan, profile, results, scenarios, sharing, topologies
 
 pages = [
     path("", topologies.home, name="home"),
@@ -18,7 +18,10 @@ pages = [
     path("topologies/<int:pk>/scenarios/targets/", scenarios.scenario_targets,
          name="scenario_targets"),
     path("topologies/<int:pk>/nccl-tests/", nccl.nccl_tests, name="nccl_tests"),
+    path("topologies/<int:pk>/diagnose/", diagnose.diagnose_form, name="diagnose"),
     path("topologies/<int:pk>/goodput/", goodput.goodput, name="goodput"),
+    path("topologies/<int:pk>/plan/", plan.plan_page, name="plan"),
+    path("topologies/<int:pk>/plan/cables.csv", plan.plan_cables_csv, name="plan_cables_csv"),
     path("scenarios/<int:pk>/", scenarios.scenario_edit, name="scenario_edit"),
     path("jobs/<int:pk>/", jobs.job_detail, name="job_detail"),
     path("jobs/<int:pk>/status/", jobs.job_status, name="job_status"),

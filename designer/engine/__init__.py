@@ -9,7 +9,8 @@ Bottom to top; a module imports its own layer and lower ones only, never in a cy
 (``tests/engine/test_layers.py``):
 
 1. :mod:`.errors`, :mod:`.numbers` — base;
-2. :mod:`.catalog` — hardware facts;
+2. :mod:`.catalog` — hardware facts; :mod:`.catalog_physical` — cables and optics, rack space, prices and power
+   (editable defaults) for a physical plan;
 3. :mod:`.solve` — max-min solver, timeline, id tables, compiled kernels;
 4. :mod:`.document` — the topology document (validate, normalize, accept, patch);
 5. :mod:`.model` — topology, templates, racks, fabrics, BOM, tiers, path classes, hop latency;

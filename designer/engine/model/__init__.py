@@ -15,6 +15,9 @@ Modules
   writes into (the document, or only the fabric and counts of hosts for a BOM preview);
 - :mod:`.bom`: the bill of materials (switches, ports, cables, power), of a document or counted
   from a build spec without building it;
+- :mod:`.physical_plan`: the physical plan (racks, cable schedule, costed BOM, flags) joining
+  :mod:`.floorplan` (devices into racks and rows, cable lengths), :mod:`.cabling` (one row per
+  cable: ports, breakouts, medium by reach) and :mod:`.plan_request` (the overrides, checked);
 - :mod:`.tiers`: the tier of each link (NVLink, PCIe, host–leaf, leaf–spine, …);
 - :mod:`.pathclass`: NCCL-style path classes (NVL, PIX, PXB, PHB, SYS, NET) between nodes;
 - :mod:`.hop_latency`: the latency of one message, collective step or round trip along a path
