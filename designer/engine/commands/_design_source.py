@@ -1,4 +1,4 @@
-"""The design a prediction command (``tuner``, ``acceptance``) is about: a built-in template of
+"""The design a command (``tuner``, ``acceptance``, ``nccl-tests``, ``diagnose``) is about: a built-in template of
 N hosts (``--template``/``--hosts``/``--fabric``/``--switch``/``--sharp``) or a topology file
 (``--topology``), turned into the ``{"build": ...}`` shorthand or the document."""
 from __future__ import annotations
@@ -27,9 +27,9 @@ def design_of(args):
     build = {"template": args.template, "hosts": args.hosts}
     if args.hosts > 1:
         build["fabric"] = args.fabric
-        if args.switch:
+        if getattr(args, "switch", None):   # commands without the option (nccl-tests, diagnose)
             build["switch"] = args.switch
-        if args.sharp:
+        if getattr(args, "sharp", False):
             build["sharp"] = True
     return {"build": build}
 

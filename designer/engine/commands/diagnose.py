@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import sys
 
+from designer.engine.commands._design_source import design_of
+
 __all__ = ["add_arguments", "run", "format_report"]
 
 
@@ -41,17 +43,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--nic-policy", default="affinity", help="NIC policy of the runs (pxn: PXN on)")
     parser.add_argument("--top", type=int, default=10, help="explanations listed at most")
     parser.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
-
-
-def _topology(args):
-    if args.topology:
-        from designer.engine.commands._scenario_io import read_json
-
-        return read_json(args.topology, args.topology)
-    build = {"template": args.template, "hosts": args.hosts}
-    if args.hosts > 1:
-        build["fabric"] = args.fabric
-    return {"build": build}
 
 
 def _hosts_of(pairs: list[str], logs: list[str]) -> dict[str, list[str]]:
@@ -88,7 +79,7 @@ def run(args) -> int:
     from designer.engine.analysis.nccl_tests import compile_topology
 
     runs = _runs(args)
-    topo = compile_topology(_topology(args))
+    topo = compile_topology(design_of(args))
     options = {"algorithm": args.algorithm, "protocol": args.protocol, "channels": args.channels,
                "nic_policy": args.nic_policy}
     out = diagnose(topo, runs, op=args.op, dtype=args.dtype, options=options, top=args.top)

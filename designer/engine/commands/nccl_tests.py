@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 import sys
 
+from designer.engine.commands._design_source import design_of
+
 __all__ = ["add_arguments", "format_comparison", "format_table", "run"]
 
 
@@ -69,17 +71,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--output-json", metavar="FILE", help="also write the prediction as nccl-tests' JSON file")
 
 
-def _topology(args):
-    if args.topology:
-        from designer.engine.commands._scenario_io import read_json
-
-        return read_json(args.topology, args.topology)
-    build = {"template": args.template, "hosts": args.hosts}
-    if args.hosts > 1:
-        build["fabric"] = args.fabric
-    return {"build": build}
-
-
 def run(args) -> int:
     from designer.engine.analysis.nccl_tests import compile_topology, side_by_side
     from designer.engine.analysis.nccl_tests_config import sweep_settings
@@ -89,7 +80,7 @@ def run(args) -> int:
     for path in args.compare or ():
         with open(path, encoding="utf-8", errors="replace") as fh:
             runs.append((path, parse_run(fh.read(), op=args.op)))
-    topo = compile_topology(_topology(args))
+    topo = compile_topology(design_of(args))
     settings = sweep_settings(topo, op=args.op, algorithm=args.algorithm, protocol=args.protocol,
                               channels=args.channels, env=args.env, gpus=args.gpus, hosts=args.hosts_subset,
                               nic_policy=args.nic_policy)

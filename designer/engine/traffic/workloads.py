@@ -24,7 +24,6 @@ latency is the largest and its efficiency the smallest over its groups.
 from __future__ import annotations
 
 import math
-from collections import deque
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from designer.engine.model.topology import Topology
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
                                                  plan_pattern, ring_orders)
 from designer.engine.traffic.collectives.rooted import rooted_fields
+from designer.engine.traffic.collectives.staging import host_memory_of
 from designer.engine.traffic.flows import Flows
 from designer.engine.traffic.groups import resolve_groups
 
@@ -528,21 +528,8 @@ def _assign_sources(topo, gpus, sources) -> np.ndarray:
 
 
 def _nearest_memory(topo: Topology, node: int) -> int:
-    """Nearest ``memory`` node inside the node's host (BFS over host-internal nodes)."""
-    host = topo.node_host[node]
-    seen, queue = {node}, deque([node])
-    while queue:
-        u = queue.popleft()
-        for v, _ in topo.adjacency[u]:
-            if v in seen or topo.node_host[v] != host:
-                continue
-            if topo.node_kind[v] == "memory":
-                return v
-            seen.add(v)
-            if topo.node_kind[v] not in ("gpu", "nvme", "storage"):
-                queue.append(v)
-    raise InvalidWorkload("no host memory", [Problem(
-        "workload", f"{topo.node_ids[node]} has no host memory reachable (needed for bounce/offload)")])
+    """Nearest ``memory`` node inside the node's host (:func:`.collectives.staging.host_memory_of`)."""
+    return host_memory_of(topo, node, where="workload", need="(needed for bounce/offload)")
 
 
 def _offload(topo, pattern):

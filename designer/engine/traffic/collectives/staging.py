@@ -32,7 +32,8 @@ __all__ = ["host_memory_of", "stage_through_memory"]
 _ENDPOINT_KINDS = ("gpu", "nvme", "storage")
 
 
-def host_memory_of(topo: Topology, node: int) -> int:
+def host_memory_of(topo: Topology, node: int, where: str = "routing.gdr_off",
+                   need: str = "to stage network data in") -> int:
     """The nearest ``memory`` node inside ``node``'s host (breadth-first over host-internal links,
     never through another GPU or a drive): where NCCL pins its host buffers, the GPU's own NUMA
     node.
@@ -55,7 +56,7 @@ def host_memory_of(topo: Topology, node: int) -> int:
             if topo.node_kind[v] not in _ENDPOINT_KINDS:
                 queue.append(v)
     raise InvalidWorkload("no host memory", [Problem(
-        "routing.gdr_off", f"{topo.node_ids[node]} has no host memory reachable to stage network data in")])
+        where, f"{topo.node_ids[node]} has no host memory reachable {need}")])
 
 
 def stage_through_memory(topo: Topology, src, dst, size, hosts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
