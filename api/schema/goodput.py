@@ -16,7 +16,10 @@ post = extend_schema(
                 "and spares, the checkpoint's write and read-back times simulated on the design's "
                 "storage fabric, Young's and Daly's intervals, the ETTR curve and a seeded Monte Carlo "
                 "(docs/ENGINE.md, \"Goodput\"). Runs inline for topologies of up to 256 hosts; "
-                "every bad value is a 400 located in the plan (`rates.nic.afr`).",
+                "every bad value is a 400 located in the plan (`rates.nic.afr`). The blast radius of each "
+                "class is measured by the N-1 sweep on the job's gradient all-reduce when the plan has a "
+                "model size or `traffic` (`blast.source`: simulated, rule or given). With `against` (a "
+                "topology id) the answer is `fabricscope.goodput-compare/1` `{a, b}`.",
     request=GoodputRequestSerializer,
     responses={200: GoodputResultSerializer, **errors(400, 403, 404)},
     examples=[example("405B checkpoint, defaults", {"checkpoint": {"parameters": 405e9}}, request=True),

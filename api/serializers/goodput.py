@@ -52,6 +52,12 @@ class GoodputRequestSerializer(serializers.Serializer):
     spares = _ObjectField(required=False, help_text="availability in (0, 1)")
     monte_carlo = _MonteCarloSerializer(required=False, help_text="runs, days_per_run, seed, timeline_days "
                                                                   "(default 200 × 54 days, seed 0)")
+    traffic = serializers.JSONField(required=False, help_text="the collective the blast radius is measured with "
+                                                              "(pattern, bytes, algorithm, routing, max_hosts, "
+                                                              "samples), or false for the rule-based blast radius")
+    against = serializers.IntegerField(required=False, min_value=1, help_text=(
+        "a second topology you may view: the same plan on both, answered as "
+        "fabricscope.goodput-compare/1 {a, b}"))
 
 
 class GoodputResultSerializer(serializers.Serializer):

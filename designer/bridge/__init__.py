@@ -37,7 +37,7 @@ from designer.bridge.documents import (
     fabric_summary, graphml, ops_export, host_document, normalize_document, patch_document, revision_bom,
     topo_matrix, unprintable, validate_document)
 from designer.bridge.diagnose import diagnosis_check, diagnosis_runs, run_diagnose
-from designer.bridge.goodput import goodput_plan
+from designer.bridge.goodput import goodput_defaults, goodput_plan
 from designer.bridge.plan import physical_plan, plan_cables_csv
 from designer.bridge.nccl_log import nccl_log_check
 from designer.bridge.imports import import_chakra_job, import_host, import_simai_job
@@ -55,6 +55,6 @@ __all__ = [
     "run_simulation", "sweep_candidates", "run_sweep_chunk", "merge_sweep_parts", "run_compare",
     "nccl_tests_sweep", "warm_up",
     "import_host", "import_simai_job", "import_chakra_job",
-    "goodput_plan", "nccl_log_check", "physical_plan", "plan_cables_csv",
+    "goodput_plan", "goodput_defaults", "nccl_log_check", "physical_plan", "plan_cables_csv",
     "diagnosis_runs", "diagnosis_check", "run_diagnose",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from designer.bridge.common import engine_errors, json_safe
 
-__all__ = ["goodput_plan"]
+__all__ = ["goodput_plan", "goodput_defaults"]
 
 
 def goodput_plan(*, document: dict, plan: dict) -> dict:
@@ -25,3 +25,13 @@ def goodput_plan(*, document: dict, plan: dict) -> dict:
 
     with engine_errors():
         return json_safe(plan_goodput({**plan, "topology": document}))
+
+
+def goodput_defaults() -> list[dict]:
+    """The failure classes with their cited default rates, in display order: ``class``,
+    ``unit``, ``effect``, ``afr`` (failures per unit-year), ``repair_hours`` and ``source``
+    (what the page's rate table is prefilled with)."""
+    from designer.engine.analysis.goodput.facts import CLASSES, REPAIR_HOURS
+
+    return [{"class": c.name, "unit": c.unit, "effect": c.effect, "afr": c.afr,
+             "repair_hours": REPAIR_HOURS[c.name], "source": c.source} for c in CLASSES.values()]

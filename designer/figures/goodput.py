@@ -125,6 +125,19 @@ def _summary(out: dict) -> dict:
                                        "p5": f"{mc['goodput']['p5']:.2%}", "p95": f"{mc['goodput']['p95']:.2%}"}}
 
 
+def _measured(row: dict) -> str:
+    """What the N-1 sweep measured for a class: the failures tried and what they did."""
+    b = row["blast"]
+    if b.get("source") != "simulated":
+        return "—"
+    if not b["sampled"]:
+        return "the job's traffic crosses none of them: no effect"
+    tried = ", ".join(b["failures"])
+    if row["effect"] == "interrupt":
+        return f"{tried}: {b['broken']} of {b['sampled']} break the collective"
+    return f"{tried}: completion × {b['completion_ratio']:.4g}, throughput −{row['slowdown']:.3%}"
+
+
 def page_context(out: dict | None, other: dict | None = None, *, names: tuple[str, str] = ("A", "B")) -> dict:
     """``figures`` (the page's Plotly figures by slot), ``summaries`` (per design: display strings)
     and ``rows`` (per class: the figures of the table), from one or two plans."""
@@ -136,5 +149,6 @@ def page_context(out: dict | None, other: dict | None = None, *, names: tuple[st
     rows = [{"class": r["class"], "effect": r["effect"], "units": r["job_units"], "afr": f"{r['afr']:.3g}",
              "per_day": f"{r['job_per_day']:.3g}", "share": f"{r.get('share', 0.0):.1%}",
              "blast": f"{r['blast']['gpu_hours_lost_per_failure']:.3g}", "spares": r["spares"]["spares"],
-             "source": r["source"]} for r in out["classes"]]
+             "source": r["source"], "blast_source": r["blast"].get("source", "rule"), "measured": _measured(r)}
+            for r in out["classes"]]
     return {"figures": figures, "summaries": [(name, _summary(o)) for name, o in designs], "rows": rows}

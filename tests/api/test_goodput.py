@@ -55,3 +55,21 @@ def test_bad_values_are_located_in_the_plan(api, small_topology):
     assert "rates" in paths_of(error)
     too_long = {"monte_carlo": {"runs": 10_000, "days_per_run": 1000}}
     assert "monte_carlo" in str(assert_error(api.post(url(small_topology), too_long, format="json"), 400))
+
+
+def test_two_designs_side_by_side_and_an_invisible_one_is_located(api, user, other_user, small_topology):
+    """``against``: the same plan on a 4-host copy (twice the GPUs: twice the GPU
+    interruptions a day); a topology the requester may not view is a 400 at ``against``."""
+    from designer import services
+
+    bigger = services.topology_build(owner=user, name="pod-4", template="dgx-h100", hosts=4, options={"storage": 1})
+    r = api.post(url(small_topology), {**BODY, "against": bigger.pk}, format="json")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["format"] == "fabricscope.goodput-compare/1"
+    gpu = [next(row for row in body[k]["classes"] if row["class"] == "gpu")["job_per_day"] for k in "ab"]
+    assert gpu[1] == pytest.approx(2 * gpu[0])
+    assert next(row for row in body["a"]["classes"] if row["class"] == "nic")["blast"]["source"] == "simulated"
+    hidden = services.topology_build(owner=other_user, name="theirs", template="dgx-h100", hosts=2)
+    r = api.post(url(small_topology), {**BODY, "against": hidden.pk}, format="json")
+    assert "against" in paths_of(assert_error(r, 400))

@@ -58,3 +58,45 @@ def test_curve_with_its_optimum_classes_timeline_and_a_comparison(app_page, live
     assert page.locator("#goodput-stats-2").count() == 1
     assert page.js_errors == []
     shot(page, "goodput-compare")
+
+
+def test_rates_are_edited_in_the_table_and_bad_ones_are_located(app_page, live_server, sign_in, shot, pods):
+    """The rate table is prefilled with the cited defaults; a NIC AFR of 0.5 a NIC-year raises
+    the NIC interruptions (the bar grows), a zero host repair and a negative GPU AFR come back
+    as errors on their own inputs, and nothing is planned. The classes table names where each
+    blast radius comes from: the N-1 sweep (a NIC down breaks the all-reduce), or the rule."""
+    small, _ = pods
+    page = sign_in(app_page, "alice", "alice-password-1")
+    page.goto(f"{live_server.url}/topologies/{small.pk}/goodput/?runs=20&days_per_run=54")
+    _ready(page)
+    nic_before = _bar(page, "nic")
+    page.click("#goodput-rates summary")
+    assert float(page.input_value("#id_afr_nic")) == pytest.approx(7 / 16384 * 365 / 54)
+    assert "Llama 3 Herd of Models" in page.inner_text("#goodput-rate-table tr[data-class='nic']")
+    page.fill("#id_afr_nic", "0.5")
+    page.click("#goodput-submit")
+    _ready(page)
+    assert _bar(page, "nic") == pytest.approx(nic_before * 0.5 / (7 / 16384 * 365 / 54), rel=1e-6)
+    page.click("#sec-rows summary")
+    assert page.inner_text("#goodput-rows tr[data-class='nic'] .blast-source") == "simulated"
+    assert "h0/nic0 down" in page.inner_text("#goodput-rows tr[data-class='nic']")
+    assert page.inner_text("#goodput-rows tr[data-class='software'] .blast-source") == "rule"
+    shot(page, "goodput-rates")
+
+    page.click("#goodput-rates summary") if not page.locator("#goodput-rates[open]").count() else None
+    page.fill("#id_repair_host", "0")
+    page.fill("#id_afr_gpu", "-1")
+    page.click("#goodput-submit")
+    page.wait_for_selector("#id_repair_host-err")
+    assert "host repair: must be more than 0 hours" in page.inner_text("#id_repair_host-err")
+    assert "gpu AFR" in page.inner_text("#id_afr_gpu-err")
+    assert page.get_attribute("#id_afr_gpu", "aria-invalid") == "true"
+    assert page.locator("#sec-curve").count() == 0
+    assert page.js_errors == []
+    shot(page, "goodput-rate-errors")
+
+
+def _bar(page, cls: str) -> float:
+    """The job's interruptions a day of ``cls`` in the classes figure."""
+    trace = page.evaluate("""() => document.querySelector('[data-plot="goodput_classes"]').data[0]""")
+    return trace["y"][list(trace["x"]).index(cls)]

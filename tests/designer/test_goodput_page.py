@@ -65,3 +65,42 @@ def test_errors_show_above_the_form_and_the_topology_links_here(client, user, sm
     assert r.status_code == 400 and "100,000 simulated days" in r.content.decode()
     detail = client.get(f"/topologies/{small_topology.pk}/").content.decode()
     assert f'href="/topologies/{small_topology.pk}/goodput/"' in detail
+
+
+_FORM = {"parameters_billions": 8, "restart_overhead_s": 600, "runs": 5, "days_per_run": 20, "seed": 0,
+         "exposed_communication_fraction": 0.1}
+
+
+def test_the_rate_table_is_prefilled_edits_recompute_and_blast_is_swept(client, user, small_topology):
+    """The table shows every class with its cited default; a NIC AFR of 10× the default gives
+    10× the NIC interruptions a day; the blast radius is the N-1 sweep's (a NIC down breaks the
+    all-reduce under affinity; software has nothing in the fabric: the rule)."""
+    client.force_login(user)
+    r = client.get(page(small_topology) + QUICK)
+    html = r.content.decode()
+    rows = {row["class"]: row for row in r.context["form"].rate_rows()}
+    assert rows["nic"]["afr_input"].value() == pytest.approx(rows["nic"]["afr"])
+    assert 'name="afr_nic"' in html and 'name="repair_host"' in html and "Llama 3 Herd of Models, Table 5" in html
+    before = next(c for c in r.context["out"]["classes"] if c["class"] == "nic")
+    assert before["blast"]["source"] == "simulated" and before["effect"] == "interrupt"
+    assert "h0/nic0 down" in html
+    software = next(c for c in r.context["out"]["classes"] if c["class"] == "software")
+    assert software["blast"]["source"] == "rule"
+    r = client.post(page(small_topology), {**_FORM, "afr_nic": 10 * rows["nic"]["afr"], "repair_nic": 12})
+    assert r.status_code == 200, r.content[:3000]
+    after = next(c for c in r.context["out"]["classes"] if c["class"] == "nic")
+    assert after["job_per_day"] == pytest.approx(10 * before["job_per_day"])
+    assert after["repair_hours"] == 12.0
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("afr_nic", "-1", "nic AFR: Ensure this value is greater than or equal to 0"),
+    ("afr_gpu", "NaN", "gpu AFR: Enter a number."),
+    ("repair_host", "0", "host repair: must be more than 0 hours"),
+])
+def test_bad_rates_get_located_errors_and_change_nothing(client, user, small_topology, field, value, message):
+    client.force_login(user)
+    r = client.post(page(small_topology), {**_FORM, field: value})
+    assert r.status_code == 400 and r.context["out"] is None
+    html = r.content.decode()
+    assert message in html and f'id="id_{field}-err"' in html and "goodput-rates\" open" in html

@@ -294,3 +294,129 @@ def test_degradation_slowdowns_come_from_the_design():
     assert rows["spine"]["slowdown"] == pytest.approx(0.1 / 1.1)
     assert rows["nic_half_rate"]["slowdown"] == pytest.approx(0.1 / 1.1)
     assert (rows["fabric_link"]["job_units"], rows["leaf"]["job_units"], rows["spine"]["job_units"]) == (64, 8, 2)
+
+
+# ================================================================ blast radius from the N-1 sweep
+def _two_leaves(spines: int = 4, hosts_per_leaf: int = 2) -> dict:
+    """Two leaves, ``spines`` spines, one 100G cable from each leaf to each spine; hosts of one
+    GPU and one 400G NIC (behind a PCIe Gen5 x16 switch: 384 Gb/s effective), ``hosts_per_leaf``
+    a leaf."""
+    nodes = [{"id": f"leaf{k}", "kind": "switch", "attrs": {"role": "leaf"}} for k in range(2)]
+    nodes += [{"id": f"spine{s}", "kind": "switch", "attrs": {"role": "spine"}} for s in range(spines)]
+    links = [{"id": f"leaf{k}-spine{s}", "a": f"leaf{k}", "b": f"spine{s}", "tech": "eth100"}
+             for k in range(2) for s in range(spines)]
+    groups = []
+    for h in range(2 * hosts_per_leaf):
+        groups.append({"id": f"h{h}", "kind": "host"})
+        nodes += [{"id": f"h{h}/gpu0", "kind": "gpu", "group": f"h{h}"},
+                  {"id": f"h{h}/pcie0", "kind": "pcie_switch", "group": f"h{h}"},
+                  {"id": f"h{h}/nic0", "kind": "nic", "group": f"h{h}"}]
+        links += [{"id": f"h{h}/gpu0-pcie", "a": f"h{h}/gpu0", "b": f"h{h}/pcie0", "tech": "pcie5x16"},
+                  {"id": f"h{h}/nic0-pcie", "a": f"h{h}/nic0", "b": f"h{h}/pcie0", "tech": "pcie5x16"},
+                  {"id": f"h{h}/nic0-leaf", "a": f"h{h}/nic0", "b": f"leaf{h // hosts_per_leaf}", "tech": "eth400"}]
+    return {"format": "fabricscope.topology/1", "name": "two-leaves", "groups": groups, "nodes": nodes,
+            "links": links}
+
+
+_SPLIT = {"bytes": 1e9, "algorithm": "ring", "routing": {"multipath": "split", "nic_policy": "affinity"}}
+
+
+def test_a_nic_failure_under_affinity_breaks_the_all_reduce_and_interrupts():
+    """4 DGX-H100 under NCCL's affinity: GPU k sends through NIC k only, so NIC 0 down leaves
+    h0/gpu0's ring flows with no NIC: the all-reduce does not complete → the NIC class
+    interrupts the job, measured (``blast.source: simulated``), whatever the rule table says."""
+    rows = _by_class(_plan(build_cluster("dgx-h100", 4), traffic={
+        "bytes": 1e9, "routing": {"nic_policy": "affinity"}}))
+    nic = rows["nic"]
+    assert nic["effect"] == "interrupt" and nic["blast"]["source"] == "simulated"
+    assert nic["blast"]["failures"][0] == "h0/nic0 down" and nic["blast"]["broken"] == nic["blast"]["sampled"] == 2
+    assert nic["blast"]["gpus_stopped"] == 32
+    assert rows["software"]["blast"]["source"] == "rule"  # nothing in the fabric to fail
+
+
+def test_a_leaf_spine_cable_down_of_four_slows_the_ring_by_the_hand_computed_factor():
+    """Two leaves, 4 spines, 100G each; a ring all-reduce of 1 GB over 4 GPUs (1.5 GB a ring
+    edge, 2(n−1)/n). Even split over the 4 uplinks: the two leaf-crossing edges get min(PCIe
+    384, 4 × 100) = 384 Gb/s, 12 Gb / 384 = 31.25 ms; one cable down: 3 × 100 = 300 Gb/s, 40 ms.
+    With the ring's latency L (baseline − 31.25 ms) g = (40 + L) / (31.25 + L) ≈ 1.28, and with
+    f = 0.1 the throughput lost is f(g − 1) / (1 + f(g − 1)). A spine down is the same cable
+    lost from each leaf: the same g."""
+    result = _plan(_two_leaves(), traffic=_SPLIT)
+    rows = _by_class(result)
+    latency = result["traffic"]["baseline_completion_s"] - 12e9 / 384e9
+    assert 0.0 < latency < 1e-3
+    g = (12e9 / 300e9 + latency) / (12e9 / 384e9 + latency)
+    for cls in ("fabric_link", "spine"):
+        blast = rows[cls]["blast"]
+        assert rows[cls]["effect"] == "degrade" and blast["source"] == "simulated" and blast["broken"] == 0
+        assert blast["completion_ratio"] == pytest.approx(g, rel=1e-9)
+        assert rows[cls]["slowdown"] == pytest.approx(0.1 * (g - 1) / (1 + 0.1 * (g - 1)), rel=1e-9)
+    assert rows["fabric_link"]["blast"]["failures"] == ["leaf0-spine0 down", "leaf0-spine1 down"]
+    assert rows["leaf"]["effect"] == "interrupt" and rows["leaf"]["blast"]["source"] == "simulated"
+
+
+def test_without_traffic_the_blast_radius_is_the_rule_and_a_given_effect_wins():
+    """No model size and no ``traffic``: the rule (``blast.source: rule``); a ``traffic`` with
+    a size but the class's effect set in the plan: ``given``."""
+    rows = _by_class(_plan(_two_leaves()))
+    assert {r["blast"]["source"] for r in rows.values()} == {"rule"}
+    assert rows["fabric_link"]["slowdown"] == pytest.approx((0.1 / 3) / (1 + 0.1 / 3))  # 4 uplinks: g = 4/3
+    rows = _by_class(_plan(_two_leaves(), traffic=_SPLIT, rates={"spine": {"effect": "interrupt"}}))
+    assert rows["spine"]["blast"]["source"] == "given" and rows["spine"]["effect"] == "interrupt"
+    assert rows["fabric_link"]["blast"]["source"] == "simulated"
+
+
+def test_the_reduced_scale_measures_what_the_full_design_gives():
+    """8 DGX-H100 with 2 leaves a rail (4 hosts each): 4 hosts kept (2 of each leaf group); the
+    cut document gives the same completion with and without a failure as the whole design
+    with the same participants (no path between kept hosts crosses a dropped host)."""
+    from designer.engine.analysis.goodput.blast import reduced_document, representative_hosts
+    from designer.engine.document import load
+
+    doc = load(build_cluster("dgx-h100", 8, leaves_per_rail=2))
+    gpus = [n["id"] for n in doc["nodes"] if n["kind"] == "gpu"]
+    hosts = representative_hosts(doc, gpus, 4)
+    assert hosts == ["h0", "h1", "h4", "h5"]
+    kept = [g for g in gpus if g.split("/")[0] in hosts]
+    for failures in ([], [{"target": "spine0", "mode": "down"}]):
+        times = []
+        for topology in (doc, reduced_document(doc, hosts)):
+            scenario = {"format": "fabricscope.scenario/1", "topology": topology, "failures": failures,
+                        "workload": [{"id": "ar", "kind": "allreduce", "participants": {"ids": kept}, "bytes": 1e9}]}
+            times.append(simulate(scenario)["summary"]["patterns"]["ar"]["completion_s"])
+        assert times[0] == pytest.approx(times[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("traffic, where", [
+    ({"pattern": "p2p", "bytes": 1.0}, "traffic.pattern"),
+    ({"bytes": -1.0}, "traffic.bytes"),
+    ({"max_hosts": 1, "bytes": 1.0}, "traffic.max_hosts"),
+    ({"samples": 0, "bytes": 1.0}, "traffic.samples"),
+    ({}, "traffic.bytes: give it"),
+    ({"bytes": 1.0, "routing": {"nic_policy": "bogus"}}, "traffic.routing.nic_policy: unknown policy"),
+    ({"bytes": 1.0, "algorithm": "bogus"}, "traffic.algorithm: unknown algorithm"),
+])
+def test_bad_traffic_is_located(traffic, where):
+    with pytest.raises(InvalidScenario) as err:
+        _plan(_host(1), traffic=traffic)
+    assert any(line.startswith(where) for line in err.value.lines()), err.value.lines()
+
+
+def test_the_cli_compares_two_designs_with_the_swept_blast_radius(tmp_path, capsys):
+    """``--compare`` (= ``--against``): two-leaf designs with 4 and 2 spines under the same plan;
+    the table's blast rows say where each class's effect comes from."""
+    from designer.engine.cli import main
+
+    (tmp_path / "a.json").write_text(json.dumps(_two_leaves(4)))
+    (tmp_path / "b.json").write_text(json.dumps(_two_leaves(2)))
+    plan = {"topology": "a.json", "checkpoint": {"write_s": 30, "read_s": 30}, "monte_carlo": False,
+            "traffic": _SPLIT}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    assert main(["goodput", str(tmp_path / "plan.json"), "--compare", str(tmp_path / "b.json")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["format"] == "fabricscope.goodput-compare/1"
+    ratio = [_by_class(out[k])["fabric_link"]["blast"]["completion_ratio"] for k in "ab"]
+    assert ratio[1] > ratio[0] > 1.0  # 1 of 2 uplinks lost hurts more than 1 of 4
+    assert main(["goodput", str(tmp_path / "plan.json"), "--compare", str(tmp_path / "b.json"), "--table"]) == 0
+    table = capsys.readouterr().out
+    assert "interrupt (sim)" in table and "(rule)" in table

@@ -6,6 +6,7 @@ Examples::
     python -m designer.engine goodput plan.json                    # fabricscope.goodput/1 JSON
     python -m designer.engine goodput plan.json --table            # a summary table
     python -m designer.engine goodput plan.json --against b.json   # two designs side by side
+                                                                   # (--compare is the same)
 
 A topology given as a string in the plan is read as a path relative to the plan file;
 ``--topology`` replaces the plan's. ``--against`` runs the same plan on a second topology and
@@ -26,7 +27,8 @@ COMPARE_FORMAT = "fabricscope.goodput-compare/1"
 def add_arguments(parser) -> None:
     parser.add_argument("plan", help="goodput plan JSON (fabricscope.goodput-plan/1), or - for stdin")
     parser.add_argument("--topology", help="topology document to plan on (replaces the plan's)")
-    parser.add_argument("--against", help="a second topology: the same plan on both, side by side")
+    parser.add_argument("--against", "--compare", dest="against",
+                        help="a second topology: the same plan on both, side by side")
     parser.add_argument("-o", "--output", help="write the JSON here instead of stdout")
     parser.add_argument("--table", action="store_true", help="print a summary table instead of JSON")
 
@@ -60,7 +62,18 @@ def _table(results: list[dict]) -> str:
         values = [r["classes"][i]["job_per_day"] for r in results]
         if any(values):
             lines.append(_row(f"    {cls['class']} ({cls['effect']})", values, ".4f"))
+    lines.append("  blast radius by class: effect, throughput lost while degraded (source)")
+    for i, cls in enumerate(results[0]["classes"]):
+        cells = [_blast_cell(r["classes"][i]) for r in results]
+        lines.append(f"    {cls['class']:<32}" + "".join(f"{c:>16}" for c in cells))
     return "\n".join(lines) + "\n"
+
+
+def _blast_cell(row: dict) -> str:
+    """``interrupt (sim)`` or ``2.7% (sim)``: the effect, and where it comes from."""
+    source = {"simulated": "sim", "rule": "rule", "given": "given"}[row["blast"]["source"]]
+    what = "interrupt" if row["effect"] == "interrupt" else f"{row['slowdown']:.2%}"
+    return f"{what} ({source})"
 
 
 def run(args) -> int:

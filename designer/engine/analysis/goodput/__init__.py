@@ -7,6 +7,8 @@ Modules
   repair times and checkpoint sizing constants;
 - :mod:`.counts`: units of each class in the design and under the job;
 - :mod:`.request`: the ``fabricscope.goodput-plan/1`` input, checked with located problems;
+- :mod:`.blast`: each class's blast radius measured by the N-1 sweep on the job's collective,
+  at a reduced scale;
 - :mod:`.checkpoint`: checkpoint size, write and read times simulated on the storage fabric;
 - :mod:`.interval`: Young's and Daly's intervals, the ETTR, Poisson spares;
 - :mod:`.montecarlo`: seeded, vectorized runs under failures;

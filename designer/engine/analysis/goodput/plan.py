@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from designer.engine.analysis.goodput.blast import SIMULATED, measure_blast
 from designer.engine.analysis.goodput.checkpoint import checkpoint_times
 from designer.engine.analysis.goodput.counts import design_units
 from designer.engine.analysis.goodput.facts import CLASSES, REPAIR_HOURS
@@ -66,16 +67,37 @@ def _default_slowdown(cls: str, units, req: dict) -> float:
     return _stretch_loss(f, n / (n - 1.0) if n > 1.0 else math.inf)
 
 
-def class_rates(req: dict, units) -> list[dict]:
-    """One row per class: units, rates per day (cluster, job), effect, repair, slowdown."""
+def _measured(cls: str, job_units: int, measured: dict | None) -> dict | None:
+    """The class's simulated blast radius; a class whose units the job's traffic never crosses
+    was measured too: its failures cost the job nothing (``slowdown`` 0)."""
+    if measured is None or cls not in SIMULATED or not job_units:
+        return None
+    return measured["classes"].get(cls) or {"source": "simulated", "effect": "degrade", "slowdown": 0.0,
+                                            "completion_ratio": 1.0, "failures": [], "sampled": 0, "broken": 0}
+
+
+def _effect(cls: str, fc, req: dict, units, sim: dict | None) -> tuple[str, float | None, dict]:
+    """Effect, slowdown and the blast's ``source`` block: given in the plan, else simulated,
+    else the rule (:func:`_default_slowdown`)."""
+    given_effect, given_slowdown = _setting(cls, "effect", req, None), _setting(cls, "slowdown", req, None)
+    if sim is not None and given_effect is None and given_slowdown is None:
+        detail = {k: sim[k] for k in ("completion_ratio", "failures", "sampled", "broken")}
+        return sim["effect"], sim["slowdown"], {"source": "simulated", **detail}
+    effect = given_effect or (sim["effect"] if sim is not None else fc.effect)
+    slowdown = given_slowdown
+    if slowdown is None and effect == "degrade":
+        slowdown = sim["slowdown"] if sim is not None and sim["effect"] == "degrade" else _default_slowdown(cls, units, req)
+    return effect, slowdown, {"source": "given" if given_effect or given_slowdown is not None else "rule"}
+
+
+def class_rates(req: dict, units, measured: dict | None = None) -> list[dict]:
+    """One row per class: units, rates per day (cluster, job), effect, repair, slowdown, and
+    the ``blast`` block's ``source`` (``simulated`` from ``measured``, ``rule`` or ``given``)."""
     rows = []
     for cls, fc in CLASSES.items():
-        effect = _setting(cls, "effect", req, fc.effect)
-        slowdown = _setting(cls, "slowdown", req, None)
-        if slowdown is None:
-            slowdown = _default_slowdown(cls, units, req) if effect == "degrade" else None
         cluster_units, job_units = sum(units.cluster[cls].values()), sum(units.job[cls].values())
-        rows.append({"class": cls, "unit": fc.unit, "effect": effect, "units": cluster_units,
+        effect, slowdown, blast = _effect(cls, fc, req, units, _measured(cls, job_units, measured))
+        rows.append({"class": cls, "unit": fc.unit, "effect": effect, "blast": blast, "units": cluster_units,
                      "job_units": job_units, "afr": _per_day(units.cluster[cls], cls, req) * 365.0 / cluster_units
                      if cluster_units else _afr(cls, "", req),
                      "repair_hours": float(_setting(cls, "repair_hours", req, REPAIR_HOURS[cls])),
@@ -100,9 +122,9 @@ def _blast(rows: list[dict], job_gpus: int, restart_s: float, tau_s: float, delt
     for r in rows:
         if r["effect"] == "interrupt":
             hours = (restart_s + (tau_s + delta_s) / 2.0) / 3600.0
-            r["blast"] = {"gpus_stopped": job_gpus, "gpu_hours_lost_per_failure": job_gpus * hours}
+            r["blast"].update(gpus_stopped=job_gpus, gpu_hours_lost_per_failure=job_gpus * hours)
         else:
-            r["blast"] = {"gpus_stopped": 0, "gpu_hours_lost_per_failure": job_gpus * r["slowdown"] * r["repair_hours"]}
+            r["blast"].update(gpus_stopped=0, gpu_hours_lost_per_failure=job_gpus * r["slowdown"] * r["repair_hours"])
 
 
 def _spares(rows: list[dict], availability: float) -> None:
@@ -158,7 +180,10 @@ def plan_goodput(request) -> dict:
     doc = load(req["topology"])
     check(doc)
     units = design_units(doc, req["job"])
-    rows = class_rates(req, units)
+    measured = None
+    if req["traffic"] is not None:
+        measured = measure_blast(doc, units.job_gpu_ids, req["traffic"], req["job"]["exposed_communication_fraction"])
+    rows = class_rates(req, units, measured)
     _shares(rows)
     lam_per_day = sum(r["job_per_day"] for r in rows if r["effect"] == "interrupt")
     mttf_s = 86400.0 / lam_per_day if lam_per_day > 0 else math.inf
@@ -178,7 +203,17 @@ def plan_goodput(request) -> dict:
             "job": {"interruptions_per_day": lam_per_day, "mttf_hours": mttf_s / 3600.0 if lam_per_day else None,
                     "degraded_loss": loss},
             "checkpoint": ck, "goodput": ck["ettr"] * (1.0 - loss), "spares": req["spares"],
+            "traffic": _traffic_echo(req["traffic"], measured),
             "monte_carlo": _monte_carlo(rows, ck, req["monte_carlo"])}
+
+
+def _traffic_echo(traffic: dict | None, measured: dict | None) -> dict | None:
+    """The collective the blast radius was measured with, at its reduced scale, or None."""
+    if traffic is None:
+        return None
+    return {**{k: traffic[k] for k in ("pattern", "bytes", "algorithm", "routing", "max_hosts", "samples")},
+            "hosts": measured["hosts"], "gpus": measured["gpus"],
+            "baseline_completion_s": measured["baseline_completion_s"]}
 
 
 #: Failures one Monte Carlo may draw (one float each: 160 MB of gaps and their sums).

@@ -11,18 +11,25 @@ import math
 from designer.engine.analysis.goodput.facts import CLASSES, DEFAULT_RESTART_OVERHEAD_S
 from designer.engine.errors import InvalidScenario, Problem
 
-__all__ = ["PLAN_FORMAT", "check_request", "MAX_SIMULATED_DAYS"]
+__all__ = ["PLAN_FORMAT", "check_request", "MAX_SIMULATED_DAYS", "TRAFFIC_PATTERNS",
+           "GRADIENT_BYTES_PER_PARAMETER"]
 
 PLAN_FORMAT = "fabricscope.goodput-plan/1"
 #: Upper bound of ``runs × days_per_run`` (memory: one float per simulated failure).
 MAX_SIMULATED_DAYS = 1_000_000.0
-_KEYS = {"": {"format", "topology", "job", "rates", "models", "checkpoint", "spares", "monte_carlo"},
+_KEYS = {"": {"format", "topology", "job", "rates", "models", "checkpoint", "spares", "monte_carlo", "traffic"},
          "job": {"gpus", "hosts", "exposed_communication_fraction"},
          "class": {"afr", "repair_hours", "slowdown", "effect"},
          "checkpoint": {"bytes", "parameters", "bytes_per_parameter", "write_s", "read_s",
                         "restart_overhead_s", "interval_s"},
          "spares": {"availability"},
-         "monte_carlo": {"runs", "days_per_run", "seed", "timeline_days"}}
+         "monte_carlo": {"runs", "days_per_run", "seed", "timeline_days"},
+         "traffic": {"pattern", "bytes", "algorithm", "routing", "max_hosts", "samples"}}
+#: Collectives the blast radius may be measured with (docs/FORMATS.md, Scenario).
+TRAFFIC_PATTERNS = ("allreduce", "allgather", "reducescatter", "alltoall")
+#: Gradient bytes per parameter of the data-parallel all-reduce (bf16 gradients).
+GRADIENT_BYTES_PER_PARAMETER = 2.0
+_TRAFFIC_DEFAULT = {"pattern": "allreduce", "algorithm": None, "routing": {}, "max_hosts": 16, "samples": 2}
 _MC_DEFAULT = {"runs": 200, "days_per_run": 54.0, "seed": 0, "timeline_days": 7.0}
 
 
@@ -117,6 +124,37 @@ def _monte_carlo(raw, problems: list) -> dict | None:
     return mc
 
 
+def _int_in(block: dict, key: str, path: str, low: int, high: int, problems: list) -> None:
+    v = block.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+        problems.append(Problem(f"{path}.{key}", f"must be an integer in [{low}, {high}], got {v!r}"))
+
+
+def _traffic(raw, ck: dict, problems: list) -> dict | None:
+    """The collective the blast radius is measured with, or None (the rule-based blast radius):
+    ``false``, or no ``bytes`` and no ``checkpoint.parameters`` to derive them from."""
+    if raw is False:
+        return None
+    tr = {**_TRAFFIC_DEFAULT, **_object(raw, "traffic", _KEYS["traffic"], problems)}
+    if tr["pattern"] not in TRAFFIC_PATTERNS:
+        problems.append(Problem("traffic.pattern", f"must be one of {', '.join(TRAFFIC_PATTERNS)}"))
+    _number(tr, "bytes", "traffic", problems, strict=True, high=1e15)
+    if tr["algorithm"] is not None and not isinstance(tr["algorithm"], str):
+        problems.append(Problem("traffic.algorithm", "must be a collective algorithm name"))
+    if not isinstance(tr["routing"], dict):
+        problems.append(Problem("traffic.routing", "must be an object (a scenario's routing)"))
+    _int_in(tr, "max_hosts", "traffic", 2, 256, problems)
+    _int_in(tr, "samples", "traffic", 1, 16, problems)
+    if tr.get("bytes") is None:
+        params = ck.get("parameters")
+        if not _finite(params):
+            if raw is not None and params is None:
+                problems.append(Problem("traffic.bytes", "give it, or checkpoint.parameters to derive it"))
+            return None
+        tr["bytes"] = float(params) * GRADIENT_BYTES_PER_PARAMETER
+    return tr
+
+
 def check_request(raw) -> dict:
     """The plan with its defaults, or every problem at once.
 
@@ -130,7 +168,10 @@ def check_request(raw) -> dict:
     dict
         ``topology``, ``job``, ``rates`` ``{class: block}``, ``models`` ``{model: {class:
         block}}``, ``checkpoint``, ``spares`` (``availability``, default 0.99), ``monte_carlo``
-        (None when ``false``).
+        (None when ``false``), ``traffic`` (the collective the blast radius is measured with:
+        ``pattern``, ``bytes`` — default ``checkpoint.parameters`` × 2, the bf16 gradients —,
+        ``algorithm``, ``routing``, ``max_hosts``, ``samples``; None when ``false`` or with no
+        size to derive, and the blast radius is then rule-based).
 
     Raises
     ------
@@ -157,6 +198,7 @@ def check_request(raw) -> dict:
            "rates": _rates(plan.get("rates"), "rates", problems), "models": models,
            "checkpoint": _checkpoint(plan.get("checkpoint"), problems), "spares": spares}
     out["monte_carlo"] = _monte_carlo(plan.get("monte_carlo"), problems)
+    out["traffic"] = _traffic(plan.get("traffic"), out["checkpoint"], problems)
     if problems:
         raise InvalidScenario("invalid goodput plan", problems)
     return out
