@@ -61,7 +61,7 @@ def test_editor_generate_dialog_is_the_same_form(app_page, live_server, user, si
     page.click('button[data-action="generate"]')
     dialog = page.locator('dialog[data-dialog="generate"]')
     new_fields = {"template", "hosts", "fabric", "switch", "oversubscription", "nic_link_tech",
-                  "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage"}
+                  "leaves_per_rail", "planes", "tiers", "rails", "spines", "storage", "sharp"}
     names = set(dialog.locator("[data-build-param]").evaluate_all(
         "els => els.map(e => e.dataset.buildParam)"))
     assert names == new_fields
