@@ -98,11 +98,15 @@ class TopologyRevision(models.Model):
 
 def workload_items(workload) -> list[dict]:
     """What a stored workload holds, for pages: one ``{"id", "kind"}`` per pattern of a pattern
-    list, or one ``{"id": <job name>, "kind": "job · N phases"}`` for a job (``{"job": {...}}``)."""
+    list, one ``{"id": <job name>, "kind": "job · N phases"}`` for a job (``{"job": {...}}``), or
+    one ``{"id", "kind": "placed job"}`` per job of a shared cluster (``{"jobs": [...]}``, kept in
+    this column: docs/FORMATS.md, Jobs with placements)."""
     if isinstance(workload, dict) and isinstance(workload.get("job"), dict):
         job = workload["job"]
         phases = job.get("phases") if isinstance(job.get("phases"), list) else []
         return [{"id": str(job.get("name") or "job"), "kind": f"job · {len(phases)} phases"}]
+    if isinstance(workload, dict) and isinstance(workload.get("jobs"), list):   # a shared cluster
+        return [{"id": str(j.get("id", "")), "kind": "placed job"} for j in workload["jobs"] if isinstance(j, dict)]
     return [{"id": p.get("id", ""), "kind": p.get("kind", "")} for p in workload or [] if isinstance(p, dict)]
 
 
@@ -143,6 +147,14 @@ class Scenario(models.Model):
     @property
     def workload_size(self) -> str:
         return workload_size(self.workload)
+
+    @property
+    def placed_jobs(self) -> list | None:
+        """A shared cluster's jobs with placements (kept in ``workload`` as ``{"jobs": [...]}``:
+        no schema change; the API calls them ``jobs``), else None. (``jobs`` is the reverse
+        relation of the scenario's simulation jobs.)"""
+        w = self.workload
+        return w["jobs"] if isinstance(w, dict) and set(w) == {"jobs"} else None
 
     def clean(self) -> None:
         if self.revision_id and self.topology_id and self.revision.topology_id != self.topology_id:

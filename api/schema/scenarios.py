@@ -1,13 +1,14 @@
 """Docs of ``/scenarios/`` (``api.views.scenarios.ScenarioViewSet``)."""
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from api import serializers as s
 from api.schema.examples import EXAMPLE_WORKLOAD
 from api.schema.helpers import LIST_ERRORS, errors, example, id_query
 
-__all__ = ["viewset", "create", "partial_update"]
+__all__ = ["viewset", "create", "partial_update", "place"]
 
 viewset = extend_schema_view(
     list=extend_schema(summary="List scenarios on your topologies",
@@ -33,3 +34,16 @@ partial_update = extend_schema(
     request=s.ScenarioSerializer(partial=True),
     responses={200: s.ScenarioSerializer, **errors(400, 403, 404)},
     examples=[example("switch policy", {"routing": {"nic_policy": "pxn"}}, request=True)])
+
+place = extend_schema(
+    summary="Rank where a new job should go among the scenario's jobs (nothing is saved)",
+    description=("The new job's candidate placements on the free GPUs (each placement policy, seeded "
+                 "randoms, a packing per leaf block), each run with the scenario's jobs in one event loop, "
+                 "ranked by its step time, then by the harm to the running jobs (fabricscope.place/1, "
+                 "docs/FORMATS.md \"Place\"). A scenario with a pattern workload is an empty cluster. Runs "
+                 "inline for designs of up to 512 hosts (a located 400 above); bad placements are 400s "
+                 "located under `job.placement`."),
+    request=s.PlaceRequestSerializer, responses={200: OpenApiTypes.OBJECT, **errors(400, 403, 404)},
+    examples=[example("16 GPUs anywhere free", {"job": {
+        "id": "next", "patterns": [{"id": "ar", "kind": "allreduce", "bytes": 1e9}],
+        "placement": {"gpus": 16}}}, request=True)])

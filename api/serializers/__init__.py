@@ -18,7 +18,7 @@ from api.serializers.imports import (
 from api.serializers.jobs import JobCreateSerializer, JobListSerializer, JobSerializer
 from api.serializers.revisions import (
     RevisionCreateSerializer, RevisionDetailSerializer, RevisionSerializer)
-from api.serializers.scenarios import ScenarioSerializer
+from api.serializers.scenarios import PlaceRequestSerializer, ScenarioSerializer
 from api.serializers.sharing import (
     AuditEventSerializer, ForkSerializer, ShareCreateSerializer, ShareLinkCreateSerializer,
     ShareLinkSerializer, ShareSerializer, ShareUpdateSerializer, TransferSerializer)
@@ -35,7 +35,7 @@ __all__ = [
     "ImportResultSerializer", "ImportPreviewSerializer", "ImportPreviewResultSerializer",
     "ImportTextSerializer", "ImportPreviewTextSerializer",
     "RevisionSerializer", "RevisionDetailSerializer",
-    "RevisionCreateSerializer", "ScenarioSerializer", "JobCreateSerializer", "JobSerializer",
+    "RevisionCreateSerializer", "ScenarioSerializer", "PlaceRequestSerializer", "JobCreateSerializer", "JobSerializer",
     "JobListSerializer", "ValidateSerializer", "ValidationReportSerializer",
     "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "TokenCreatedSerializer",
     "TokenCreateSerializer", "ErrorSerializer",

@@ -8,7 +8,7 @@ from api.serializers.fields import JsonListField, JsonObjectField, StrictCharFie
 from designer.bridge.facts import LATENCY_CONSTANTS, LATENCY_INITIATORS
 from designer.choices import ScenarioMode
 
-__all__ = ["ScenarioSerializer", "WorkloadField", "LatencyField"]
+__all__ = ["ScenarioSerializer", "WorkloadField", "JobsField", "LatencyField", "PlaceRequestSerializer"]
 
 _JOB_SCHEMA = {
     "type": "object", "required": ["job"], "additionalProperties": False,
@@ -39,6 +39,47 @@ class WorkloadField(serializers.JSONField):
                 raise serializers.ValidationError({"job": ['must be an object with "phases" or "template"']})
         elif not isinstance(data, list):
             raise serializers.ValidationError('must be a list of patterns or {"job": {...}}')
+        return super().to_internal_value(data)
+
+
+_PLACEMENT_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": 'explicit {"hosts": [...]} or {"gpus": [ids]}, or a policy {"policy", "gpus": N, '
+                   '"seed", "free": [ids] | "after"} (docs/FORMATS.md, Jobs with placements)',
+    "properties": {"hosts": {"type": "array", "items": {"type": "string"}},
+                   "gpus": {"oneOf": [{"type": "integer", "minimum": 1},
+                                      {"type": "array", "items": {"type": "string"}}]},
+                   "policy": {"type": "string", "enum": ["packed", "rail-aligned", "spread", "random"]},
+                   "seed": {"type": "integer"},
+                   "free": {"oneOf": [{"type": "string", "enum": ["after"]},
+                                      {"type": "array", "items": {"type": "string"}}]}}}
+_PLACED_JOB_SCHEMA = {
+    "type": "object", "required": ["id", "placement"], "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "description": "unique; no # or /"},
+        "job": {"type": "object", "additionalProperties": True,
+                "description": "a step as a DAG of phases over the job's own GPUs (docs/FORMATS.md, Jobs)"},
+        "patterns": {"type": "array", "items": {"type": "object", "additionalProperties": True},
+                     "description": "traffic patterns over the job's own GPUs (one of job or patterns)"},
+        "placement": _PLACEMENT_SCHEMA,
+        "start_s": {"type": "number", "minimum": 0, "description": "when its step starts (s), default 0"},
+        "period_s": {"type": "number", "minimum": 0, "exclusiveMinimum": True,
+                     "description": "a periodic job (checkpoint, data read): its period (s)"}}}
+
+
+@extend_schema_field({"type": "array", "nullable": True, "items": _PLACED_JOB_SCHEMA,
+                      "description": "a shared cluster: many jobs with placements solved together "
+                                     "(docs/FORMATS.md, Jobs with placements); instead of workload"})
+class JobsField(serializers.JSONField):
+    """A shared cluster's jobs: a list of objects, or null. Only the shape is checked here; the
+    engine checks placements and workloads and locates each problem
+    (``jobs[1].placement.gpus[1]: h2/gpu0 is already claimed by job 'A'``)."""
+
+    def to_internal_value(self, data):
+        if data is None:
+            return None
+        if not isinstance(data, list) or not all(isinstance(j, dict) for j in data):
+            raise serializers.ValidationError('must be a list of jobs [{"id", "patterns" | "job", "placement"}]')
         return super().to_internal_value(data)
 
 
@@ -109,8 +150,13 @@ class ScenarioSerializer(serializers.Serializer):
         help_text="revision number the scenario runs on (default: the current one)")
     name = StrictCharField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True, default="")
-    workload = WorkloadField(help_text='traffic patterns (docs/FORMATS.md, Scenario), or {"job": {...}}: '
-                                       "a training step as a DAG of phases (docs/FORMATS.md, Jobs)")
+    workload = WorkloadField(required=False, allow_null=True,
+                             help_text='traffic patterns (docs/FORMATS.md, Scenario), or {"job": {...}}: '
+                                       "a training step as a DAG of phases (docs/FORMATS.md, Jobs); "
+                                       "null when the scenario has jobs")
+    jobs = JobsField(required=False, allow_null=True, source="placed_jobs",
+                     help_text="a shared cluster instead of workload: jobs with placements "
+                               "(docs/FORMATS.md, Jobs with placements); null for a single workload")
     routing = JsonObjectField(required=False, default=dict,
                               help_text='{"nic_policy", "multipath", "seed"}')
     failures = JsonListField(required=False, default=list,
@@ -121,3 +167,34 @@ class ScenarioSerializer(serializers.Serializer):
                                      '"gpu_initiated"], "flows", "overrides"}; null: none')
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
+
+    def to_representation(self, instance):
+        out = super().to_representation(instance)
+        if out["jobs"] is not None:   # kept in the workload column as {"jobs": [...]}
+            out["workload"] = None
+        return out
+
+    def validate(self, attrs):
+        """``workload`` or ``jobs``, never both (one of them on create); ``jobs`` is stored as
+        the workload ``{"jobs": [...]}`` (no schema change; the API and the engine say ``jobs``)."""
+        workload, jobs = attrs.get("workload"), attrs.pop("placed_jobs", None)
+        if workload is not None and jobs is not None:
+            raise serializers.ValidationError({"jobs": ["give workload or jobs, not both "
+                                                        "(a single workload is one job)"]})
+        if jobs is not None:
+            attrs["workload"] = {"jobs": jobs}
+        elif workload is None and (not self.partial or "workload" in attrs):
+            raise serializers.ValidationError({"workload": ["give workload (patterns or a job) or jobs"]})
+        return attrs
+
+
+class PlaceRequestSerializer(serializers.Serializer):
+    """``POST /scenarios/{id}/place/``: the new job whose placement gives only its size."""
+
+    job = serializers.JSONField(help_text='{"id", "patterns" | "job", "placement": {"gpus": N, '
+                                          '"free": [ids]}} (docs/FORMATS.md, Place)')
+
+    def validate_job(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError('must be a job {"id", "patterns" | "job", "placement": {"gpus": N}}')
+        return value

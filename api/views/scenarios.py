@@ -1,8 +1,10 @@
-"""``/scenarios/``: list, get, create, change, delete (the engine checks the content)."""
+"""``/scenarios/``: list, get, create, change, delete (the engine checks the content); ``place``:
+where the next job should go among a scenario's jobs (a ranking, nothing saved)."""
 from __future__ import annotations
 
 from django.http import Http404
 from rest_framework import status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
@@ -26,6 +28,7 @@ class ScenarioViewSet(ApiMixin, viewsets.GenericViewSet):
     ordering = ["-updated_at", "-pk"]
     lookup_value_regex = ID
     permission_classes = [IsUserOrShareLinkReader, TopologyRole]
+    role_actions = {"place": "run"}   # a ranking computes as a run does; it saves nothing
 
     def get_queryset(self):
         return selectors.scenario_list(user=self.request.user)
@@ -65,6 +68,13 @@ class ScenarioViewSet(ApiMixin, viewsets.GenericViewSet):
             changes["revision"] = self._revision(scenario.topology, changes)
         scenario = services.scenario_update(scenario=scenario, user=request.user, **changes)
         return Response(s.ScenarioSerializer(scenario).data)
+
+    @doc.place
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def place(self, request, pk):
+        scenario = self._scenario(pk)
+        data = valid_data(s.PlaceRequestSerializer, request.data)
+        return Response(services.scenario_place(scenario=scenario, new_job=data["job"]))
 
     def destroy(self, request, pk):
         services.scenario_delete(scenario=self._scenario(pk))

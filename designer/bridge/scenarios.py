@@ -11,7 +11,25 @@ from django.conf import settings
 from designer.bridge.common import engine_errors
 
 __all__ = ["scenario_document", "job_scenario_document", "scenario_flow_count",
-           "validate_scenario", "job_overview"]
+           "validate_scenario", "job_overview", "workload_entry", "shared_jobs"]
+
+
+def shared_jobs(workload) -> list | None:
+    """The ``jobs`` of a stored shared-cluster workload (``{"jobs": [...]}``), else None.
+
+    A scenario row keeps a shared cluster's jobs in its ``workload`` column as ``{"jobs":
+    [...]}`` (no schema change); the API and the engine see them as the scenario's ``jobs``
+    (docs/FORMATS.md, Jobs with placements)."""
+    if isinstance(workload, dict) and set(workload) == {"jobs"}:
+        return workload["jobs"]
+    return None
+
+
+def workload_entry(workload) -> dict:
+    """The scenario document's ``{"workload": ...}`` or, for a stored shared cluster,
+    ``{"jobs": [...]}`` (the engine refuses both together)."""
+    jobs = shared_jobs(workload)
+    return {"workload": workload} if jobs is None else {"jobs": jobs}
 
 
 def scenario_document(*, revision, workload: list | dict, routing: dict, failures: list,
@@ -21,7 +39,7 @@ def scenario_document(*, revision, workload: list | dict, routing: dict, failure
     doc = {
         "format": "fabricscope.scenario/1",
         "topology": revision.document,
-        "workload": workload,
+        **workload_entry(workload),
         "routing": routing,
         "failures": failures,
         "mode": mode,
@@ -65,12 +83,13 @@ def validate_scenario(scenario: dict) -> int:
     from designer.engine.traffic.scenario import normalize_scenario
 
     limit = settings.FABRICSCOPE_JOB_MAX_FLOWS
+    where = "jobs" if "jobs" in scenario else "workload"
     with engine_errors():
         flows = scenario_flow_count(normalize_scenario(scenario))
         if flows > limit:
             message = (f"the workload makes {flows:,} flows; this server runs at most {limit:,} "
                        "per job (FABRICSCOPE_JOB_MAX_FLOWS): use fewer participants or channels")
-            raise LimitExceeded(message, [Problem("workload", message)])
+            raise LimitExceeded(message, [Problem(where, message)])
     return flows
 
 

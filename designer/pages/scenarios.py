@@ -14,7 +14,8 @@ from django.shortcuts import redirect, render
 
 from designer import selectors, services
 from designer.pages import selectors as pages
-from designer.pages.forms.scenarios import ScenarioPageForms, ScenarioRunForm
+from designer.pages.forms.cluster_jobs import MAX_PICKER_HOSTS, PLACEMENT_POLICIES
+from designer.pages.forms.scenarios import PATTERN_KINDS, ScenarioPageForms, ScenarioRunForm
 from designer.params import id_param
 
 __all__ = ["scenario_new", "scenario_edit", "scenario_targets"]
@@ -57,7 +58,9 @@ def _scenario_page(request, topology, scenario):
     return render(request, "designer/scenario_form.html", {
         "topology": topology, "scenario": scenario, "revision": revision, **page.context(),
         "targets": targets, "readonly": readonly,
-        "job_overview": pages.job_overview(page.job_workload())}, status=page.status())
+        "job_overview": pages.job_overview(page.job_workload()),
+        "cluster_picker": {**pages.picker_hosts(revision, MAX_PICKER_HOSTS), "policies": PLACEMENT_POLICIES,
+                           "kinds": PATTERN_KINDS}}, status=page.status())
 
 
 @login_required

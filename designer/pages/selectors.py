@@ -22,6 +22,7 @@ from designer.figures.base import figures_html
 from designer.figures.headline import bom_value, compare_row
 from designer.figures.headline import headline as figure_headline
 from designer.figures.result import page_figures, page_view
+from designer.figures.shared import shared_rows
 from designer.figures.style import style_json
 from designer.models import RevisionDigest, SimulationJob, Topology, TopologyRevision
 
@@ -87,6 +88,13 @@ def host_list(revision: TopologyRevision | None) -> list[dict]:
     if revision is None:
         return []
     return revision_digest(revision)[0]["hosts"]
+
+
+def picker_hosts(revision: TopologyRevision | None, limit: int) -> dict:
+    """The scenario builder's host picker (jobs placed on hosts): ``{"hosts": [ids], "total"}``,
+    the ids only when the revision has at most ``limit`` hosts (else the page takes typed ids)."""
+    hosts = host_list(revision)
+    return {"hosts": [h["id"] for h in hosts] if len(hosts) <= limit else [], "total": len(hosts)}
 
 
 def host_units(revision: TopologyRevision | None) -> dict:
@@ -291,7 +299,8 @@ def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
         ``in``, reading a figure parses them), ``view`` (``"result"``, ``"sweep"``
         or ``"policies"``), ``headline`` (numbers printed as text), ``result_data``,
         ``failure_index``, ``has_topology``, ``figure_style`` (:func:`designer.figures.style_json`,
-        for ``json_script``). The view adds ``job`` (optional).
+        for ``json_script``), ``shared`` (a shared cluster's rows, :func:`designer.figures.shared.shared_rows`,
+        or None). The view adds ``job`` (optional).
     """
     result = result or {}
     view = page_view(result)
@@ -308,6 +317,7 @@ def result_context(*, job=None, result: dict, topology_doc: dict | None = None,
     # figures_script: #fs-figures (+ #fs-path-index) pre-serialized: compact, fast escaping
     # (json_script escapes through Python), the flow index apart so the browser parses it last.
     return {"figures": figs, "view": view, "headline": headline, "result_data": result,
+            "shared": shared_rows(result) if view == "result" else None,
             "failure_index": selected, "has_topology": has_topology, "figure_style": style_json(),
             "figures_script": mark_safe(figures_html(figs, getattr(figs, "texts", None)))}
 

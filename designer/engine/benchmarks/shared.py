@@ -1,5 +1,8 @@
 """Benchmark of a shared cluster: 64 jobs with placements on 512 DGX H100 (4,096 GPUs).
 
+``place_512``: ranking a new job's placements on the same 512 hosts, as the API does inline
+(docs/PERFORMANCE.md, "Place the next job inline").
+
 Target (docs/PERFORMANCE.md, Shared cluster): the whole result — one max-min solve of every
 job's flows, the jobs' steps in one event loop, each job alone, the interference pairs, the
 shared links — in ≤ 60 s CPU on one core.
@@ -60,4 +63,22 @@ def _shared_64() -> dict:
             "timings_s": result["timings_s"]}
 
 
-BENCHMARKS = {"shared_64": _shared_64}
+def _place_512() -> dict:
+    """``rank_placements`` on 512 DGX H100 (rail-optimized, 8 leaves per rail): a new flat
+    all-reduce over 1,024 GPUs among two running ones (1,024 GPUs ``packed``, 1,024 ``spread``),
+    the size the API ranks inside a request (``designer/bridge/shared.py`` ``MAX_PLACE_HOSTS``)."""
+    from designer.engine.analysis.place import rank_placements
+    from designer.engine.model.fabrics import build_cluster
+
+    doc = build_cluster("dgx-h100", HOSTS, fabric="rail-optimized", leaves_per_rail=8)
+    work = [{"id": "ar", "kind": "allreduce", "bytes": 2e8}]
+    running = [{"id": "a", "patterns": work, "placement": {"policy": "packed", "gpus": 2 * HOSTS}},
+               {"id": "b", "patterns": work, "placement": {"policy": "spread", "gpus": 2 * HOSTS}}]
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    out = rank_placements({"topology": doc, "jobs": running},
+                          {"id": "next", "patterns": work, "placement": {"gpus": 2 * HOSTS}})
+    return {"cpu_s": time.process_time() - cpu0, "wall_s": time.perf_counter() - wall0,
+            "hosts": HOSTS, "candidates": len(out["candidates"]), "best": out["best"]}
+
+
+BENCHMARKS = {"shared_64": _shared_64, "place_512": _place_512}

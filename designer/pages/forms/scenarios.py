@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 
 from designer import bridge
 from designer.choices import ScenarioMode
+from designer.pages.forms.cluster_jobs import ClusterJobsForm
 from designer.pages.forms.errors import attach_errors, form_status
 
 __all__ = ["ScenarioForm", "PatternForm", "PatternFormSet", "ScenarioRunForm", "JobWorkloadForm",
@@ -340,7 +341,8 @@ class JobWorkloadForm(forms.Form):
 
     MAX_FILE_BYTES = 16 * 1024 * 1024   # SimAI's largest example (workload_analytical.txt) is 140 kB
 
-    workload_type = forms.ChoiceField(choices=[("patterns", "Patterns"), ("job", "Training job (DAG)")],
+    workload_type = forms.ChoiceField(choices=[("patterns", "Patterns"), ("job", "Training job (DAG)"),
+                                               ("jobs", "Jobs sharing the cluster")],
                                       initial="patterns", widget=forms.RadioSelect, label="Workload",
                                       required=False)    # absent (older clients): patterns
     job = forms.CharField(required=False, label="Job (JSON)", widget=forms.Textarea(
@@ -429,6 +431,8 @@ class JobWorkloadForm(forms.Form):
         workload = scenario.workload if scenario else None
         if isinstance(workload, dict) and "job" in workload:
             return {"workload_type": "job", "job": _job_text(workload)}
+        if isinstance(workload, dict) and "jobs" in workload:   # a shared cluster (ClusterJobsForm)
+            return {"workload_type": "jobs"}
         return {"workload_type": "patterns"}
 
 
@@ -442,7 +446,8 @@ def _job_text(workload) -> str:
 
 class ScenarioPageForms:
     """What the scenario builder posts: the scenario's fields (:class:`ScenarioForm`) and its
-    workload, as patterns (:class:`PatternFormSet`) or as a job (:class:`JobWorkloadForm`), plus
+    workload, as patterns (:class:`PatternFormSet`), as a job (:class:`JobWorkloadForm`) or as
+    jobs with placements sharing the cluster (:class:`~designer.pages.forms.cluster_jobs.ClusterJobsForm`), plus
     the button pressed (``action``: ``save``, ``simulate``, ``sweep``, ``compare`` or
     ``import``, which only converts an uploaded workload file and shows it).
 
@@ -456,6 +461,8 @@ class ScenarioPageForms:
             self.form = ScenarioForm(request.POST, targets=targets)
             self.formset = PatternFormSet(request.POST, prefix="pattern")
             self.job_form = JobWorkloadForm(request.POST, request.FILES)
+            self.jobs_form = ClusterJobsForm(request.POST)
+            self.shared = request.POST.get("workload_type") == "jobs" and "workload_file" not in request.FILES
             self.action = request.POST.get("action", "save")
             self.has_file = "workload_file" in request.FILES
             # Cleaned now, as the page renders it: an uploaded file is converted and shown.
@@ -469,7 +476,8 @@ class ScenarioPageForms:
         self.form = ScenarioForm(initial=initial, targets=targets)
         self.formset = PatternFormSet(initial=patterns, prefix="pattern")
         self.job_form = JobWorkloadForm(initial=JobWorkloadForm.initial_from(scenario))
-        self.action, self.has_file, self.job = "", False, False
+        self.jobs_form = ClusterJobsForm(initial=ClusterJobsForm.initial_from(scenario))
+        self.action, self.has_file, self.job, self.shared = "", False, False, False
 
     def is_job(self) -> bool:
         """The workload posted is a job (pasted or imported), not a list of patterns."""
@@ -484,13 +492,16 @@ class ScenarioPageForms:
                 self.job_form.is_valid()          # cleaned first: add_error needs cleaned_data
                 self.job_form.add_error("workload_file", "choose a workload file to import")
             return False
+        if self.shared:
+            return self.form.is_valid() & self.jobs_form.is_valid()   # both, so both show errors
         return (self.form.is_valid() and self.job_form.is_valid()
                 and (self.is_job() or self.formset.is_valid()))
 
     def service_args(self) -> dict:
         """The arguments of ``services.scenario_submit`` (user, topology and scenario aside)."""
         data = self.form.cleaned_data
-        workload = (self.job_form.workload() if self.is_job()
+        workload = ({"jobs": self.jobs_form.jobs_list()} if self.shared
+                    else self.job_form.workload() if self.is_job()
                     else [f.pattern() for f in self.formset.forms])
         fields = {"name": data["name"], "description": data["description"], "workload": workload,
                   "routing": self.form.routing(), "failures": self.form.failures(),
@@ -501,7 +512,8 @@ class ScenarioPageForms:
 
     def attach(self, exc: ValidationError) -> None:
         """Each of the service's located errors next to its field (the job's next to the job)."""
-        rest = self.job_form.attach(exc) if self.is_job() else exc
+        rest = (self.jobs_form.attach(exc) if self.shared
+                else self.job_form.attach(exc) if self.is_job() else exc)
         if rest is not None:
             attach_errors(rest, self.form, self.formset)
 
@@ -510,13 +522,15 @@ class ScenarioPageForms:
         if self.job_form.is_bound:
             return getattr(self.job_form, "cleaned_data", {}).get("workload")
         workload = self.scenario.workload if self.scenario else None
-        return workload if isinstance(workload, dict) else None
+        return workload if isinstance(workload, dict) and "job" in workload else None
 
     def context(self) -> dict:
-        return {"form": self.form, "formset": self.formset, "job_form": self.job_form}
+        return {"form": self.form, "formset": self.formset, "job_form": self.job_form,
+                "jobs_form": self.jobs_form}
 
     def status(self) -> int:
         """400 when a bound form shows errors (so tests and scripts can tell), else 200."""
-        forms_shown = (self.form, self.job_form) if self.is_job() else (
-            self.form, self.job_form, self.formset)
+        forms_shown = ((self.form, self.jobs_form) if self.shared
+                       else (self.form, self.job_form) if self.is_job()
+                       else (self.form, self.job_form, self.formset))
         return 400 if any(form_status(f) for f in forms_shown) else 200
