@@ -11,6 +11,7 @@ from api.schema import OfflineRedocView
 from api.views.bom import TopologyBomView
 from api.views.chakra import ChakraImportView
 from api.views.diagnose import DiagnoseView
+from api.views.explore import ExploreView
 from api.views.goodput import GoodputView
 from api.views.nccl_log import NcclLogView
 from api.views.nccl_tests import NcclTestsView
@@ -39,6 +40,7 @@ urlpatterns = [
     path("topologies/<int:topology_pk>/goodput/", GoodputView.as_view(), name="topology-goodput"),
     path("topologies/<int:topology_pk>/plan/", PlanView.as_view(), name="topology-plan"),
     path("topologies/<int:topology_pk>/diagnose/", DiagnoseView.as_view(), name="topology-diagnose"),
+    path("topologies/<int:topology_pk>/explore/", ExploreView.as_view(), name="topology-explore"),
     path("topologies/<int:topology_pk>/shares/",
          views.ShareViewSet.as_view({"get": "list", "post": "create"}), name="share-list"),
     path("topologies/<int:topology_pk>/shares/<int:pk>/",

@@ -12,6 +12,7 @@ class JobKind(models.TextChoices):
     SWEEP = "sweep", "Failure sweep"
     COMPARE = "compare", "Policy comparison"
     DIAGNOSE = "diagnose", "Diagnosis"
+    EXPLORE = "explore", "Design-space exploration"
 
 
 class JobState(models.TextChoices):

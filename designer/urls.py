@@ -4,7 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 
 from designer.accounts import SignInView, sign_in_throttled
-from designer.pages import diagnose, goodput, jobs, nccl, plan, profile, results, scenarios, sharing, topologies
+from designer.pages import (diagnose, explore, goodput, jobs, nccl, plan, profile, results, scenarios, sharing,
+                            topologies)
 
 pages = [
     path("", topologies.home, name="home"),
@@ -21,6 +22,7 @@ pages = [
     path("topologies/<int:pk>/diagnose/", diagnose.diagnose_form, name="diagnose"),
     path("topologies/<int:pk>/goodput/", goodput.goodput, name="goodput"),
     path("topologies/<int:pk>/plan/", plan.plan_page, name="plan"),
+    path("topologies/<int:pk>/explore/", explore.explore_form, name="explore"),
     path("topologies/<int:pk>/plan/cables.csv", plan.plan_cables_csv, name="plan_cables_csv"),
     path("scenarios/<int:pk>/", scenarios.scenario_edit, name="scenario_edit"),
     path("jobs/<int:pk>/", jobs.job_detail, name="job_detail"),

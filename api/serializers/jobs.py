@@ -14,8 +14,10 @@ __all__ = ["JobCreateSerializer", "JobSerializer", "JobListSerializer"]
 
 class JobCreateSerializer(serializers.Serializer):
     scenario = serializers.IntegerField(min_value=1)
-    # A diagnosis is submitted with its runs (POST /topologies/<id>/diagnose/), not a scenario.
-    kind = serializers.ChoiceField(choices=[c for c in JobKind.choices if c[0] != JobKind.DIAGNOSE])
+    # A diagnosis is submitted with its runs (POST /topologies/<id>/diagnose/), an exploration with
+    # its grid (POST /topologies/<id>/explore/), not a scenario.
+    kind = serializers.ChoiceField(choices=[c for c in JobKind.choices
+                                            if c[0] not in (JobKind.DIAGNOSE, JobKind.EXPLORE)])
     over = serializers.ListField(
         child=StrictCharField(max_length=64), required=False, max_length=32,
         help_text='sweep only: failure classes to try one by one, e.g. ["nic"]')

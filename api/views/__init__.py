@@ -6,7 +6,7 @@ else become the one error shape in ``api.exception_handlers``. The OpenAPI docs 
 live in the :mod:`api.schema` module of the same name.
 
 One module per resource: topologies (+ imports mixed in), export, revisions, scenarios, jobs,
-templates_catalog, tokens, sharing, nccl_tests, goodput, diagnose, plan (the last four imported by
+templates_catalog, tokens, sharing, nccl_tests, goodput, diagnose, plan, explore (the last five imported by
 name in api/urls.py); ``base`` holds :class:`ApiMixin` and the request helpers.
 """
 from __future__ import annotations

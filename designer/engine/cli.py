@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "acceptance": ("designer.engine.commands.acceptance", "acceptance spec (min busbw per size) and its check of nccl-tests logs"),
     "goodput": ("designer.engine.commands.goodput", "failures x the design: interruptions, checkpoint interval, goodput"),
     "plan": ("designer.engine.commands.plan", "floor plan, cable schedule, costed BOM and LLDP as-built check"),
+    "explore": ("designer.engine.commands.explore", "design-space explorer: a grid of fabrics x a job mix, Pareto frontier"),
 }
 
 

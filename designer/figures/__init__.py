@@ -19,7 +19,9 @@ Modules
 ``charts``       utilization by tier, bottlenecks, completion, flow rates, timeline, latency
 ``whatif``       completion before → after, what changed, failure ranking, NIC policies
 ``compare``      two results side by side
+``shared``       a shared cluster (jobs with placements): steps alone vs shared, interference grid, occupancy
 ``diagnose``     a diagnosis: measured runs, the healthy band, the explaining faults' curves; its page's text
+``explore``      a design-space exploration: cost against step score, power as colour, the frontier; its table
 ``result``       every view of one result; a job's figures by kind
 ``headline``     what the result and compare pages print as text (verdict, rows, BOM values)
 ``interactive``  figures built on a click, from the slice of page data the browser posts

@@ -4,8 +4,10 @@ from __future__ import annotations
 from designer.figures.charts import (
     bottleneck_figure, latency_figure, pattern_figure, rate_figure, tier_figure, timeline_figure)
 from designer.figures.diagnose import diagnosis_figures
+from designer.figures.explore import explore_figures
 from designer.figures.job import job_figure
 from designer.figures.paths import path_figure, path_index
+from designer.figures.shared import shared_figures
 from designer.figures.topology import topology_figure
 from designer.figures.whatif import figures_for_policies, figures_for_sweep, whatif_figures
 
@@ -13,11 +15,13 @@ __all__ = ["figures_for_result", "page_view", "page_figures", "job_figures"]
 
 
 def page_view(result: dict) -> str:
-    """The result page's view of a stored document: ``"result"``, ``"sweep"``, ``"policies"`` or
-    ``"diagnosis"``."""
+    """The result page's view of a stored document: ``"result"``, ``"sweep"``, ``"policies"``,
+    ``"diagnosis"`` or ``"explore"``."""
     fmt = str((result or {}).get("format") or "")
     if fmt.startswith("fabricscope.diagnosis"):
         return "diagnosis"
+    if fmt.startswith("fabricscope.explore"):
+        return "explore"
     if fmt.startswith(("fabricscope.sweep", "fabricscope.compare")) or "ranking" in (result or {}):
         return "policies" if fmt.startswith("fabricscope.compare") else "sweep"
     return "result"
@@ -34,6 +38,8 @@ def page_figures(result: dict, *, topology_doc: dict | None = None,
         return figures_for_result(result, topology_doc=topology_doc)
     if view == "diagnosis":
         return diagnosis_figures(result)
+    if view == "explore":
+        return explore_figures(result)
     return figures_for_sweep(result, selected=selected)
 
 
@@ -46,7 +52,7 @@ def job_figures(result: dict, kind: str, *, topology_doc: dict | None = None,
     result : dict
         ``fabricscope.result/1`` (simulate), ``fabricscope.sweep/1`` (sweep) or a policy
         comparison (compare).
-    kind : {"simulate", "sweep", "compare", "diagnose"}
+    kind : {"simulate", "sweep", "compare", "diagnose", "explore"}
     topology_doc : dict, optional
         The simulated document (the topology view of a simulation needs it).
     selected : int, optional
@@ -56,6 +62,8 @@ def job_figures(result: dict, kind: str, *, topology_doc: dict | None = None,
         return figures_for_sweep(result, selected=selected)
     if kind == "diagnose":
         return diagnosis_figures(result)
+    if kind == "explore":
+        return explore_figures(result)
     if kind == "compare":
         return figures_for_policies(result)
     return figures_for_result(result, topology_doc=topology_doc)
@@ -76,7 +84,8 @@ def figures_for_result(result: dict, *, topology_doc: dict | None = None) -> dic
         Figure dicts in display order; keys present when the result has the data: ``topology``
         (+ ``topology_collapsed`` when the default view is expanded), ``path`` (its
         ``fabricscope.path_index`` feeds the flow picker), ``patterns``, ``rates``, ``tiers``,
-        ``bottlenecks``, ``timeline``, ``latency``, ``job`` (the step's Gantt), ``whatif_completion``,
+        ``bottlenecks``, ``timeline``, ``latency``, ``job`` (the step's Gantt), ``shared_steps``,
+        ``interference``, ``occupancy`` (a shared cluster's jobs), ``whatif_completion``,
         ``whatif_changes``.
     """
     result = result or {}
@@ -95,6 +104,7 @@ def figures_for_result(result: dict, *, topology_doc: dict | None = None) -> dic
                      ("job", job_figure(result))):
         if fig is not None:
             figs[key] = fig
+    figs.update(shared_figures(result, topology_doc))
     failures = (result.get("diff") or {}).get("failures") or []
     figs.update(whatif_figures(result.get("diff"), label=", ".join(f.get("label") or str(f.get("target"))
                                                                    for f in failures)))

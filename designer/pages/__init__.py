@@ -18,6 +18,7 @@ Modules
 ``goodput``     the goodput page: failures × the design, checkpoint interval, one simulated run
 ``plan``        the physical-plan page: racks (elevation), costed BOM, cable schedule and its CSV
 ``diagnose``    the Diagnose page: measured nccl-tests runs → a diagnosis job; the page of its result
+``explore``     the Explore page: a grid of fabric options × a job mix → an explore job; its result page
 ``profile``     the profile page and its API token actions
 ``selectors``   what the pages show beyond ``designer.selectors`` (read only): diffs, host
                 matrices, the editor's configuration, job status, result and compare contexts

@@ -32,6 +32,7 @@ from designer.ops.throttling import FigureThrottle, retry_seconds
 from designer.figures.result import page_view
 from designer.pages import selectors as pages
 from designer.pages.diagnose import diagnosis_page
+from designer.pages.explore import explore_page
 from designer.pages.forms.compare import CompareQuery
 from designer.params import int_param, json_loads_bounded
 
@@ -47,6 +48,8 @@ def result_view(request, job_id: int):
     figures = services.result_page_figures(job=job, result=result.data, selected=selected)
     if page_view(result.data) == "diagnosis":
         return diagnosis_page(request, job=job, result=result.data, figures=figures)
+    if page_view(result.data) == "explore":
+        return explore_page(request, job=job, result=result.data, figures=figures)
     context = pages.result_context(job=job, result=result.data, selected=selected,
                                    figures=figures)
     return render(request, "designer/result.html", {

@@ -16,7 +16,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from designer import editor_document, selectors, services
+from designer.figures.result import page_view
 from designer.pages import selectors as pages
+from designer.pages.explore import explore_page_context
 from designer.pages.forms.sharing import ForkForm, ShareGrantForm, ShareLinkForm, TransferForm
 from designer.params import id_param, int_param
 from designer.selectors import ShareLinkVisitor
@@ -236,6 +238,10 @@ def link_result(request, token: str, job_id: int):
     result = selectors.result_get(user=visitor, job_pk=job_id)
     selected = int_param(request, "failure", default=None)
     figures = services.result_page_figures(job=job, result=result.data, selected=selected)
+    if page_view(result.data) == "explore":  # an exploration has its own page, read-only here
+        return _link_render(request, "designer/explore_result.html", {
+            **explore_page_context(job=job, result=result.data, figures=figures), "token": token,
+            "link": visitor.link})
     context = pages.result_context(job=job, result=result.data, selected=selected,
                                    figures=figures)
     return _link_render(request, "designer/result.html", {

@@ -9,11 +9,13 @@ Modules, each importing only those listed before it (no cycles):
 - ``audit``: the audit trail's writer (topologies, jobs and sharing all append to it).
 - ``results``: storing a result, and the figures of its page (built once).
 - ``scenarios``: scenario create/update/delete and validation (engine checks + flow limit).
+- ``placement``: where a new job should go among a saved scenario's jobs (a ranking, no write).
 - ``runs/``: one run of a job or chunk: progress, heartbeat, cancellation, terminal write.
 - ``sweeps``: splitting a sweep into chunk tasks, running chunks, merging their rankings.
 - ``runner``: :func:`job_run`, a queued job to a terminal state.
 - ``jobs``: submitting and cancelling jobs; the scenario page's save-and-run and a viewer's run.
 - ``diagnose``: submitting a diagnosis (measured nccl-tests runs explained on a worker).
+- ``explore``: submitting a design-space exploration (a grid of designs × a job mix, in chunks).
 - ``reaper``: re-queueing or failing runs whose worker was lost.
 - ``topologies``: topologies and their revisions.
 - ``sharing``: grants, share links, ownership transfer, forks.
@@ -29,9 +31,11 @@ from designer.services.jobs import (
     MAX_SWEEP_CHUNKS, NIC_POLICIES, job_cancel, job_submit_compare, job_submit_simulate,
     job_submit_sweep, scenario_run, scenario_submit)
 from designer.services.diagnose import job_submit_diagnose
+from designer.services.explore import job_submit_explore
 from designer.services.reaper import job_reap_stale
 from designer.services.results import result_page_figures
 from designer.services.runner import job_run
+from designer.services.placement import scenario_place
 from designer.services.scenarios import scenario_create, scenario_delete, scenario_update
 from designer.services.sharing import (
     share_grant, share_link_create, share_link_revoke, share_revoke, share_update,
@@ -46,8 +50,9 @@ from designer.services.topologies import (
 __all__ = [
     "topology_create", "topology_build", "topology_build_preview", "topology_new",
     "topology_update", "topology_delete", "revision_save",
-    "scenario_create", "scenario_update", "scenario_submit", "scenario_run",
-    "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_submit_diagnose", "job_cancel",
+    "scenario_create", "scenario_update", "scenario_submit", "scenario_run", "scenario_place",
+    "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_submit_diagnose", "job_submit_explore",
+    "job_cancel",
     "result_page_figures", "job_run", "sweep_chunk_run", "job_reap_stale",
     "scenario_delete", "api_token_rotate", "api_token_revoke", "api_token_create",
     "api_token_authenticate",

@@ -5,7 +5,7 @@ docs/RELIABILITY.md, "Exactly-once completion").
 queued (so a redelivered message is harmless), marks it running, calls the engine through
 ``designer.bridge`` with a progress callback, and always ends in a terminal state with a
 message. A side thread writes a heartbeat (``runs.Heartbeat``); the reaper re-queues or fails
-jobs whose heartbeat stopped. A sweep job's run only prepares its chunks (``sweeps``). When a job
+jobs whose heartbeat stopped. A sweep or explore job's run only prepares its chunks (``sweeps``). When a job
 succeeds, its result page's figures are built and stored (``results.figures_prebuild``).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from designer.exceptions import JobCancelled
 from designer.models import SimulationJob
 from designer.services.results import figures_prebuild
 from designer.services.runs import Heartbeat, Run, done_message, error_text, job_finish
-from designer.services.sweeps import sweep_prepare
+from designer.services.sweeps import CHUNKED_KINDS, sweep_prepare
 
 __all__ = ["job_run"]
 
@@ -49,7 +49,7 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
     stored = None
     with Heartbeat(run):
         try:
-            if job.kind == JobKind.SWEEP:
+            if job.kind in CHUNKED_KINDS:
                 sweep_prepare(job, run)
                 return
             runner = getattr(bridge, _RUNNERS.get(job.kind, "run_simulation"))

@@ -1,4 +1,5 @@
-"""Failure sweeps: chunks run as parallel tasks, merged by the last one to finish.
+"""Failure sweeps and design-space explorations: chunks run as parallel tasks, merged by the last
+one to finish.
 
 A sweep runs in two steps: the runner (:func:`sweep_prepare`) lists the candidate failures and
 splits them into ``SweepChunk`` rows, each published as its own task (so more workers finish
@@ -12,6 +13,10 @@ that dies between two steps leaves a state the reaper finishes - chunk rows with
 reaper). Settling holds the job's row lock and returns unless the job is still running, so the
 merge runs once whoever calls it, and writes the one ``SimulationResult`` in the same
 transaction as the job's terminal state.
+
+An ``explore`` job (docs/FORMATS.md, "Design-space explorer") takes the same road: its items are
+the grid's points instead of failures (kept in the chunk's ``failures`` list), its chunk run and
+merge are the bridge's explorer functions (:data:`CHUNKED_KINDS`).
 """
 from __future__ import annotations
 
@@ -25,26 +30,38 @@ from django.db.models import Count
 from django.utils import timezone
 
 from designer import bridge
-from designer.choices import JobState
+from designer.choices import JobKind, JobState
 from designer.exceptions import JobCancelled
 from designer.models import SimulationJob, SimulationResult, SweepChunk
 from designer.services.queue import enqueue_chunk, lock_job, new_task_id
 from designer.services.runs import done_message, error_text, Heartbeat, job_finish, Run
 
-__all__ = ["sweep_prepare", "sweep_chunk_run", "sweep_settle", "sweep_settle_locked",
+__all__ = ["CHUNKED_KINDS", "sweep_prepare", "sweep_chunk_run", "sweep_settle", "sweep_settle_locked",
            "enqueue_chunks"]
 
 logger = logging.getLogger(__name__)
 
+# The kinds run in chunks → the bridge functions (looked up at call time: tests wrap them there)
+# listing the items, running one block (i, n) of them, and merging the parts.
+CHUNKED_KINDS = {
+    JobKind.SWEEP: ("sweep_candidates", "run_sweep_chunk", "merge_sweep_parts"),
+    JobKind.EXPLORE: ("explore_points", "run_explore_chunk", "merge_explore_parts"),
+}
+
+
+def _engine(job, step: int):
+    return getattr(bridge, CHUNKED_KINDS.get(job.kind, CHUNKED_KINDS[JobKind.SWEEP])[step])
+
 
 def sweep_prepare(job: SimulationJob, run: Run) -> None:
-    """A sweep job's run (called by the runner): list its candidate failures and split them into
-    ``SweepChunk`` rows, each published as its own task after the commit."""
-    failures = bridge.sweep_candidates(job)
-    run.progress(0.0, f"{len(failures)} failures to try")
+    """A sweep or explore job's run (called by the runner): list its candidate failures (grid
+    points) and split them into ``SweepChunk`` rows, each published as its own task after the commit."""
+    failures = _engine(job, 0)(job)
+    what = "design points" if job.kind == JobKind.EXPLORE else "failures"
+    run.progress(0.0, f"{len(failures)} {what} to try")
     n = min(len(failures), int(job.parameters.get("chunks") or settings.FABRICSCOPE_SWEEP_CHUNKS))
     if n == 0:  # nothing to try: the engine's unchunked sweep says so (the job fails with it)
-        data = bridge.run_sweep_chunk(job, None, run.progress)
+        data = _engine(job, 1)(job, None, run.progress)
         job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
                     message=done_message(job, data))
         return
@@ -67,7 +84,7 @@ def sweep_prepare(job: SimulationJob, run: Run) -> None:
                        heartbeat_at=now)
             for i, part in enumerate(parts))
         locked.chunks_total = n
-        locked.message = f"{len(failures)} failures in {n} chunks"
+        locked.message = f"{len(failures)} {what} in {n} chunks"
         locked.save(update_fields=["chunks_total", "message"])
         chunks = list(SweepChunk.objects.filter(job=locked).values_list("pk", "celery_task_id"))
         transaction.on_commit(partial(enqueue_chunks, chunks))
@@ -89,8 +106,8 @@ def sweep_chunk_run(*, chunk_id: int, hostname: str = "", task_id: str = "") -> 
     run = Run(SweepChunk, chunk.pk, chunk.attempts, job_id=chunk.job_id)
     with Heartbeat(run):
         try:
-            data = bridge.run_sweep_chunk(chunk.job, (chunk.index, chunk.job.chunks_total),
-                                          run.progress)
+            data = _engine(chunk.job, 1)(chunk.job, (chunk.index, chunk.job.chunks_total),
+                                         run.progress)
         except JobCancelled:
             finished = _chunk_finish(chunk, JobState.CANCELLED)
         except Exception as exc:
@@ -171,7 +188,7 @@ def sweep_settle_locked(job: SimulationJob) -> None:
 def _sweep_merge(job: SimulationJob) -> None:
     parts = list(job.chunks.order_by("index").values_list("result", flat=True))
     try:
-        data = bridge.merge_sweep_parts(parts)
+        data = _engine(job, 2)(parts)
     except Exception as exc:
         job.error = error_text(exc)
         job.save(update_fields=[*job.transition(JobState.FAILED, message="failed: merge"),

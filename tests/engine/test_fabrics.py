@@ -222,11 +222,12 @@ def test_no_generated_link_carries_less_than_one_port(template, fabric, hosts, o
         doc = build_cluster(template, hosts, fabric=fabric, oversubscription=oversub, switch=switch,
                             storage=storage, tiers=tiers, planes=planes)
     except InvalidTopology as exc:
-        # Only two refusals are expected here: a switch without the NICs' port mode, or planes
-        # that do not split the rails (or a fabric without planes).
+        # Only three refusals are expected here: a switch without the NICs' port mode, planes
+        # that do not split the rails (or a fabric without planes), storage on a rail-only fabric.
         path = exc.problems[0].path
         bad_planes = planes > 1 and (fabric != "rail-optimized" or RAILS[template] % planes)
-        assert path == "switch" or (path == "planes" and bad_planes), exc
+        rail_only_storage = fabric == "rail-only" and storage > 0
+        assert path == "switch" or (path == "planes" and bad_planes) or (path == "storage" and rail_only_storage), exc
         return
     assert validate(doc) == []
     assert_whole_ports(doc)

@@ -12,6 +12,9 @@ Modules
 - :mod:`.shared_cluster`: a shared cluster's ``jobs`` section (per-job step, slowdown against
   alone, bottleneck, interference matrix, shared links); :mod:`.place`: where the next job
   should go (candidate placements ranked) and placement policies compared for a job mix;
+- :mod:`.explore`: the design-space explorer (a grid of fabric options × a job mix → $/GPU,
+  W/GPU, step per job, bisection, blast radius; the Pareto frontier; chunks merged like
+  sweeps); :mod:`.explore_grid`: its request, checked, and the grid's points;
 - :mod:`.latency`: the result's latency section (GPU-initiated vs CPU-proxied), over the model
   of :mod:`designer.engine.model.hop_latency`;
 - :mod:`.nccl_tests`: predicted nccl-tests tables and the comparison with a measured log;

@@ -6,10 +6,11 @@ Modules
 - :mod:`.solver`: the max-min solver and the timeline;
 - :mod:`.simulate`: routing + solving at cluster scale;
 - :mod:`.whatif`: the what-if engine at cluster scale;
-- :mod:`.shared`: 64 jobs with placements on 4,096 GPUs, solved together (``shared_64``);
+- :mod:`.shared`: 64 jobs with placements on 4,096 GPUs, solved together (``shared_64``), and ranking a new job's placements on 512 hosts (``place_512``);
 - :mod:`.nvl72`: GB200 NVL72 rack-scale NVLink domains;
 - :mod:`.goodput`: the goodput plan of 16,384 GPUs (counts, checkpoint simulations, Monte Carlo);
 - :mod:`.diagnose`: a 16-host DGX-H100 all-reduce curve with a degraded NIC, diagnosed;
+- :mod:`.explore`: the design-space explorer, a 36-point grid for 1,024 GPUs on one and two processes;
 - :mod:`.chakra`: importing Chakra traces of 1,024 ranks (1.8 million nodes);
 - :mod:`.fidelity`: published measurements against the engine's predictions
   (cases in ``fidelity_cases.json``).

@@ -9,5 +9,7 @@ Modules
 - from predictions: :mod:`.tuner` (NCCL tuner-plugin CSV), :mod:`.acceptance` (acceptance spec
   and its check of nccl-tests logs); :mod:`._design_source`: the design options they share;
 - from measurements: :mod:`.diagnose` (nccl-tests runs → the ranked faults that explain them);
+- design space: :mod:`.explore` (a grid of fabric options × a job mix, priced and simulated, the
+  Pareto frontier);
 - :mod:`.bench`: the benchmarks of :mod:`designer.engine.benchmarks`.
 """

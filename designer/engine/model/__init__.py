@@ -10,6 +10,7 @@ Modules
   Cloud A3/A4, Azure ND v5/v6); :mod:`.racks`: rack-scale builders (GB200 NVL72); :mod:`.host_spec`: the
   host-template spec format, its builder and its instances;
 - :mod:`.fabrics`: leaf/spine/core fabrics (rail-optimized, rail-only, planes) around hosts;
+  :mod:`.rail_only`: the sizing of a rail-only fabric (one network per rail, no spine across rails);
   :mod:`.clos`: the port arithmetic and wiring of two- and three-tier Clos networks;
   :mod:`.pods`: the pod groups of a three-tier fabric; :mod:`.fabric_out`: what a generator
   writes into (the document, or only the fabric and counts of hosts for a BOM preview);

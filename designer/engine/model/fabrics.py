@@ -33,9 +33,7 @@ with ``capacity_gbps = bundle × port rate`` (``clos.py`` has the rules). Leaves
 and a third tier follow from the radix, the host count and ``oversubscription`` unless given;
 the document's ``fabric.notes`` says every decision a user did not ask for (a single leaf with no
 spine, a third tier, an oversubscription rounded to whole ports).
-
-Documents stored before this (fractional ``capacity_gbps`` on ``bundle`` links) still load and
-simulate as written: a document is explicit, only the generator changed.
+Documents stored before this (fractional ``capacity_gbps`` on ``bundle`` links) load as written.
 """
 from __future__ import annotations
 
@@ -48,12 +46,13 @@ from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.model.racks import rack_fabric_nics
 from designer.engine.model.fabric_out import ClusterDoc as _Doc, ClusterTally as _Tally, add_hosts as _add_hosts
 from designer.engine.model.pods import group_pods
+from designer.engine.model.rail_only import rail_only_layout
 from designer.engine.model.templates import compute_nics, resolved_spec
 
 __all__ = ["FABRICS", "MAX_HOSTS", "MAX_PLAN_HOSTS", "build_cluster", "plan_cluster", "fabric_summary",
            "default_nic_tech", "default_switch"]
 
-FABRICS = ("rail-optimized", "leaf-spine", "fat-tree")
+FABRICS = ("rail-optimized", "rail-only", "leaf-spine", "fat-tree")
 # 2,048 eight-GPU hosts = 16,384 GPUs: the most the pages and the API offer per build (a web
 # request). The engine itself builds more (benchmark fabric_32k: 4,096 hosts, 32,768 GPUs).
 MAX_HOSTS = 2048
@@ -106,9 +105,9 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Built-in template name or user template spec (see ``templates.py``).
     hosts : int
         Number of hosts (``h0`` … ``h{hosts-1}``).
-    fabric : {"rail-optimized", "leaf-spine", "fat-tree"}
-        Rail-optimized: one leaf group per rail, compute NIC i of every host to rail ``i % rails``;
-        leaf-spine: one ToR per rack; fat-tree: three tiers, NICs fill edge ports in order.
+    fabric : {"rail-optimized", "rail-only", "leaf-spine", "fat-tree"}
+        Rail-optimized: one leaf group per rail, NIC i of every host to rail ``i % rails``; rail-only:
+        the same, no spine joining rails (:mod:`.rail_only`); leaf-spine: one ToR per rack; fat-tree: three tiers.
     rails : int, optional
         Rails (default: compute NICs per host). Rail-optimized only.
     leaves_per_rail : int, optional
@@ -218,8 +217,8 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
             "storage": storage, "switch": sw.model, "radix": sw.radix, "port_gbps": sw.port_gbps}
     locals_ = [n["local"] for n in nics]
     args = _Args(hosts, locals_, nic_tech, sw, float(oversubscription), spines, storage, tiers)
-    if fabric == "rail-optimized":
-        info.update(_rail_optimized(out, args, rails or len(nics), leaves_per_rail, planes))
+    if fabric in ("rail-optimized", "rail-only"):
+        info.update(_rail_optimized(out, args, rails or len(nics), leaves_per_rail, planes, fabric == "rail-only"))
     elif fabric == "leaf-spine":
         if planes != 1:
             _fail("planes", "planes apply to rail-optimized fabrics only")
@@ -232,8 +231,6 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
     info["notes"] = out.notes
     out.doc["fabric"] = info
     return out.result()
-
-
 
 
 def _check_sharp(sharp, sw: SwitchSpec) -> None:
@@ -399,9 +396,9 @@ def _note_rounding(out: _Doc, leaves: list[LeafPorts], oversub: float) -> None:
 
 
 # ============================================================================ rail-optimized
-def _rail_leaves(out: _Doc, a: _Args, rails: int, lpr: int | None) -> tuple[int, list[list[str]], list]:
+def _rail_leaves(out: _Doc, a: _Args, rails: int, lpr: int | None, full: bool) -> tuple[int, list[list[str]], list]:
     per_rail = [sum(1 for i in range(len(a.nic_locals)) if i % rails == r) for r in range(rails)]
-    cap = _leaf_capacity(a, "leaves_per_rail")
+    cap = a.sw.radix if full else _leaf_capacity(a, "leaves_per_rail")  # full: nothing above the leaf
     if cap < max(per_rail):
         _fail("switch", f"one host has {max(per_rail)} NICs on a rail but a leaf holds {cap} host ports")
     hosts_per_leaf = cap // max(per_rail)
@@ -441,10 +438,14 @@ def _rail_hosts(out: _Doc, a: _Args, rails: int, lpr: int, leaf_ids: list[list[s
     return down
 
 
-def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int) -> dict:
+def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: int, only: bool = False) -> dict:
+    full = False
+    if only:  # rail-only (rail_only.py): one plane per rail, no switch joins two rails
+        planes, lpr, full = rail_only_layout(a.hosts, rails, len(a.nic_locals), a.sw.radix, planes=planes,
+                                             leaves_per_rail=lpr, spines=a.spines, tiers=a.tiers, storage=a.storage)
     if rails % planes:
         _fail("planes", f"{planes} planes do not split {rails} rails evenly")
-    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr)
+    lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr, full)
     down = _rail_hosts(out, a, rails, lpr, leaf_ids)
     single = rails * lpr == 1 and a.spines is None and a.tiers is None
     storage_leaves = _storage_leaves(out, a, leaf_ids[0][0] if single else None)

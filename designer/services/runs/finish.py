@@ -48,6 +48,8 @@ def done_message(job: SimulationJob, data: dict) -> str:
     elapsed = (timezone.now() - job.started_at).total_seconds() if job.started_at else 0.0
     if job.kind == JobKind.SWEEP:
         return f"{len(data.get('ranking') or [])} failures ranked in {elapsed:.1f} s"
+    if job.kind == JobKind.EXPLORE:
+        return f"{len(data.get('points') or [])} designs explored in {elapsed:.1f} s: {(data.get('summary') or {}).get('headline', '')}"
     if job.kind == JobKind.DIAGNOSE:
         return f"diagnosed in {elapsed:.1f} s: {data.get('summary') or ''}".rstrip(": ")
     return f"done in {elapsed:.1f} s"
