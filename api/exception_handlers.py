@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
@@ -115,6 +115,10 @@ def _translate(exc: Exception) -> tuple[int, dict, dict]:
     if isinstance(exc, (RequestDataTooBig, TooManyFieldsSent)):
         return 413, error_body("payload_too_large", str(exc) or "request body too large", {
             "limit_bytes": settings.FABRICSCOPE_MAX_BODY_BYTES, "size_bytes": None}), {}
+    if isinstance(exc, TooManyFilesSent):   # a multipart upload of more files than Django reads
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+        return 400, error_body("too_many_files", f"more than {limit} files in one request", [
+            {"path": "", "message": f"at most {limit} files per request (DATA_UPLOAD_MAX_NUMBER_FILES)"}]), {}
     if isinstance(exc, Http404):
         return 404, error_body("not_found", str(exc) or "not found"), {}
     if isinstance(exc, DjangoPermissionDenied):

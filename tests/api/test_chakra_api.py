@@ -41,3 +41,18 @@ def test_missing_ranks_and_bad_bytes_are_located_under_traces(api, small_topolog
 def test_another_users_topology_is_not_found(client_for, other_user, small_topology):
     response = _post(client_for(other_user), small_topology.pk, ["trace.0.et"])
     assert response.status_code == 404
+
+
+def test_more_files_than_django_reads_is_a_400_not_a_500(api, small_topology, settings):
+    """Found by schemathesis: 101 uploaded traces made Django raise TooManyFilesSent, which the
+    API answered with a 500."""
+    import io
+
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files = [io.BytesIO(b"\x00") for _ in range(5)]
+    for k, f in enumerate(files):
+        f.name = f"trace.{k}.et"
+    response = api.post(f"{API}/topologies/{small_topology.pk}/chakra-import/", {"traces": files},
+                        format="multipart")
+    error = assert_error(response, 400)
+    assert error["code"] == "too_many_files" and "at most 3 files" in error["details"][0]["message"]
