@@ -9,35 +9,25 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers.fields import BoundedObjectField
+
 from designer.services import MAX_SWEEP_CHUNKS
 
 __all__ = ["ExploreRequestSerializer"]
 
 
-class _ObjectField(serializers.JSONField):
-    """A JSON object (the engine checks its fields)."""
-
-    default_error_messages = {"invalid": "must be a JSON object"}
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if not isinstance(value, dict) or len(value) > 1000:
-            self.fail("invalid")
-        return value
-
-
 class ExploreRequestSerializer(serializers.Serializer):
     """A grid of fabric options × a job mix; ``base`` options left out come from the design."""
 
-    base = _ObjectField(required=False, help_text="build options fixed for every point (template, hosts or gpus, "
+    base = BoundedObjectField(required=False, help_text="build options fixed for every point (template, hosts or gpus, "
                                                    "fabric, …); default: the design's own")
-    grid = _ObjectField(help_text="axis -> list of values; axes: template, gpus, hosts, fabric, tiers, "
+    grid = BoundedObjectField(help_text="axis -> list of values; axes: template, gpus, hosts, fabric, tiers, "
                                   "oversubscription, switch, nic_link_tech, planes")
     jobs = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1024,
                                  help_text="the job mix (docs/FORMATS.md, Jobs with placements)")
     workload = serializers.JSONField(required=False, help_text="one workload instead of jobs")
-    routing = _ObjectField(required=False, help_text="{nic_policy, multipath}; default nic_policy pxn")
-    plan = _ObjectField(required=False, help_text="physical-plan overrides (prices, power, rack …)")
+    routing = BoundedObjectField(required=False, help_text="{nic_policy, multipath}; default nic_policy pxn")
+    plan = BoundedObjectField(required=False, help_text="physical-plan overrides (prices, power, rack …)")
     mode = serializers.ChoiceField(choices=["steady", "timeline"], required=False)
     chunks = serializers.IntegerField(required=False, min_value=1, max_value=MAX_SWEEP_CHUNKS,
                                       help_text="tasks the points are split into (default: the server's)")

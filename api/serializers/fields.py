@@ -4,8 +4,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "StrictBooleanField", "StrictCharField",
-           "StrictRegexField"]
+__all__ = ["DocumentField", "JsonListField", "JsonObjectField", "BoundedObjectField", "StrictBooleanField",
+           "StrictCharField", "StrictRegexField"]
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
@@ -37,6 +37,19 @@ class JsonObjectField(serializers.JSONField):
         if not isinstance(data, dict):
             raise serializers.ValidationError("must be an object")
         return super().to_internal_value(data)
+
+
+class BoundedObjectField(serializers.JSONField):
+    """A JSON object of at most 1,000 keys whose fields the engine checks (a plan's overrides, an
+    explorer's grid)."""
+
+    default_error_messages = {"invalid": "must be a JSON object"}
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not isinstance(value, dict) or len(value) > 1000:
+            self.fail("invalid")
+        return value
 
 
 class StrictCharField(serializers.CharField):

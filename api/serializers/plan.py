@@ -8,32 +8,22 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers.fields import BoundedObjectField
+
 __all__ = ["PlanRequestSerializer"]
 
 _SECTIONS = ("prices", "power", "units", "rack", "row", "spacing_m")
 
 
-class _ObjectField(serializers.JSONField):
-    """A JSON object (the engine checks its fields)."""
-
-    default_error_messages = {"invalid": "must be a JSON object"}
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if not isinstance(value, dict) or len(value) > 1000:
-            self.fail("invalid")
-        return value
-
-
 class PlanRequestSerializer(serializers.Serializer):
     """Overrides of the physical catalog for one plan; every key optional."""
 
-    prices = _ObjectField(required=False, help_text="item key -> US$ (switch:eth-51t2, medium:dr:800, …)")
-    power = _ObjectField(required=False, help_text="item key -> W (a medium: per end)")
-    units = _ObjectField(required=False, help_text="item key -> rack units")
-    rack = _ObjectField(required=False, help_text="{units, power_kw}")
-    row = _ObjectField(required=False, help_text="{racks, network: end|middle}")
-    spacing_m = _ObjectField(required=False, help_text="{same_rack, rack_width, row_pitch, slack} (m)")
+    prices = BoundedObjectField(required=False, help_text="item key -> US$ (switch:eth-51t2, medium:dr:800, …)")
+    power = BoundedObjectField(required=False, help_text="item key -> W (a medium: per end)")
+    units = BoundedObjectField(required=False, help_text="item key -> rack units")
+    rack = BoundedObjectField(required=False, help_text="{units, power_kw}")
+    row = BoundedObjectField(required=False, help_text="{racks, network: end|middle}")
+    spacing_m = BoundedObjectField(required=False, help_text="{same_rack, rack_width, row_pitch, slack} (m)")
     media = serializers.ListField(child=serializers.CharField(max_length=16), required=False, max_length=16,
                                   help_text="allowed medium kinds (dac, acc, aec, aoc, sr, dr, fr, lpo, cpo)")
 
