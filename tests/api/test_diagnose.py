@@ -117,6 +117,7 @@ def test_jobs_endpoint_does_not_take_diagnose(api, scenario):
     assert paths_of(error) == {"kind"}
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_result_and_figures_through_the_job_endpoints(api, small_topology, published):
     from designer import services
 

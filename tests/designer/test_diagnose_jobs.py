@@ -78,6 +78,7 @@ def test_unknown_option_is_refused(engine, small_topology, user, published):
     assert "unknown option nccl_algo" in caught.value.message_dict["options"][0]
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_job_runs_to_success_with_progress_and_figures(engine, small_topology, user, published, monkeypatch):
     from designer import bridge
 
@@ -109,6 +110,7 @@ def test_job_runs_to_success_with_progress_and_figures(engine, small_topology, u
     assert ResultFigures.objects.filter(result_id=job.pk, key__contains=":diagnosis:").count() == 1
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_engine_failure_is_recorded_never_stuck(engine, small_topology, user, published, monkeypatch):
     job = _submit(small_topology, user)
 
@@ -124,6 +126,7 @@ def test_engine_failure_is_recorded_never_stuck(engine, small_topology, user, pu
     assert not SimulationResult.objects.filter(job=job).exists()
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_result_page_shows_verdict_curves_and_tables(engine, small_topology, user, published, client):
     job = _submit(small_topology, user)
     services.job_run(job_id=job.pk)
@@ -138,6 +141,7 @@ def test_result_page_shows_verdict_curves_and_tables(engine, small_topology, use
         assert f'data-rank="{e["rank"] - 1}"' in html
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_figure_overlays_measured_band_and_explained(engine, small_topology, user, published):
     from designer.figures.diagnose import diagnosis_figure
 

@@ -66,6 +66,7 @@ def test_engine_problems_come_back_next_to_the_jobs(alice, small_topology):
     assert not Scenario.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)   # the runner's heartbeat thread reads the job row
 def test_result_page_shows_each_job_the_figures_and_shared_links(alice, small_topology, user, published):
     scenario = services.scenario_create(topology=small_topology, user=user, name="shared",
                                         workload={"jobs": JOBS})
