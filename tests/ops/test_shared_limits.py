@@ -121,6 +121,10 @@ def two_web_processes(redis_url, tmp_path):
                DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", PYTHONUNBUFFERED="1",
                FABRICSCOPE_CACHE_KEY_PREFIX=f"fabricscope-test-{uuid.uuid4().hex[:10]}",
                LOG_LEVEL="WARNING")
+    # The database is made first, as `manage.py up` does: two processes opening a brand-new SQLite
+    # file at once race to switch it to WAL, and the loser fails with "database is locked".
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True,
+                   timeout=600)
     servers = [WebProcess(env, tmp_path / f"web{k}.log") for k in range(2)]
     try:
         for server in servers:
