@@ -67,3 +67,16 @@ def test_help_everywhere():
     for cmd in ("build", "validate", "topo-matrix"):
         r = cli(cmd, "--help")
         assert r.returncode == 0 and "usage" in r.stdout
+
+
+def test_unreadable_json_names_the_file_for_every_document_command(tmp_path):
+    """``validate`` and ``export`` read a document path the same way: a broken file is one
+    located line naming the file, line and column, never a traceback."""
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    for args in (("validate", broken), ("export", broken, "--format", "json")):
+        r = cli(*args)
+        assert r.returncode == 1, args
+        said = r.stdout + r.stderr   # validate reports on stdout, export on stderr
+        assert f"{broken}: invalid JSON at line 1 column 2" in said, (args, said)
+        assert "Traceback" not in said

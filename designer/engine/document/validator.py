@@ -98,7 +98,7 @@ def _parse_json(text: str, where: str = "") -> object:
     except json.JSONDecodeError as exc:
         loc = f"{where}: " if where else ""
         raise InvalidTopology(f"{loc}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
-                              [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: "
+                              [Problem(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: "
                                            f"{exc.msg}")]) from None
 
 
