@@ -7,7 +7,8 @@ live in the :mod:`api.schema` module of the same name.
 
 One module per resource: topologies (+ imports mixed in), export, revisions, scenarios, jobs,
 templates_catalog, tokens, sharing, nccl_tests, goodput, diagnose, plan, explore (the last five imported by
-name in api/urls.py); ``base`` holds :class:`ApiMixin` and the request helpers.
+name in api/urls.py); ``base`` holds :class:`ApiMixin` and the request helpers, ``job_submit``
+the base of the views that queue a job on a topology (diagnose, explore).
 """
 from __future__ import annotations
 

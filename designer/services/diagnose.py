@@ -11,27 +11,15 @@ place a sweep keeps its classes). The run itself goes through the shared machine
 """
 from __future__ import annotations
 
-import contextvars
-import logging
-from functools import partial
-
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from designer import bridge
 from designer.choices import JobKind
 from designer.models import SimulationJob, Topology
-from designer.ops import broker as ops_broker
-from designer.ops import limits as ops_limits
-from designer.services.audit import audit_record
-from designer.services.jobs import _raise_if_not_queued
-from designer.services.queue import enqueue_job, new_task_id
+from designer.services.jobs import job_queue
 
 __all__ = ["MAX_DIAGNOSE_RUNS", "MAX_DIAGNOSE_LOG_BYTES", "DIAGNOSE_OPTION_KEYS", "job_submit_diagnose"]
-
-logger = logging.getLogger(__name__)
 
 #: Measured runs one diagnosis explains at most: each is a curve every candidate is fitted to.
 MAX_DIAGNOSE_RUNS = 8
@@ -77,24 +65,11 @@ def job_submit_diagnose(*, topology: Topology, user: AbstractBaseUser, runs: lis
     _check_sizes(runs)
     engine_runs = bridge.diagnosis_runs(runs, op=op)
     plan = bridge.diagnosis_check(document=revision.document, runs=engine_runs, op=op, options=options)
-    if settings.FABRICSCOPE_BROKER_PRECHECK:
-        ops_broker.ensure_available()  # 503 before anything is written
-    with transaction.atomic():
-        ops_limits.check_active_jobs(user=user)
-        job = SimulationJob.objects.create(
-            kind=JobKind.DIAGNOSE, topology=topology, revision=revision, scenario=None,
-            submitted_by=user, inputs={"runs": engine_runs},
-            parameters={"op": op, "options": options, "plan": plan},
-            message="queued", celery_task_id=new_task_id())
-        audit_record(topology=topology, actor=user, action="job.submit",
-                     summary=f"diagnose job {job.pk} of {len(engine_runs)} measured run(s)",
-                     details={"job": job.pk, "kind": JobKind.DIAGNOSE, "runs": len(engine_runs)})
-        transaction.on_commit(partial(contextvars.copy_context().run, enqueue_job, job.pk,
-                                      job.celery_task_id))
-    logger.info("job %s (diagnose) submitted", job.pk, extra={"job": job.pk})
-    if not transaction.get_connection().in_atomic_block:  # the publish has run: check it
-        _raise_if_not_queued(job)
-    return job
+    return job_queue(kind=JobKind.DIAGNOSE, topology=topology, revision=revision, scenario=None,
+                     user=user, inputs={"runs": engine_runs},
+                     parameters={"op": op, "options": options, "plan": plan},
+                     summary=f"diagnose job {{job}} of {len(engine_runs)} measured run(s)",
+                     details={"runs": len(engine_runs)})
 
 
 def _check_sizes(runs: list[dict]) -> None:

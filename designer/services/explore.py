@@ -10,27 +10,16 @@ task, exactly once, resumable, merged by the last chunk to finish.
 """
 from __future__ import annotations
 
-import contextvars
-import logging
-from functools import partial
-
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from designer import bridge
 from designer.choices import JobKind
 from designer.models import SimulationJob, Topology
-from designer.ops import broker as ops_broker
-from designer.ops import limits as ops_limits
-from designer.services.audit import audit_record
-from designer.services.jobs import MAX_SWEEP_CHUNKS, _raise_if_not_queued
-from designer.services.queue import enqueue_job, new_task_id
+from designer.services.jobs import MAX_SWEEP_CHUNKS, job_queue
 
 __all__ = ["job_submit_explore"]
-
-logger = logging.getLogger(__name__)
 
 
 def job_submit_explore(*, topology: Topology, user: AbstractBaseUser, request: dict,
@@ -67,20 +56,7 @@ def job_submit_explore(*, topology: Topology, user: AbstractBaseUser, request: d
     if isinstance(chunks, bool) or not isinstance(chunks, int) or not 1 <= chunks <= MAX_SWEEP_CHUNKS:
         raise ValidationError({"chunks": f"must be between 1 and {MAX_SWEEP_CHUNKS}"})
     checked = bridge.explore_check(request, revision.document)
-    if settings.FABRICSCOPE_BROKER_PRECHECK:
-        ops_broker.ensure_available()  # 503 before anything is written
-    with transaction.atomic():
-        ops_limits.check_active_jobs(user=user)
-        job = SimulationJob.objects.create(
-            kind=JobKind.EXPLORE, topology=topology, revision=revision, scenario=None,
-            submitted_by=user, inputs=checked, parameters={"chunks": chunks},
-            message="queued", celery_task_id=new_task_id())
-        audit_record(topology=topology, actor=user, action="job.submit",
-                     summary=f"explore job {job.pk} of {checked['points_total']} design point(s)",
-                     details={"job": job.pk, "kind": JobKind.EXPLORE, "points": checked["points_total"]})
-        transaction.on_commit(partial(contextvars.copy_context().run, enqueue_job, job.pk,
-                                      job.celery_task_id))
-    logger.info("job %s (explore) submitted", job.pk, extra={"job": job.pk})
-    if not transaction.get_connection().in_atomic_block:  # the publish has run: check it
-        _raise_if_not_queued(job)
-    return job
+    return job_queue(kind=JobKind.EXPLORE, topology=topology, revision=revision, scenario=None,
+                     user=user, inputs=checked, parameters={"chunks": chunks},
+                     summary=f"explore job {{job}} of {checked['points_total']} design point(s)",
+                     details={"points": checked["points_total"]})

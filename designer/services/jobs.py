@@ -31,7 +31,7 @@ from designer.services.queue import copy_fields, enqueue_job, lock_job, revoke, 
 from designer.services.scenarios import scenario_create, scenario_update, scenario_validate
 from designer.services.sweeps import sweep_settle_locked
 
-__all__ = ["NIC_POLICIES", "MAX_SWEEP_CHUNKS", "RUN_ACTIONS", "job_submit_simulate",
+__all__ = ["NIC_POLICIES", "MAX_SWEEP_CHUNKS", "RUN_ACTIONS", "job_queue", "job_submit_simulate",
            "job_submit_sweep", "job_submit_compare", "job_cancel", "jobs_cancel_for_delete",
            "scenario_submit", "scenario_run"]
 
@@ -162,20 +162,54 @@ def _job_submit(*, kind: str, scenario: Scenario, user, parameters: dict,
         parameters = {**parameters, "failures_override": True}
     if not validated or failures is not None:
         scenario_validate(scenario, failures=failures)
-    if settings.FABRICSCOPE_BROKER_PRECHECK:
-        ops_broker.ensure_available()  # 503 before anything is written
     inputs = {"workload": scenario.workload, "routing": scenario.routing,
               "failures": scenario.failures if failures is None else failures,
               "mode": scenario.mode, "latency": scenario.latency}
+    return job_queue(kind=kind, topology=scenario.topology, revision=scenario.revision,
+                     scenario=scenario, user=user, inputs=inputs, parameters=parameters,
+                     summary=f"{kind} job {{job}} of scenario {scenario.name!r}",
+                     details={"scenario": scenario.pk})
+
+
+def job_queue(*, kind: str, topology: Topology, revision, scenario: Scenario | None,
+              user: AbstractBaseUser, inputs: dict, parameters: dict, summary: str,
+              details: dict) -> SimulationJob:
+    """Write a queued job row and publish its message after the commit: the one way every job
+    kind enters the queue (simulate, sweep, compare, diagnose, explore).
+
+    Contract (docs/RELIABILITY.md): a job is accepted only when the broker answers; a publish
+    that still fails after the commit marks the row failed and raises
+    :class:`BrokerUnavailable` (when this is the outermost transaction), never a silent loss.
+    The caller has checked the input and the user's right to run jobs on ``topology``.
+
+    Parameters
+    ----------
+    kind : str
+        A :class:`designer.choices.JobKind`.
+    summary : str
+        The audit line after the job number (``"simulate job 12 of scenario 'a'"``), with
+        ``{job}`` standing for the number.
+    details : dict
+        Extra audit details (``job`` and ``kind`` are added).
+
+    Raises
+    ------
+    BrokerUnavailable
+        The queue did not answer (503 before anything is written, or the job recorded failed).
+    TooManyJobs
+        The user has the maximum of queued + running jobs (nothing is written).
+    """
+    if settings.FABRICSCOPE_BROKER_PRECHECK:
+        ops_broker.ensure_available()  # 503 before anything is written
     with transaction.atomic():
         ops_limits.check_active_jobs(user=user)
         job = SimulationJob.objects.create(
-            kind=kind, topology_id=scenario.topology_id, revision=scenario.revision,
-            scenario=scenario, submitted_by=user, inputs=inputs, parameters=parameters,
+            kind=kind, topology=topology, revision=revision, scenario=scenario,
+            submitted_by=user, inputs=inputs, parameters=parameters,
             message="queued", celery_task_id=new_task_id())
-        audit_record(topology=scenario.topology, actor=user, action="job.submit",
-                     summary=f"{kind} job {job.pk} of scenario {scenario.name!r}",
-                     details={"job": job.pk, "kind": kind, "scenario": scenario.pk})
+        audit_record(topology=topology, actor=user, action="job.submit",
+                     summary=summary.replace("{job}", str(job.pk), 1),
+                     details={"job": job.pk, "kind": kind, **details})
         # Run in this request's context even when an outer transaction commits later, so the
         # message carries the submitting request's id.
         transaction.on_commit(partial(contextvars.copy_context().run, enqueue_job, job.pk,

@@ -8,10 +8,10 @@ the field they name (:func:`attach`).
 """
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.core.exceptions import ValidationError
-
-import re
 
 from designer.selectors import (
     MAX_LOG_BYTES,
