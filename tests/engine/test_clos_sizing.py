@@ -20,6 +20,7 @@ from designer.engine.errors import InvalidTopology, LimitExceeded
 from designer.engine.model.bom import fabric_bom, plan_bom
 from designer.engine.model.clos import core_plan
 from designer.engine.model.fabrics import MAX_PLAN_HOSTS, build_cluster, fabric_summary
+from tests.engine.storage_support import without_storage_nics
 
 
 def _switches(bom: dict) -> dict:
@@ -63,29 +64,44 @@ def test_three_to_one_fills_the_spines_ports():
     assert any("43:21" in note for note in doc["fabric"]["notes"])
 
 
-def test_one_storage_server_takes_one_uplink():
-    """128 DGX-H100 on ib-ndr-64 at 1:1 plus one storage server (the issue's case).
+def test_one_storage_server_keeps_the_compute_spines():
+    """128 DGX-H100 on ib-ndr-64 (64 × 400G, 750 W) at 1:1 plus one storage server (the issue's
+    case: equal bundles used to take 32 spines where the compute leaves need 16).
 
-    Compute: a leaf holds 32 hosts (32 + 32 = 64) → 4 leaves per rail, 32 leaves of 32 uplinks.
-    Storage: sleaf0 has 1 storage port → 1 uplink (1:1, its own bandwidth; it was 32, one to
-    each spine). Spines: 1,024 + 1 = 1,025 ports → S ≥ 17; S = 17..31 gives bundles of 2 and
-    32 + 2S > 64 leaf ports; S = 32, bundles of 1: a spine holds 32 compute ports, spine0 one
-    more → 32 spines. (16 spines fill all 64 ports with the compute leaves alone: the note says
-    why the storage port costs 16 more with equal bundles.)
-    Ports used: leaves 32 × 64 + 2 = 2,050; spines 32 × 32 + 1 = 1,025 of 2,048 (was 1,056).
-    Links: host-leaf 1,024; storage-leaf 1; leaf-spine 32 × 32 + 1 = 1,025 links and ports.
+    Compute fabric (unchanged by storage): a leaf holds 32 hosts (32 + 32 = 64) → 4 leaves per
+    rail, 32 leaves of 32 host ports and 32 uplinks; 1,024 uplinks / 64 = 16 spines, bundles of 2.
+    Storage fabric of its own (storage_fabric.py): each host wires one port of its two storage
+    NICs → H = 256 host ports, S = 1 storage port; 257 > 64, so leaves: a host leaf holds
+    max(64 − 1, 32) = 63 host ports with min(63, 1) = 1 uplink → ceil(256 / 63) = 5 leaves
+    (63, 63, 63, 63, 4), each 1 uplink; sleaf0: 1 storage port, min(1, 256) = 1 uplink; 6
+    uplinks of one port → 1 storage spine (6 ports).
+    Switches: leaves 32 + 6 = 38, ports used 32 × 64 + (4 × 64 + 5) + 2 = 2,311 of 2,432;
+    spines 16 + 1 = 17, ports used 16 × 64 + 6 = 1,030 of 1,088.
+    Links: host-leaf 1,024 + 256 = 1,280 (in-row, 2,560 transceivers); storage-leaf 1;
+    leaf-spine 32 × 16 = 512 bundles of 2 (1,024 ports) + 6 single ports = 518 links, 1,030 ports.
+    Power: 55 × 750 W = 41,250 W (was 65 switches, 48,750 W). Injection counts compute NICs only:
+    1,024 × 400 G; bisection half of it.
     """
     doc = build_cluster("dgx-h100", 128, switch="ib-ndr-64", storage=1)
     bom = fabric_bom(doc)
-    assert _uplinks(doc, "sleaf0") == 1
-    assert _switches(bom) == {"leaf": (33, 2050, 2112), "spine": (32, 1025, 2048)}
-    assert _links(bom)["leaf-spine"][:2] == (1025, 1025)
+    compute_spines = [n for n in doc["nodes"] if n["kind"] == "switch" and n["attrs"]["role"] == "spine"
+                      and not n["attrs"].get("storage")]
+    assert len(compute_spines) == doc["fabric"]["spines"] == 16
+    assert doc["fabric"]["storage_fabric"] == {"kind": "own", "host_ports": 256, "leaves": 6, "spines": 1,
+                                               "cores": 0}
+    assert [_uplinks(doc, f"snleaf{j}") for j in range(5)] + [_uplinks(doc, "sleaf0")] == [1] * 6
+    assert _switches(bom) == {"leaf": (38, 2311, 2432), "spine": (17, 1030, 1088)}
+    assert _links(bom)["host-leaf"] == (1280, 1280, 1280, 2560, "in-row")
     assert _links(bom)["storage-leaf"] == (1, 1, 1, 2, "in-row")
-    assert any("storage takes 1 spine port (1:1)" in note and "16 spines" in note for note in doc["fabric"]["notes"])
+    assert _links(bom)["leaf-spine"] == (518, 1030, 1030, 2060, "optics")
+    assert bom["power"]["switch_w"] == 55 * 750
+    assert bom["injection_gbps"] == 1024 * 400 and bom["bisection_gbps"] == 1024 * 400 / 2
+    assert any("storage fabric of its own" in note for note in doc["fabric"]["notes"])
 
 
 def test_storage_uses_the_spines_free_ports():
-    """16 DGX-H100 on eth-51t2 (128 × 400G) at 1:1 plus one storage server.
+    """16 hosts shaped as DGX-H100 but without storage NICs (so the shared design:
+    storage_fabric.py), on eth-51t2 (128 × 400G) at 1:1, plus one storage server.
 
     One leaf per rail holds the 16 hosts: 8 leaves of 16 host ports and 16 uplinks. sleaf0: 1
     port, 1 uplink. S ≥ ceil((128 + 1)/128) = 2: bundles of 8 (16 + 16 = 32 ≤ 128), spine0
@@ -93,9 +109,12 @@ def test_storage_uses_the_spines_free_ports():
     Links: host-leaf 128; leaf-spine 8 × 2 + 1 = 17 links, 129 ports = 129 cables, 258
     transceivers (the storage leaf had 2 uplinks, one per spine).
     """
-    bom = fabric_bom(build_cluster("dgx-h100", 16, storage=1))
+    doc = build_cluster(without_storage_nics(), 16, storage=1)
+    bom = fabric_bom(doc)
     assert _switches(bom) == {"leaf": (9, 258, 1152), "spine": (2, 129, 256)}
     assert _links(bom)["leaf-spine"] == (17, 129, 129, 258, "optics")
+    assert doc["fabric"]["storage_fabric"] == {"kind": "shared"}
+    assert any("has no storage NIC" in note for note in doc["fabric"]["notes"])
 
 
 def test_super_spines_fill_their_ports():
@@ -114,12 +133,18 @@ CASES = [("dgx-h100", 128, {"switch": "ib-ndr-64", "storage": 1}),
          ("dgx-h100", 24, {"fabric": "fat-tree", "storage": 2}),
          ("dgx-h100", 264, {"switch": "ib-ndr-64", "storage": 40}), ("gb200-nvl72", 4, {}),
          ("dgx-h100", 1, {"storage": 2}), ("dgx-h100", 16, {"planes": 2, "storage": 1}),
-         ("dgx-h100", 8, {"fabric": "leaf-spine"}), ("dgx-h100", 64, {"oversubscription": 1.5})]
+         ("dgx-h100", 8, {"fabric": "leaf-spine"}), ("dgx-h100", 64, {"oversubscription": 1.5}),
+         ("dgx-h100", 128, {"switch": "eth-25t6", "storage": 1}),
+         ("dgx-h100", 300, {"switch": "ib-ndr-64", "storage": 3}),
+         ("dgx-h100", 8, {"fabric": "rail-only", "storage": 2}),
+         ("dgx-a100", 40, {"fabric": "fat-tree", "storage": 5}),
+         ("no-storage-nic", 32, {"switch": "ib-ndr-64", "storage": 2})]
 
 
 @pytest.mark.parametrize("template,hosts,options", CASES)
 def test_plan_bom_equals_the_built_documents_bom(template, hosts, options):
     """The BOM counted from the spec is the BOM of the built document, key for key."""
+    template = without_storage_nics() if template == "no-storage-nic" else template
     doc = build_cluster(template, hosts, **options)
     built = {"summary": fabric_summary(doc), "bom": fabric_bom(doc)}
     planned = plan_bom(template, hosts, **options)

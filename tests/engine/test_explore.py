@@ -9,6 +9,7 @@ from designer.engine.analysis.explore import explore, explore_points, merge_expl
 from designer.engine.analysis.simulate import simulate
 from designer.engine.errors import InvalidScenario, InvalidTopology, LimitExceeded
 from designer.engine.model.fabrics import build_cluster, fabric_summary
+from tests.engine.storage_support import without_storage_nics
 
 MOE = {"job": {"layout": {"tp": 1, "ep": 16, "dp": 128},
                "template": {"model": "deepseek-v3", "microbatches": 1, "seq_len": 4096}}}
@@ -81,8 +82,10 @@ def test_rail_only_cross_rail_goes_over_nvlink_with_pxn_and_nowhere_without():
 
 @pytest.mark.parametrize("kwargs, path", [({"planes": 2}, "planes"), ({"storage": 2}, "storage")])
 def test_rail_only_refuses_what_it_cannot_wire(kwargs, path):
+    # Storage servers need a spine to reach the rails, unless the hosts have storage NICs for a
+    # storage fabric of its own (storage_fabric.py): refused only without them.
     with pytest.raises(InvalidTopology) as exc:
-        build_cluster("dgx-h100", 4, fabric="rail-only", **kwargs)
+        build_cluster(without_storage_nics(), 4, fabric="rail-only", **kwargs)
     assert exc.value.problems[0].path == path
 
 

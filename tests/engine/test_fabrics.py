@@ -15,6 +15,7 @@ from designer.engine.errors import InvalidTopology
 from designer.engine.model.fabrics import FABRICS, build_cluster, fabric_summary
 from designer.engine.model.templates import host_document
 from designer.engine.model.topology import Topology
+from tests.engine.storage_support import without_storage_nics
 
 HOST = {name: host_document(name) for name in ("dgx-h100", "dgx-a100", "aws-p5", "pcie-commodity")}
 NETWORK = ("ethernet", "infiniband")
@@ -151,7 +152,8 @@ def test_third_tier_follows_from_the_radix():
 
 
 def test_planes_split_rails_and_storage_uplinks_are_whole_ports():
-    doc = build_cluster("dgx-h100", 16, planes=2, spines=4, storage=1)
+    # Hosts without storage NICs: the storage leaf takes the compute spines' ports (storage_fabric.py).
+    doc = build_cluster(without_storage_nics(), 16, planes=2, spines=4, storage=1)
     plane_of = {n["id"]: n["attrs"].get("plane") for n in switches(doc, "spine")}
     assert sorted(plane_of.values()) == [0] * 4 + [1] * 4
     for link in doc["links"]:

@@ -37,7 +37,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--oversubscription", type=float, default=1.0, help="downlink/uplink ratio (≥ 1)")
     parser.add_argument("--k", type=int, help="fat-tree radix (even)")
     parser.add_argument("--hosts-per-rack", type=int, default=4, help="hosts per rack")
-    parser.add_argument("--storage", type=int, default=0, help="storage servers attached to the fabric")
+    parser.add_argument("--storage", type=int, default=0,
+                        help="storage servers (on a storage fabric of their own, wired to the hosts' "
+                             "storage NICs, when the template has them)")
     parser.add_argument("--nic-link-tech", help="catalog tech of host-to-leaf links (default eth<port>)")
     parser.add_argument("--uplink-tech", help="catalog tech of switch-to-switch links")
     parser.add_argument("--sharp", action="store_true",

@@ -12,6 +12,8 @@ Modules
 - :mod:`.fabrics`: leaf/spine/core fabrics (rail-optimized, rail-only, planes) around hosts;
   :mod:`.rail_only`: the sizing of a rail-only fabric (one network per rail, no spine across rails);
   :mod:`.clos`: the port arithmetic and wiring of two- and three-tier Clos networks;
+  :mod:`.storage_fabric`: storage servers on a storage fabric of their own (the hosts' storage
+  NICs) or on leaves of the compute spines;
   :mod:`.pods`: the pod groups of a three-tier fabric; :mod:`.fabric_out`: what a generator
   writes into (the document, or only the fabric and counts of hosts for a BOM preview);
 - :mod:`.bom`: the bill of materials (switches, ports, cables, power), of a document or counted

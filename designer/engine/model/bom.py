@@ -144,7 +144,8 @@ def _count_host_ports(switch: dict, tech, ports: int, tallies, rows) -> float:
     down[switch["id"]] = down.get(switch["id"], 0.0) + capacity
     reach = "in-rack copper" if switch.get("group") else "in-row"
     _add_row(rows, f"host-{_tier(switch) or 'switch'}", tech.name, reach, ports, ports)
-    return capacity
+    # Storage NICs on a storage fabric's leaf are not compute injection (fabric_summary's rule).
+    return 0.0 if (switch.get("attrs") or {}).get("storage") else capacity
 
 
 def _count_fabric_links(links: list[tuple], nodes: dict, tallies, rows) -> float:
@@ -175,7 +176,7 @@ def _switch_facts(nodes: dict):
     rank = {sid: _TIER_RANK.get(t, 0) for sid, t in tier.items()}
     roles = {sid: (n.get("attrs") or {}).get("role") for sid, n in nodes.items() if sid in tier}
     storage = {sid for sid, n in nodes.items() if (n.get("attrs") or {}).get("storage")}
-    top = next((r for r in ("core", "spine") if r in set(roles.values())), None)
+    top = next((r for r in ("core", "spine") if r in {roles[s] for s in roles if s not in storage}), None)
 
     def into_top(a: str, b: str) -> bool:
         return bool(top) and (roles[a] == top) != (roles[b] == top) and not {a, b} & storage
@@ -215,7 +216,9 @@ def _plan_summary(plan: dict, hosts: int, injection: float, top_in: float) -> di
 
     doc, per = plan["document"], plan["per_host"]
     fabric = fabric_summary(doc)  # switches per role; its links are only the storage servers'
-    top = next((r for r in ("core", "spine") if r in fabric["switches"]), None)
+    compute = {(n.get("attrs") or {}).get("role") for n in doc["nodes"]
+               if n["kind"] == "switch" and not (n.get("attrs") or {}).get("storage")}
+    top = next((r for r in ("core", "spine") if r in compute), None)
     return {**fabric, "hosts": hosts * per["hosts"], "gpus": hosts * per["gpus"],
             "nodes": len(doc["nodes"]) + hosts * per["nodes"],
             "links": (len(doc["links"]) + sum(len(row[1]) for row in plan["fabric_links"]) + hosts * per["links"]

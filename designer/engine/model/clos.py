@@ -20,7 +20,8 @@ Rules (why they look like this)
   A given ``spines`` count turns each leaf's uplinks into bundles of ``ceil(u / S)``.
   With one port per spine a spine has a port per leaf, so two tiers hold at most ``radix``
   leaves; beyond that the generator builds a third tier.
-- Storage leaves are sized by their own bandwidth: ``d`` storage ports get ``d`` uplink ports
+- Storage leaves on the compute spines (hosts without storage NICs; with them, storage has a
+  fabric of its own, ``storage_fabric.py``) are sized by their own bandwidth: ``d`` storage ports get ``d`` uplink ports
   (1:1), one port each on spines taken in turn (:func:`storage_bundles`), never a bundle to every
   spine. They use the spines' free ports; only when those are too few do the spines grow.
 - Three tiers (pods + super-spines): a pod is at most ``radix / 2`` leaves and its own spines
@@ -67,10 +68,13 @@ class LeafPorts:
     down: int
     oversubscription: float = 1.0
     storage: bool = False
+    # Uplink ports set by the caller instead of the ratio (a storage fabric's leaf: the storage
+    # bandwidth it can carry, ``storage_fabric.py``).
+    uplinks: int | None = None
 
     @property
     def up(self) -> int:
-        return uplink_ports(self.down, self.oversubscription)
+        return self.uplinks if self.uplinks is not None else uplink_ports(self.down, self.oversubscription)
 
 
 def _fail(path: str, message: str):

@@ -12,14 +12,17 @@ Ids and groups
   * leaf-spine: ``tor{r}`` (role ``tor``, in group ``rack{r}``), ``spine{s}`` (``core{c}``);
   * fat-tree: ``edge{n}`` (role ``leaf``), ``agg{n}`` (role ``spine``) with ``attrs.pod``,
     ``core{n}`` (role ``core``) — always three tiers.
-- Storage servers ``storage{i}`` (kind ``storage``) hang off storage leaves ``sleaf{j}`` (role
+- Storage servers ``storage{i}`` (kind ``storage``): on a storage fabric of their own when the
+  template has storage NICs (``sleaf{j}``, ``snleaf{j}``, ``sspine{k}``, all ``attrs.storage``;
+  :mod:`.storage_fabric` has the rule and why), else on storage leaves ``sleaf{j}`` (role
   ``leaf``, ``attrs.storage``) uplinked without oversubscription into plane 0 (fat-tree: they
   take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
 - Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks whose
   hosts reach only those leaves (as ``parent``) and its storage servers; the super-spines are
   in group ``super-spines`` (kind ``other``). See :func:`.pods.group_pods`.
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
-- Only *compute* NICs are wired; storage/in-band NICs of a template stay unwired.
+- Compute NICs are wired into the compute fabric; storage NICs (one port each) only when there
+  are storage servers, into the storage fabric; in-band management is not modelled.
 - ``sharp=True`` marks every switch ``attrs.sharp: true`` (:data:`catalog.SHARP_ATTR`), which CollNet's
   support check reads (``traffic/collectives/collnet.py``); InfiniBand only (SHARP runs on Quantum
   switches: NVIDIA SHARP documentation, https://docs.nvidia.com/networking/display/sharpv300).
@@ -47,6 +50,8 @@ from designer.engine.model.racks import rack_fabric_nics
 from designer.engine.model.fabric_out import ClusterDoc as _Doc, ClusterTally as _Tally, add_hosts as _add_hosts
 from designer.engine.model.pods import group_pods
 from designer.engine.model.rail_only import rail_only_layout
+from designer.engine.model.storage_fabric import (own_storage_fabric, shared_storage_leaves, storage_design,
+                                                  storage_pods)
 from designer.engine.model.templates import compute_nics, resolved_spec
 
 __all__ = ["FABRICS", "MAX_HOSTS", "MAX_PLAN_HOSTS", "build_cluster", "plan_cluster", "fabric_summary",
@@ -61,7 +66,6 @@ MAX_HOSTS = 2048
 # 2-core machine, 12,500 (100,000 GPUs) in 0.1 s (docs/PERFORMANCE.md). More is linear in the
 # switch links: a web request should not wait longer.
 MAX_PLAN_HOSTS = 32_768
-_STORAGE_PER_LEAF = 32
 
 
 def _fail(path: str, message: str):
@@ -114,7 +118,8 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
         Leaves per rail (default: the fewest whose ports hold the rail's hosts); hosts are split
         into equal contiguous blocks.
     spines : int, optional
-        Spines (per pod with three tiers; default one per leaf uplink port). 0 only for one leaf.
+        Compute-fabric spines (per pod with three tiers; default: the fewest whose ports hold the
+        leaves' uplinks). 0 only for one leaf. A storage fabric's spines follow from its ports.
     nic_link_tech, uplink_tech : str, optional
         Catalog techs of host⇄leaf and switch⇄switch links (default the switch family's tech at
         the NIC port rate, ``eth400``); both must run at the switch port rate.
@@ -125,7 +130,8 @@ def build_cluster(template, hosts: int, *, fabric: str = "rail-optimized", rails
     k : int, optional
         Fat-tree only: a generic ``k``-port switch instead of a catalog model (even).
     storage : int
-        Storage servers attached to the fabric.
+        Storage servers: on a storage fabric of their own, wired to the hosts' storage NICs, when
+        the template has them; else on storage leaves of the compute spines (:mod:`.storage_fabric`).
     switch : str, optional
         Catalog switch-model id (``catalog --switches``); default 51.2 T Ethernet for Ethernet
         NICs, NDR / XDR InfiniBand for InfiniBand ones.
@@ -216,7 +222,8 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
             "nic_link_tech": nic_tech, "uplink_tech": sw.tech, "hosts_per_rack": hosts_per_rack,
             "storage": storage, "switch": sw.model, "radix": sw.radix, "port_gbps": sw.port_gbps}
     locals_ = [n["local"] for n in nics]
-    args = _Args(hosts, locals_, nic_tech, sw, float(oversubscription), spines, storage, tiers)
+    own, why = storage_design(spec, sw, nic_tech, storage)  # storage_fabric.py: own fabric or shared
+    args = _Args(hosts, locals_, nic_tech, sw, float(oversubscription), spines, 0 if own else storage, tiers)
     if fabric in ("rail-optimized", "rail-only"):
         info.update(_rail_optimized(out, args, rails or len(nics), leaves_per_rail, planes, fabric == "rail-only"))
     elif fabric == "leaf-spine":
@@ -225,6 +232,12 @@ def _generate(out_cls, template, hosts: int, *, fabric: str = "rail-optimized", 
         info.update(_leaf_spine(out, args, hosts_per_rack))
     else:
         info.update(_fat_tree(out, args))
+    if own:
+        sw_s, tech_s, nic_locals = own
+        info["storage_fabric"] = own_storage_fabric(out, sw_s, tech_s, hosts, nic_locals, storage)
+    elif storage:
+        info["storage_fabric"] = {"kind": "shared"}
+        out.notes.append(why)
     if info.get("pods") and out_cls is _Doc:
         group_pods(out.doc)
     _mark_sharp(out.doc["nodes"], info, sharp)
@@ -448,7 +461,7 @@ def _rail_optimized(out: _Doc, a: _Args, rails: int, lpr: int | None, planes: in
     lpr, leaf_ids, _ = _rail_leaves(out, a, rails, lpr, full)
     down = _rail_hosts(out, a, rails, lpr, leaf_ids)
     single = rails * lpr == 1 and a.spines is None and a.tiers is None
-    storage_leaves = _storage_leaves(out, a, leaf_ids[0][0] if single else None)
+    storage_leaves = shared_storage_leaves(out, a.sw, a.nic_tech, a.storage, leaf_ids[0][0] if single else None)
     leaves = [[LeafPorts(leaf_ids[r][j], down[r][j], a.oversub) for j in range(lpr)] for r in range(rails)]
     got = [_rail_plane(out, a, leaves, p, planes, storage_leaves if p == 0 else []) for p in range(planes)]
     spines, cores = sum(len(g["spines"]) for g in got), sum(len(g["cores"]) for g in got)
@@ -463,7 +476,7 @@ def _rail_plane(out: _Doc, a: _Args, leaves: list[list[LeafPorts]], p: int, plan
     rows = leaves[p * per_plane:(p + 1) * per_plane]
     blocks = [[row[j] for row in rows] for j in range(len(rows[0]))]
     pod_blocks = max(1, (a.sw.radix // 2) // per_plane)
-    pods = [sum(chunk, []) for chunk in _chunks(blocks, pod_blocks)] + _storage_pods(storage_leaves, a.sw.radix)
+    pods = [sum(chunk, []) for chunk in _chunks(blocks, pod_blocks)] + storage_pods(storage_leaves, a.sw.radix)
     got = _upper_tiers(out, a, pods, plane=p if planes > 1 else None)
     if p == 0:
         _note_rounding(out, [leaf for pod in pods for leaf in pod], a.oversub)
@@ -489,9 +502,9 @@ def _leaf_spine(out: _Doc, a: _Args, hpr: int) -> dict:
     if max(down) + (a.storage if single else 0) > cap:
         _fail("hosts_per_rack", f"a rack of {hpr} hosts has {max(down)} NIC ports; a {a.sw.model} ToR "
                                 f"holds {cap} with its uplinks at oversubscription {a.oversub:g}")
-    storage_leaves = _storage_leaves(out, a, tors[0] if single else None)
+    storage_leaves = shared_storage_leaves(out, a.sw, a.nic_tech, a.storage, tors[0] if single else None)
     leaves = [LeafPorts(t, d, a.oversub) for t, d in zip(tors, down)]
-    pods = _chunks(leaves, a.sw.radix // 2) + _storage_pods(storage_leaves, a.sw.radix)
+    pods = _chunks(leaves, a.sw.radix // 2) + storage_pods(storage_leaves, a.sw.radix)
     got = _upper_tiers(out, a, pods)
     if not single:
         _note_rounding(out, leaves, a.oversub)
@@ -500,30 +513,6 @@ def _leaf_spine(out: _Doc, a: _Args, hpr: int) -> dict:
                          f"{a.sw.model}), so no spine is needed (pass spines=N to add some)")
     return {"racks": racks, "spines": len(got["spines"]), "cores": len(got["cores"]), "pods": got["pods"],
             "tiers": 3 if got["cores"] else (2 if got["spines"] else 1)}
-
-
-# ============================================================================ storage
-def _storage_leaves(out: _Doc, a: _Args, only_leaf: str | None) -> list[LeafPorts]:
-    """Storage servers, one port each, on their own leaves (a one-leaf fabric: on that leaf)."""
-    gbps = TECHS[a.nic_tech].effective_gbps
-    per_leaf = min(_STORAGE_PER_LEAF, a.sw.radix // 2)
-    if only_leaf is not None and out.ports_used.get(only_leaf, 0) + a.storage > a.sw.radix:
-        _fail("storage", f"{only_leaf} has {out.ports_used.get(only_leaf, 0)} host ports; {a.storage} storage "
-                         f"ports more exceed its {a.sw.radix} (pass spines=N for storage leaves)")
-    leaves = []
-    for i in range(a.storage):
-        out.doc["nodes"].append({"id": f"storage{i}", "kind": "storage", "attrs": {"port_gbps": gbps}})
-        if only_leaf is None and i % per_leaf == 0:
-            leaves.append(LeafPorts(out.switch(f"sleaf{i // per_leaf}", "leaf", storage=True,
-                                               **a.sw.attrs("leaf")), 0, 1.0, storage=True))
-        out.link(f"storage{i}", only_leaf or leaves[-1].id, a.nic_tech)
-        if only_leaf is None:
-            leaves[-1].down += 1
-    return leaves
-
-
-def _storage_pods(leaves: list[LeafPorts], radix: int) -> list[list[LeafPorts]]:
-    return _chunks(leaves, radix // 2) if leaves else []
 
 
 # ============================================================================ fat-tree
@@ -564,7 +553,7 @@ def fabric_summary(doc: dict) -> dict:
     -------
     dict
         ``hosts``, ``gpus``, ``nodes``, ``links``, ``switches`` (count per role),
-        ``injection_gbps`` (capacity of all host⇄fabric links), ``bisection_gbps`` (half the
+        ``injection_gbps`` (capacity of the host⇄fabric links, storage NICs' left out), ``bisection_gbps`` (half the
         capacity into the top switch tier from below, compute side only; half the injection
         when there is a single switch), ``fabric`` (the generator's parameters, if any).
     """
@@ -573,7 +562,8 @@ def fabric_summary(doc: dict) -> dict:
     switches: dict[str, int] = {}
     for role in roles.values():
         switches[role] = switches.get(role, 0) + 1
-    top = next((r for r in ("core", "spine") if r in switches), None)
+    compute = {roles[n["id"]] for n in doc["nodes"] if n["id"] in roles and not (n.get("attrs") or {}).get("storage")}
+    top = next((r for r in ("core", "spine") if r in compute), None)  # the compute fabric's top tier
     injection, top_in = _injection_and_top_gbps(doc, kinds, roles, top)
     groups = doc.get("groups") or []
     return {"hosts": sum(1 for g in groups if g.get("kind") == "host"),
@@ -593,7 +583,8 @@ def _injection_and_top_gbps(doc: dict, kinds: dict, roles: dict, top: str | None
         a, b = link["a"], link["b"]
         ka, kb = kinds[a], kinds[b]
         if (ka == "nic") != (kb == "nic") and "switch" in (ka, kb):
-            injection += _link_gbps(link)
+            if a not in storage_leaf and b not in storage_leaf:  # a storage NIC's port: not compute
+                injection += _link_gbps(link)
         elif ka == kb == "switch" and top and (roles[a] == top) != (roles[b] == top) \
                 and a not in storage_leaf and b not in storage_leaf:
             top_in += _link_gbps(link)
