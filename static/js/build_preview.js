@@ -71,7 +71,7 @@ export function showPreview(box, result) {
   set('oversub', oversubText(bom.oversubscription));
   box.querySelector('[data-preview-stats]').hidden = false;
   fillRows(box.querySelector('[data-preview-switches]'), bom.switches, [
-    (r) => r.tier, (r) => r.model, (r) => fmt(r.count), (r) => (r.radix ? `${r.radix} × ${r.port_gbps}G` : '–'),
+    (r) => (r.network === 'storage' ? `${r.tier} (storage)` : r.tier), (r) => r.model, (r) => fmt(r.count), (r) => (r.radix ? `${r.radix} × ${r.port_gbps}G` : '–'),
     (r) => fmt(r.ports_used), (r) => (r.ports_free == null ? '–' : fmt(r.ports_free)), (r) => fmt(r.power_w)]);
   fillRows(box.querySelector('[data-preview-links]'), bom.links, [
     (r) => `${r.kind} (${r.tech})`, (r) => r.reach, (r) => fmt(r.ports), (r) => fmt(r.cables), (r) => fmt(r.transceivers)]);

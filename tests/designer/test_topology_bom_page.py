@@ -18,7 +18,9 @@ def test_topology_page_shows_the_bom(client, user, small_topology):
     body = client.get(reverse("topology_detail", args=[small_topology.pk])).content.decode()
     assert 'id="bom"' in body and 'id="bom-switches"' in body
     assert "eth-51t2" in body and "in-row" in body
-    assert "<td>leaf</td><td>eth-51t2</td><td>9</td>" in body
+    # 8 rail leaves; the storage server and the hosts' storage NICs on a switch of their own
+    assert "<td>leaf</td><td>eth-51t2</td><td>8</td>" in body
+    assert '<td>leaf <span class="muted">(storage)</span></td><td>eth-51t2</td><td>1</td>' in body
 
 
 def test_a_document_without_switches_has_no_bom_section(client, user):

@@ -24,7 +24,9 @@ from tests.engine.storage_support import without_storage_nics
 
 
 def _switches(bom: dict) -> dict:
-    return {r["tier"]: (r["count"], r["ports_used"], r["count"] * r["radix"]) for r in bom["switches"]}
+    """Per row: (count, ports used, ports); storage switches are rows of their own."""
+    return {("storage " if r["network"] == "storage" else "") + r["tier"]:
+            (r["count"], r["ports_used"], r["count"] * r["radix"]) for r in bom["switches"]}
 
 
 def _links(bom: dict) -> dict:
@@ -76,7 +78,8 @@ def test_one_storage_server_keeps_the_compute_spines():
     (63, 63, 63, 63, 4), each 1 uplink; sleaf0: 1 storage port, min(1, 256) = 1 uplink; 6
     uplinks of one port → 1 storage spine (6 ports).
     Switches: leaves 32 + 6 = 38, ports used 32 × 64 + (4 × 64 + 5) + 2 = 2,311 of 2,432;
-    spines 16 + 1 = 17, ports used 16 × 64 + 6 = 1,030 of 1,088.
+    spines 16 + 1 = 17, ports used 16 × 64 + 6 = 1,030 of 1,088 — rows apart: compute leaves
+    32 (2,048 of 2,048), spines 16 (1,024 of 1,024); storage leaves 6 (263 of 384), spine 1 (6 of 64).
     Links: host-leaf 1,024 + 256 = 1,280 (in-row, 2,560 transceivers); storage-leaf 1;
     leaf-spine 32 × 16 = 512 bundles of 2 (1,024 ports) + 6 single ports = 518 links, 1,030 ports.
     Power: 55 × 750 W = 41,250 W (was 65 switches, 48,750 W). Injection counts compute NICs only:
@@ -90,7 +93,8 @@ def test_one_storage_server_keeps_the_compute_spines():
     assert doc["fabric"]["storage_fabric"] == {"kind": "own", "host_ports": 256, "leaves": 6, "spines": 1,
                                                "cores": 0}
     assert [_uplinks(doc, f"snleaf{j}") for j in range(5)] + [_uplinks(doc, "sleaf0")] == [1] * 6
-    assert _switches(bom) == {"leaf": (38, 2311, 2432), "spine": (17, 1030, 1088)}
+    assert _switches(bom) == {"leaf": (32, 2048, 2048), "spine": (16, 1024, 1024),
+                              "storage leaf": (6, 263, 384), "storage spine": (1, 6, 64)}
     assert _links(bom)["host-leaf"] == (1280, 1280, 1280, 2560, "in-row")
     assert _links(bom)["storage-leaf"] == (1, 1, 1, 2, "in-row")
     assert _links(bom)["leaf-spine"] == (518, 1030, 1030, 2060, "optics")
@@ -111,7 +115,7 @@ def test_storage_uses_the_spines_free_ports():
     """
     doc = build_cluster(without_storage_nics(), 16, storage=1)
     bom = fabric_bom(doc)
-    assert _switches(bom) == {"leaf": (9, 258, 1152), "spine": (2, 129, 256)}
+    assert _switches(bom) == {"leaf": (8, 256, 1024), "storage leaf": (1, 2, 128), "spine": (2, 129, 256)}
     assert _links(bom)["leaf-spine"] == (17, 129, 129, 258, "optics")
     assert doc["fabric"]["storage_fabric"] == {"kind": "shared"}
     assert any("has no storage NIC" in note for note in doc["fabric"]["notes"])

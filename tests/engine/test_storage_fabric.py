@@ -66,7 +66,21 @@ def test_a_given_spine_count_is_the_compute_fabrics():
     doc = build_cluster("dgx-h100", 128, switch="ib-ndr-64", spines=32, storage=1)
     assert doc["fabric"]["spines"] == 32 and doc["fabric"]["storage_fabric"]["spines"] == 1
     bom = fabric_bom(doc)
-    assert {r["tier"]: r["count"] for r in bom["switches"]}["spine"] == 33
+    assert {(r["network"], r["tier"]): r["count"] for r in bom["switches"]} == {
+        ("compute", "leaf"): 32, ("compute", "spine"): 32, ("storage", "leaf"): 6, ("storage", "spine"): 1}
     with pytest.raises(InvalidTopology) as exc:
         build_cluster("dgx-h100", 128, switch="ib-ndr-64", spines=8, storage=1)
     assert exc.value.problems[0].path == "spines"
+
+
+def test_bom_lists_the_storage_network_apart_from_the_compute_tiers():
+    """128 DGX-H100 on ib-ndr-64 at 1:1 with one storage server: the compute rows are the 32 rail
+    leaves (1,024 NIC ports: 32 down + 32 up each) and 16 spines (2,048 / 2 / 64), each switch's 64
+    ports all used; the storage rows are 6 leaves (5 for the 256 host storage ports + 1 for the
+    server) and 1 spine, counted apart so the compute spine count reads 16, not 17."""
+    bom = fabric_bom(build_cluster("dgx-h100", 128, switch="ib-ndr-64", storage=1))
+    rows = {(r["network"], r["tier"]): r for r in bom["switches"]}
+    assert {k: r["count"] for k, r in rows.items()} == {
+        ("compute", "leaf"): 32, ("compute", "spine"): 16, ("storage", "leaf"): 6, ("storage", "spine"): 1}
+    assert rows[("compute", "spine")]["ports_free"] == 0 and rows[("compute", "leaf")]["ports_free"] == 0
+    assert [r["network"] for r in bom["switches"]] == ["compute", "compute", "storage", "storage"]

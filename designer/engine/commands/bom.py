@@ -17,12 +17,13 @@ def add_arguments(parser) -> None:
 
 
 def _table(bom: dict) -> str:
-    lines = ["switches", f"  {'tier':<6} {'model':<16} {'count':>6} {'ports':>11} {'used':>8} {'free':>8} {'power W':>10}"]
+    lines = ["switches", f"  {'tier':<15} {'model':<16} {'count':>6} {'ports':>11} {'used':>8} {'free':>8} {'power W':>10}"]
     for r in bom["switches"]:
         ports = f"{r['radix']}x{r['port_gbps']:g}G" if r["radix"] else "?"
         power = f"{r['power_w']:,.0f}" if r["power_w"] is not None else "?"
         free = r["ports_free"] if r["ports_free"] is not None else "?"
-        lines.append(f"  {r['tier']:<6} {r['model']:<16} {r['count']:>6} {ports:>11} {r['ports_used']:>8} "
+        tier = f"{r['tier']} (storage)" if r.get("network") == "storage" else r["tier"]
+        lines.append(f"  {tier:<15} {r['model']:<16} {r['count']:>6} {ports:>11} {r['ports_used']:>8} "
                      f"{free:>8} {power:>10}")
     lines += ["links", f"  {'kind':<14} {'tech':<8} {'reach':<15} {'links':>7} {'ports':>7} {'cables':>7} {'xcvrs':>7}"]
     for r in bom["links"]:

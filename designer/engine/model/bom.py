@@ -282,10 +282,13 @@ def _switch_rows(nodes: dict, used: dict) -> list[dict]:
             continue
         attrs = node.get("attrs") or {}
         model = attrs.get("model") or "unspecified"
-        key = (model, _tier(node) or "unknown", attrs.get("radix"), attrs.get("port_gbps"))
-        row = groups.setdefault(key, {"model": model, "tier": key[1], "count": 0, "radix": key[2],
-                                      "port_gbps": key[3], "ports_used": 0, "ports_free": None,
-                                      "cages": None, "power_w": None})
+        # A storage fabric's switches are their own rows: a buyer orders (and a reviewer checks)
+        # the compute spines apart from the storage network's (storage_fabric.py).
+        network = "storage" if attrs.get("storage") else "compute"
+        key = (model, _tier(node) or "unknown", attrs.get("radix"), attrs.get("port_gbps"), network)
+        row = groups.setdefault(key, {"model": model, "tier": key[1], "network": network, "count": 0,
+                                      "radix": key[2], "port_gbps": key[3], "ports_used": 0,
+                                      "ports_free": None, "cages": None, "power_w": None})
         row["count"] += 1
         row["ports_used"] += used.get(node["id"], 0)
     for row in groups.values():
@@ -296,7 +299,8 @@ def _switch_rows(nodes: dict, used: dict) -> list[dict]:
             row["power_w"] = row["count"] * m.power_w
             if row["radix"]:  # breakout: several logical ports share one native cage
                 row["cages"] = row["count"] * m.radix
-    return sorted(groups.values(), key=lambda r: (_TIER_RANK.get(r["tier"], 9), r["model"]))
+    return sorted(groups.values(), key=lambda r: (r["network"] == "storage", _TIER_RANK.get(r["tier"], 9),
+                                                  r["model"]))
 
 
 def _port_totals(switches: list[dict]) -> dict:
@@ -379,19 +383,20 @@ def compare_boms(a: dict | None, b: dict | None) -> list[dict]:
 
 def _switch_compare(a: dict, b: dict) -> list[dict]:
     ia, ib = _by_tier_model(a), _by_tier_model(b)
-    keys = sorted(set(ia) | set(ib), key=lambda k: (_TIER_RANK.get(k[0], 9), k[1]))
+    keys = sorted(set(ia) | set(ib), key=lambda k: (k[2] == "storage", _TIER_RANK.get(k[0], 9), k[1]))
     rows = []
-    for tier, model in keys:
-        ra, rb = ia.get((tier, model)) or {}, ib.get((tier, model)) or {}
+    for key in keys:
+        ra, rb = ia.get(key) or {}, ib.get(key) or {}
+        tier, model, network = key
+        label = f"{tier} · {model}" + (" · storage" if network == "storage" else "")
         for field, what, better in (("count", "switches", None), ("ports_used", "ports used", None),
                                     ("ports_free", "ports free", None)):
-            rows.append(_row("Switches", f"{tier} · {model} · {what}", "", ra.get(field),
-                             rb.get(field), better))
+            rows.append(_row("Switches", f"{label} · {what}", "", ra.get(field), rb.get(field), better))
     return rows
 
 
 def _by_tier_model(bom: dict) -> dict:
-    return {(r["tier"], r["model"]): r for r in bom.get("switches") or []}
+    return {(r["tier"], r["model"], r.get("network", "compute")): r for r in bom.get("switches") or []}
 
 
 def _scaled(value, factor: float):
