@@ -41,6 +41,9 @@ class Topology(models.Model):
     gpu_count = models.PositiveIntegerField(default=0)
     node_count = models.PositiveIntegerField(default=0)
     link_count = models.PositiveIntegerField(default=0)
+    # Devices moved by hand on the floor plan: {device id: {rack, position}} (docs/FORMATS.md,
+    # "Physical plan"); written only by services.plan_placements_save / _reset.
+    plan_placements = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-updated_at", "-pk"]

@@ -584,16 +584,16 @@ MAX_PLAN_HOSTS = 2048
 
 
 def physical_plan(*, topology: Topology, request: dict | None = None, csv: bool = False):
-    """The physical plan (``fabricscope.plan/1``; its cable schedule as CSV text when ``csv``) of
-    the current revision with the overrides of ``request``; nothing saved. The caller has checked
-    that the requester may view ``topology``. Raises ValidationError: no revision, over
-    :data:`MAX_PLAN_HOSTS` hosts, or the engine's located problems (``prices.switch:eth-51t2``)."""
+    """The physical plan (``fabricscope.plan/1``; as CSV text when ``csv``) of the current revision with ``request``'s
+    overrides and the saved placements unless ``request`` has its own; nothing saved. The caller checked that the user
+    may view ``topology``. ValidationError: no revision, over MAX_PLAN_HOSTS hosts, or the engine's located problems."""
     if topology.current_revision_id is None:
         raise ValidationError("this topology has no revision yet: save one in the editor first")
     if topology.host_count > MAX_PLAN_HOSTS:
         raise ValidationError(f"plans run inline for up to {MAX_PLAN_HOSTS} hosts; this topology has "
                               f"{topology.host_count}: use `python -m designer.engine plan` instead.")
-    out = bridge.physical_plan(document=topology.current_revision.document, request=request)
+    out = bridge.physical_plan(document=topology.current_revision.document, request=request,
+                               saved=topology.plan_placements)
     return bridge.plan_cables_csv(out) if csv else out
 
 

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from api.serializers.fields import BoundedObjectField
 
-__all__ = ["PlanRequestSerializer"]
+__all__ = ["PlanRequestSerializer", "PlanPlacementsSerializer"]
 
 _SECTIONS = ("prices", "power", "units", "rack", "row", "spacing_m")
 
@@ -26,9 +26,17 @@ class PlanRequestSerializer(serializers.Serializer):
     spacing_m = BoundedObjectField(required=False, help_text="{same_rack, rack_width, row_pitch, slack} (m)")
     media = serializers.ListField(child=serializers.CharField(max_length=16), required=False, max_length=16,
                                   help_text="allowed medium kinds (dac, acc, aec, aoc, sr, dr, fr, lpo, cpo)")
+    placements = BoundedObjectField(required=False, help_text="devices moved by hand: device id -> {rack, position "
+                                    "(lowest U, optional)}; replaces the saved ones for this plan")
 
     def validate(self, attrs):
         unknown = sorted(set(self.initial_data) - set(self.fields)) if isinstance(self.initial_data, dict) else []
         if unknown:
             raise serializers.ValidationError({k: ["unknown key"] for k in unknown})
         return attrs
+
+
+class PlanPlacementsSerializer(PlanRequestSerializer):
+    """``PUT``: the placements to save (required) and the plan options they are checked against."""
+
+    placements = BoundedObjectField(help_text="device id -> {rack, position (lowest U, optional)}; {} = automatic")

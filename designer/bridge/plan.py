@@ -11,8 +11,10 @@ from designer.bridge.common import engine_errors, json_safe
 __all__ = ["physical_plan", "plan_cables_csv"]
 
 
-def physical_plan(*, document: dict, request: dict | None) -> dict:
-    """The physical plan of ``document`` with the overrides of ``request``.
+def physical_plan(*, document: dict, request: dict | None, saved: dict | None = None) -> dict:
+    """The physical plan of ``document`` with the overrides of ``request`` and, when the request
+    has no ``placements`` of its own, the placements ``saved`` with the topology (each one that no
+    longer fits is left automatic and flagged).
 
     Raises
     ------
@@ -22,7 +24,7 @@ def physical_plan(*, document: dict, request: dict | None) -> dict:
     from designer.engine.model.physical_plan import plan
 
     with engine_errors():
-        return json_safe(plan(document, request or {}))
+        return json_safe(plan(document, request or {}, saved_placements=saved))
 
 
 def plan_cables_csv(plan: dict) -> str:

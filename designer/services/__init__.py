@@ -20,6 +20,7 @@ Modules, each importing only those listed before it (no cycles):
 - ``topologies``: topologies and their revisions.
 - ``sharing``: grants, share links, ownership transfer, forks.
 - ``tokens``: API tokens.
+- ``plan``: floor-plan placements moved by hand, saved with the topology.
 
 Callers import from ``designer.services``. The modules' other public names (``queue.lock_job``,
 ``runs.job_finish``, ``sweeps.sweep_settle`` ...) are their interface to each other, imported
@@ -36,6 +37,7 @@ from designer.services.reaper import job_reap_stale
 from designer.services.results import result_page_figures
 from designer.services.runner import job_run
 from designer.services.placement import scenario_place
+from designer.services.plan import plan_device_move, plan_placements_reset, plan_placements_save
 from designer.services.scenarios import scenario_create, scenario_delete, scenario_update
 from designer.services.sharing import (
     share_grant, share_link_create, share_link_revoke, share_revoke, share_update,
@@ -59,4 +61,5 @@ __all__ = [
     "audit_record", "share_grant", "share_update", "share_revoke", "share_link_create",
     "share_link_revoke", "topology_transfer", "topology_fork",
     "NIC_POLICIES", "MAX_SWEEP_CHUNKS",
+    "plan_placements_save", "plan_device_move", "plan_placements_reset",
 ]

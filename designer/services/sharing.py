@@ -161,7 +161,8 @@ def topology_fork(*, topology: Topology, user: AbstractBaseUser, name: str | Non
     check_printable(name)
     with transaction.atomic():
         limits.check_topology_quota(user=user)  # a fork is the forker's: it counts against their quota
-        fork = Topology(owner=user, name=name, description=topology.description)
+        fork = Topology(owner=user, name=name, description=topology.description,
+                        plan_placements=topology.plan_placements)  # the floor plan's hand edits too
         fork.full_clean()
         if source is not None:
             limits.check_storage_quota(user=user,

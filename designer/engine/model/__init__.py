@@ -21,6 +21,7 @@ Modules
 - :mod:`.physical_plan`: the physical plan (racks, cable schedule, costed BOM, flags) joining
   :mod:`.floorplan` (devices into racks and rows, cable lengths), :mod:`.cabling` (one row per
   cable: ports, breakouts, medium by reach) and :mod:`.plan_request` (the overrides, checked);
+  :mod:`.placement_edits` moves devices placed by hand (``placements``) over the automatic plan;
 - :mod:`.tiers`: the tier of each link (NVLink, PCIe, host–leaf, leaf–spine, …);
 - :mod:`.pathclass`: NCCL-style path classes (NVL, PIX, PXB, PHB, SYS, NET) between nodes;
 - :mod:`.hop_latency`: the latency of one message, collective step or round trip along a path

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from designer.engine.model.cabling import cable_schedule
 from designer.engine.model.floorplan import SERVER_KINDS, devices, place
+from designer.engine.model.placement_edits import apply_placements
 from designer.engine.model.plan_request import plan_options
 
 __all__ = ["PLAN_FORMAT", "plan"]
@@ -23,7 +24,7 @@ PLAN_FORMAT = "fabricscope.plan/1"
 _TIER_ORDER = {"servers": 0, "storage": 1, "leaf": 2, "storage-leaf": 3, "spine": 4, "core": 5, "switch": 6}
 
 
-def plan(topology, request: dict | None = None) -> dict:
+def plan(topology, request: dict | None = None, *, saved_placements: dict | None = None) -> dict:
     """Floor plan, cable schedule and costed BOM of a topology document.
 
     Parameters
@@ -31,24 +32,30 @@ def plan(topology, request: dict | None = None) -> dict:
     topology : dict, str or path
         A ``fabricscope.topology/1`` document.
     request : dict, optional
-        The plan request (overrides; docs/FORMATS.md, "Physical plan").
+        The plan request (overrides; docs/FORMATS.md, "Physical plan"). Its ``placements``
+        (devices moved by hand, :mod:`.placement_edits`) are checked strictly: one that does not
+        fit raises.
+    saved_placements : dict, optional
+        Placements saved with the design, used when the request has none: each one that no
+        longer fits (another revision, other rack options) stays automatic and is flagged.
 
     Returns
     -------
     dict
         ``format`` (``fabricscope.plan/1``); ``options`` (the checked request with defaults);
-        ``racks`` (:func:`.floorplan.place` records plus ``optics_w``, ``power_w``, ``power_kw``,
-        ``over_power``, ``over_units``); ``cables`` (:func:`.cabling.cable_schedule` rows);
+        ``racks`` (:func:`.floorplan.place` records, moved devices ``moved: True``, plus
+        ``optics_w``, ``power_w``, ``power_kw``, ``over_power``, ``over_units``); ``cables`` (:func:`.cabling.cable_schedule` rows);
         ``bom`` ``{tiers: [{tier, item, count, usd, watts}], media: [{kind, medium, count,
         usd, watts}], total_usd, total_w, gpus, usd_per_gpu, w_per_gpu}``; ``flags``
-        (``{path, message}``); ``notes``.
+        (``{path, message}``); ``notes``; ``placements`` (the edits applied, positions filled in).
 
     Raises
     ------
     InvalidTopology
         The document does not load or is not valid.
     InvalidScenario
-        A bad plan request (every problem located, ``prices.switch:eth-51t2: must be …``).
+        A bad plan request (every problem located, ``prices.switch:eth-51t2: must be …``,
+        ``placements.h6.rack: rack R01-01 is full …``).
     """
     from designer.engine.document import check, load
 
@@ -58,15 +65,19 @@ def plan(topology, request: dict | None = None) -> dict:
     opts = plan_options(request, templates=set(templates))
     devs, unit_of = devices(doc, opts)
     racks, where, notes = place(doc, devs, unit_of, opts)
+    strict = (request or {}).get("placements") is not None
+    edits = (request or {})["placements"] if strict else saved_placements
+    applied, stale = apply_placements(racks, where, devs, edits, strict=strict)
     by_id = {r["id"]: r for r in racks}
     cables, flags = cable_schedule(doc, devs, unit_of, by_id, where, opts)
+    flags += [{"path": p.path, "message": f"saved placement left automatic: {p.message}"} for p in stale]
     _rack_power(racks, cables, flags)
     bom = _costed_bom(devs, cables, flags)
     notes += sorted({n for d in devs.values() for n in d["notes"]})
     return {"format": PLAN_FORMAT, "name": doc.get("name"), "options": {**opts, "media": list(opts["media"])},
             "racks": racks, "cables": [{k: v for k, v in c.items() if k not in ("end_w", "a_unit", "b_unit")}
                                        for c in cables],
-            "bom": bom, "flags": flags, "notes": notes,
+            "bom": bom, "flags": flags, "notes": notes, "placements": applied,
             "summary": {"racks": len(racks), "rows": 1 + max((r["row"] for r in racks), default=0),
                         "cables": len(cables), "over_budget": [r["id"] for r in racks if r["over_power"]],
                         "unreachable": sum(1 for c in cables if c["medium"] is None)}}

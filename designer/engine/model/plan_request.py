@@ -24,7 +24,7 @@ from designer.engine.errors import InvalidScenario, Problem
 
 __all__ = ["plan_options", "REQUEST_KEYS"]
 
-REQUEST_KEYS = ("prices", "power", "units", "rack", "row", "spacing_m", "media")
+REQUEST_KEYS = ("prices", "power", "units", "rack", "row", "spacing_m", "media", "placements")
 _ITEM_KINDS = ("switch", "server", "nic", "medium", "storage")
 
 

@@ -13,7 +13,7 @@ from django import forms
 
 from designer.pages.forms.nccl import attach
 
-__all__ = ["PlanForm", "attach", "MEDIA_CHOICES"]
+__all__ = ["PlanForm", "MoveForm", "attach", "MEDIA_CHOICES"]
 
 MEDIA_CHOICES = [("dac", "DAC"), ("acc", "ACC"), ("aec", "AEC"), ("aoc", "AOC"), ("sr", "SR"), ("dr", "DR"),
                  ("fr", "FR"), ("lpo", "LPO"), ("cpo", "CPO")]
@@ -62,3 +62,14 @@ class PlanForm(forms.Form):
         if d.get("media"):
             request["media"] = list(d["media"])
         return request
+
+
+class MoveForm(forms.Form):
+    """One device moved by hand (the elevation's drag and drop, or the keyboard's lists): shapes
+    only; the engine says whether it fits (``placements.h6.rack: rack R01-01 is full …``)."""
+
+    device = forms.CharField(max_length=200, label="Device")
+    rack = forms.CharField(max_length=32, required=False, label="To rack",
+                           help_text="empty: back where the automatic plan has it")
+    position = forms.IntegerField(required=False, min_value=1, max_value=60, label="At unit (lowest U)",
+                                  help_text="empty: the lowest free units")
