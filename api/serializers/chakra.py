@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from designer.bridge.imports import CHAKRA_MAX_RANK_FILES
+
 __all__ = ["MAX_CHAKRA_FILES", "ChakraImportRequestSerializer", "ChakraImportResultSerializer"]
 
-#: Rank files per request: Django's ``DATA_UPLOAD_MAX_NUMBER_FILES`` (100) counts the groups file
-#: too; larger traces go through ``python -m designer.engine import-workload --format chakra``.
-MAX_CHAKRA_FILES = 99
+#: Rank files per request, the scenario page's too (``designer.bridge.imports``): Django's
+#: ``DATA_UPLOAD_MAX_NUMBER_FILES`` (100) counts the groups file too; larger traces go through
+#: ``python -m designer.engine import-workload --format chakra``.
+MAX_CHAKRA_FILES = CHAKRA_MAX_RANK_FILES
 
 
 class ChakraImportRequestSerializer(serializers.Serializer):

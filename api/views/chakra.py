@@ -11,12 +11,14 @@ from api.schema import chakra as doc
 from api.serializers.chakra import ChakraImportRequestSerializer
 from api.views.base import ApiMixin, valid_data
 from designer import bridge, selectors
+from designer.bridge.imports import CHAKRA_MAX_HOSTS
 
 __all__ = ["ChakraImportView", "MAX_CHAKRA_HOSTS"]
 
-#: Hosts of a design a request maps ranks onto (the design is compiled for its GPU order);
-#: larger designs: ``python -m designer.engine import-workload --format chakra``.
-MAX_CHAKRA_HOSTS = 1024
+#: Hosts of a design a request maps ranks onto (the design is compiled for its GPU order), the
+#: scenario page's too (``designer.bridge.imports``); larger designs: ``python -m designer.engine
+#: import-workload --format chakra``.
+MAX_CHAKRA_HOSTS = CHAKRA_MAX_HOSTS
 
 
 class ChakraImportView(ApiMixin, APIView):

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from designer.bridge.common import engine_errors
 
-__all__ = ["import_host", "import_simai_job", "import_chakra_job"]
+__all__ = ["import_host", "import_simai_job", "import_chakra_job", "CHAKRA_MAX_RANK_FILES", "CHAKRA_MAX_HOSTS"]
+
+#: Rank files one upload converts (the API and the scenario page): Django's
+#: ``DATA_UPLOAD_MAX_NUMBER_FILES`` (100) counts the groups file too; larger traces go through
+#: ``python -m designer.engine import-workload --format chakra``.
+CHAKRA_MAX_RANK_FILES = 99
+#: Hosts of a design an upload maps ranks onto (the design is compiled for its GPU order).
+CHAKRA_MAX_HOSTS = 1024
 
 
 def import_host(*, content: str | bytes, format: str | None, host_id: str, name: str,

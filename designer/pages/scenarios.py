@@ -44,7 +44,8 @@ def _scenario_page(request, topology, scenario):
     readonly = not selectors.topology_can(request.user, topology, "edit")
     if readonly and request.method == "POST":
         return _scenario_run(request, scenario, targets)
-    page = ScenarioPageForms(request, scenario=scenario, targets=targets)
+    page = ScenarioPageForms(request, scenario=scenario, targets=targets, revision=revision,
+                             host_count=len(pages.host_list(revision)))   # Chakra traces map onto its GPUs
     if page.is_valid():
         try:
             scenario, job = services.scenario_submit(user=request.user, topology=topology,

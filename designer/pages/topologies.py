@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 
 from designer import editor_document, selectors, services
 from designer.pages import selectors as pages
+from designer.pages.exports import export_menu
 from designer.pages.forms.errors import attach_errors, form_status
 from designer.pages.forms.topologies import TopologyNewForm
 from designer.params import id_param, int_param
@@ -66,6 +67,7 @@ def topology_detail(request, pk: int):
         "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
         "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
         "jobs": selectors.recent_jobs(user=request.user, topology_pk=pk),
+        "export_formats": export_menu(pk) if topology.current_revision_id else [],
         # From the revision's digest: this page never reads the (up to 40 MB) document.
         **_revision_digest_context(pages.revision_head(topology.current_revision_id))})
 

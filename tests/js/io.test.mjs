@@ -25,6 +25,14 @@ describe('readImport', () => {
     assert.deepEqual(readImport('topo.txt', '\tGPU0\tGPU1\n'), { server: true });
   });
 
+  it('sends a SimAI topology file to the server as a whole design (format simai-topo)', () => {
+    const simai = '90 8 2 72 544 A100\n16 17 18 \n0 16 2400Gbps 0.000025ms 0\n';
+    assert.deepEqual(readImport('spectrum-x.txt', simai), { server: true, format: 'simai-topo' });
+    assert.deepEqual(readImport('old.txt', '3 2 0 1 2\r\n2 \n0 2 100Gbps 0.001ms 0\n'), { server: true, format: 'simai-topo' });
+    assert.deepEqual(readImport('topo.txt', '\tGPU0\tGPU1\nGPU0\t X \tNV18\n'), { server: true });
+    assert.deepEqual(readImport('four.txt', '1 2 3 4\n'), { server: true });
+  });
+
   it('says what is wrong with a JSON file that is no topology', () => {
     assert.match(readImport('bad.json', '{"nodes": [').error, /^bad\.json: not valid JSON \(/);
     assert.equal(readImport('x.json', '{"name": "x"}').error, 'x.json: not a fabricscope.topology/1 document (no "nodes" list)');

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 
 from designer import bridge
 from designer.choices import ScenarioMode
+from designer.pages.forms.chakra import ChakraUploadFields
 from designer.pages.forms.cluster_jobs import ClusterJobsForm
 from designer.pages.forms.errors import attach_errors, form_status
 
@@ -333,7 +334,7 @@ class ScenarioRunForm(forms.Form):
 
 # --- Jobs as workloads -----------------------------------------------------------------------------
 
-class JobWorkloadForm(forms.Form):
+class JobWorkloadForm(ChakraUploadFields):
     """The scenario page's choice between a list of patterns and a job (a step as a DAG of
     phases, docs/FORMATS.md, Jobs): the job as JSON, or a SimAI/AICB workload file converted on the
     server (:func:`designer.bridge.import_simai_job`). Engine problems of the job
@@ -353,18 +354,23 @@ class JobWorkloadForm(forms.Form):
     workload_format = forms.ChoiceField(choices=[("simai", "SimAI / ASTRA-sim")], initial="simai",
                                         label="Format", required=False)
 
+    def __init__(self, *args, revision=None, host_count: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.revision, self.host_count, self.chakra_summary = revision, host_count, None
+
     def is_job(self) -> bool:
         return self.cleaned_data.get("workload_type") == "job"
 
     def clean(self):
         data = super().clean()
         upload = data.get("workload_file")
-        if upload is not None:                 # a file is a job, whichever tab was showing
+        traces = data.get("chakra_traces") or []
+        if upload is not None or traces:       # a file is a job, whichever tab was showing
             data["workload_type"] = "job"
         if data.get("workload_type") != "job":
             return data
-        if upload is not None:
-            data["workload"] = self._imported(upload)
+        if traces or upload is not None:
+            data["workload"] = self._chakra(traces, data.get("chakra_groups")) if traces else self._imported(upload)
             # Show what was imported as the job's JSON (the page re-renders from it).
             self.data = self.data.copy()
             self.data["workload_type"] = "job"
@@ -375,6 +381,13 @@ class JobWorkloadForm(forms.Form):
         else:
             self.add_error("job", "paste a job or import a workload file")
         return data
+
+    def _chakra(self, traces, groups) -> dict | None:
+        got = self.chakra_workload(traces, groups, revision=self.revision, host_count=self.host_count)
+        if got is None:
+            return None
+        self.chakra_summary = {**got["summary"], "warnings": got["warnings"], "files": len(traces)}
+        return got["workload"]
 
     def _imported(self, upload) -> dict | None:
         if upload.size > self.MAX_FILE_BYTES:
@@ -454,17 +467,17 @@ class ScenarioPageForms:
     Bound to a POST, or on GET to ``scenario`` (None: a new scenario's defaults).
     """
 
-    def __init__(self, request, *, scenario, targets: dict):
+    def __init__(self, request, *, scenario, targets: dict, revision=None, host_count: int = 0):
         self.scenario = scenario
         self.bound = request.method == "POST"
         if self.bound:
             self.form = ScenarioForm(request.POST, targets=targets)
             self.formset = PatternFormSet(request.POST, prefix="pattern")
-            self.job_form = JobWorkloadForm(request.POST, request.FILES)
+            self.job_form = JobWorkloadForm(request.POST, request.FILES, revision=revision, host_count=host_count)
             self.jobs_form = ClusterJobsForm(request.POST)
-            self.shared = request.POST.get("workload_type") == "jobs" and "workload_file" not in request.FILES
+            self.has_file = "workload_file" in request.FILES or "chakra_traces" in request.FILES
+            self.shared = request.POST.get("workload_type") == "jobs" and not self.has_file
             self.action = request.POST.get("action", "save")
-            self.has_file = "workload_file" in request.FILES
             # Cleaned now, as the page renders it: an uploaded file is converted and shown.
             self.job = self.job_form.is_valid() and self.job_form.is_job()
             return
@@ -490,7 +503,7 @@ class ScenarioPageForms:
         if self.action == "import":
             if not self.has_file:
                 self.job_form.is_valid()          # cleaned first: add_error needs cleaned_data
-                self.job_form.add_error("workload_file", "choose a workload file to import")
+                self.job_form.add_error("workload_file", "choose a workload file (or Chakra traces) to import")
             return False
         if self.shared:
             return self.form.is_valid() & self.jobs_form.is_valid()   # both, so both show errors

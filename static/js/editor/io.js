@@ -16,12 +16,15 @@ import { fit, focusElement } from './viewport.js';
 
 /* ================================================================ pure */
 /**
- * What an imported file holds. A topology document replaces the canvas; anything not JSON is a
- * server description (NCCL XML, nvidia-smi topo -m, hwloc) that the server parses into one new
- * host; a scenario brings its topology.
- * @returns {{server: true}|{doc: object}|{error: string}}
+ * What an imported file holds. A topology document replaces the canvas; a SimAI topology file
+ * (its first line: nodes, GPUs per server, NVSwitches, switches, links[, GPU type]) is a whole
+ * design the server converts (format simai-topo) and that replaces the canvas too; anything else
+ * not JSON is a server description (NCCL XML, nvidia-smi topo -m, hwloc, rocm-smi) that the
+ * server parses into one new host; a scenario brings its topology.
+ * @returns {{server: true, format?: string}|{doc: object}|{error: string}}
  */
 export function readImport(name, text) {
+  if (SIMAI_TOPO_HEAD.test(text.slice(0, 400))) return { server: true, format: 'simai-topo' };
   if (!/^\s*[{[]/.test(text)) return { server: true };
   let doc;
   try { doc = JSON.parse(text); } catch (err) { return { error: `${name}: not valid JSON (${err.message})` }; }
@@ -29,6 +32,9 @@ export function readImport(name, text) {
   if (!doc || !Array.isArray(doc.nodes)) return { error: `${name}: not a fabricscope.topology/1 document (no "nodes" list)` };
   return { doc };
 }
+
+/** SimAI's topology text starts with five counts and an optional GPU type (docs/FORMATS.md, "SimAI topology"). */
+const SIMAI_TOPO_HEAD = /^\s*\d+[ \t]+\d+[ \t]+\d+[ \t]+\d+[ \t]+\d+(?:[ \t]+[\w.-]+)?[ \t]*\r?\n/;
 
 /** A file name stem from the document's name ("My design" -> "My_design"). */
 export function fileStem(doc) { return (doc.name || 'topology').replace(/[^\w.-]+/g, '_'); }
@@ -93,10 +99,23 @@ export async function importFile(ed, file) {
   const text = await file.text();
   ed.els.file.value = '';
   const got = readImport(file.name, text);
+  if (got.format === 'simai-topo') { await importDesign(ed, file.name, text, got.format); return; }
   if (got.server) { await importServer(ed, file.name, text); return; }
   if (got.error) { toast(ed, got.error, 'error'); return; }
   replaceDocument(ed, got.doc, `import ${file.name}`);
   toast(ed, `Imported ${file.name}: ${got.doc.nodes.length} devices, ${(got.doc.links || []).length} links (Ctrl+Z to undo)`);
+}
+
+/** A whole design in another tool's format (SimAI topology), converted by the server's import
+ * preview (nothing saved), replaces the canvas as one undoable step. */
+async function importDesign(ed, name, text, format) {
+  if (!ed.urls.import_host) { toast(ed, `${name}: only topology JSON can be imported here.`, 'error'); return; }
+  const res = await requestJSON(ed.urls.import_host, { method: 'POST', csrf: ed.config.csrf_token, body: { text, format, name: name.replace(/\.[^.]*$/, '').slice(0, 200) || 'imported' } });
+  if (!res.ok) { toast(ed, `${name}: ${errorMessage(res)}`, 'error'); return; }
+  const doc = res.body.document;
+  replaceDocument(ed, doc, `import ${name}`);
+  const warned = (res.body.warnings || []).length ? ` (${res.body.warnings.length} warnings)` : '';
+  toast(ed, `Imported SimAI topology ${name}: ${doc.nodes.length} devices, ${(doc.links || []).length} links${warned} (Ctrl+Z to undo)`, 'ok');
 }
 
 /** Replace the whole document (one undoable step). Which groups open collapsed is view state:

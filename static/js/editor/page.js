@@ -16,7 +16,7 @@ function toolbarControls(ed, cmd, E) {
   E.connect = btn('⟷ Connect', 'Connect mode: click source then target (C)', () => cmd.toggleConnect(), { class: EDIT, 'data-action': 'connect', 'aria-pressed': 'false' });
   E.insertHost = btn('+ Host', 'Insert a host from a template', () => cmd.openInsertHost(), { class: EDIT, 'data-action': 'insert-host' });
   E.generate = btn('Generate…', 'Generate a cluster (template × hosts + fabric)', () => cmd.openGenerate(), { class: EDIT, 'data-action': 'generate' });
-  E.importBtn = btn('Import', 'Import a topology JSON file, or a server as a new host: NCCL topology XML, nvidia-smi topo -m text, hwloc XML (or drop it on the canvas)', () => E.file.click(), { class: EDIT, 'data-action': 'import' });
+  E.importBtn = btn('Import', 'Import a topology JSON file or a SimAI topology file (a whole design), or a server as a new host: NCCL topology XML, nvidia-smi topo -m text, hwloc XML, rocm-smi (or drop it on the canvas)', () => E.file.click(), { class: EDIT, 'data-action': 'import' });
   E.file = h('input', { type: 'file', accept: '.json,.xml,.txt,application/json,text/xml,application/xml,text/plain', hidden: true, onchange: (e) => cmd.importFile(e.target.files[0]) });
   E.exportJson = btn('⇩ JSON', 'Export the document as JSON', () => cmd.exportJSON(), { 'data-action': 'export-json' });
   E.exportPng = btn('⇩ PNG', 'Export the canvas as PNG', () => cmd.exportPNG(), { 'data-action': 'export-png' });
