@@ -20,7 +20,8 @@ Protocols
 Bandwidth refinements of the same tuner, applied to the engine's solved rates: the per-
 architecture ceilings of ring and tree (``llMaxBws``, ``perChMax*Bws``; :func:`tuner_efficiency`)
 and the tree's medium-size correction (``treeCorrectionFactor``; :func:`tree_correction`). From
-NCCL 2.28 the tables live in ``src/tuning/cost_model.cc``; the figures are unchanged.
+NCCL 2.28 the tables live in ``src/tuning/cost_model.cc``; the figures are unchanged. A latency
+refinement of the same tuner: the ring's Simple "plateau" (:func:`ring_plateau`).
 """
 from __future__ import annotations
 
@@ -44,10 +45,12 @@ __all__ = [
     "PER_CH_MAX_TREE_BW",
     "PER_CH_MAX_TREE_LL128_BW",
     "P2P_LL_THRESHOLD",
+    "RING_PLATEAU",
     "latency_us",
     "ll_max_bw",
     "p2p_protocol",
     "protocols_for",
+    "ring_plateau",
     "tree_correction",
     "tuner_efficiency",
 ]
@@ -223,6 +226,70 @@ def tree_correction(protocol: str, nbytes: float) -> float:
     row = TREE_CORRECTION[protocol]
     log_size = units.bit_length() - 1   # NCCL log2i: floor(log2)
     return row[log_size] if log_size < TREE_CORRECTION_LIMIT else 1.0
+
+
+#: NCCL's ring Simple "plateau" factor on the latency (NVIDIA/nccl ``src/tuning/ring.cc``,
+#: ``ncclTuningRingModelSim``; ``ncclTopoGetAlgoTime`` in ``src/graph/tuning.cc`` before 2.28):
+#: ``factor`` 1.9 below compute capability 8.0, 1.4 from Ampere on; on one Blackwell NVLink
+#: domain the excess 0.4 is scaled by the ring's steps (each step past the first keeps
+#: ``step_delta / 0.4`` of what is left to full scale) and lowered by up to ``step_delta`` as the
+#: bytes a rank and channel get grow from ``scale_from`` to twice that; applied from ``min_bytes``
+#: a rank and channel.
+RING_PLATEAU = {"factor_pre_ampere": 1.9, "factor": 1.4, "step_delta": 0.1, "scale_from": 256 * 1024,
+                "min_bytes": 64}
+
+
+def ring_plateau(kind: str, n: int, nodes: int, nbytes: float, channels: int, arch: str | None,
+                 intra: str = "nvlink") -> float:
+    """Factor on a ring Simple collective's latency, as NCCL's ring model applies it ("Plateau
+    effect of ring"; :data:`RING_PLATEAU`).
+
+    NCCL multiplies the ring Simple latency when (a) the ring all-reduce spans several hosts, or
+    (b) on one host (NVLink domain) of Blackwell GPUs joined by NVLink, for all-reduce, all-gather
+    and reduce-scatter — in both cases only once every rank's share of a channel,
+    ``nbytes // (channels × n)``, is at least 64 bytes. In (a) the factor is 1.9 before Ampere and
+    1.4 after; in (b) it is ``1 + stepScale × delta`` with ``stepScale = 1 − (0.1/0.4)^(nSteps−1)``
+    (nSteps 2(n−1) for all-reduce, n−1 otherwise) and ``delta = 0.4 − 0.1 × min(1, (b − 256 KiB) /
+    256 KiB)`` for ``b`` bytes a rank and channel above 256 KiB (0.4 below).
+
+    Parameters
+    ----------
+    kind : str
+        Collective kind.
+    n, nodes : int
+        Ranks and hosts.
+    nbytes : float
+        NCCL's ``nBytes`` (nccl-tests' size S; the whole buffer for all-gather / reduce-scatter).
+    channels : int
+        The communicator's channel count (:func:`.sizing.channels_full` of the ring).
+    arch : str or None
+        The GPUs' architecture (:data:`ARCHS`); None (no NVLink: compute capability unknown, or
+        RCCL) applies no factor.
+    intra : {"nvlink", "pci"}
+        The ring's intra-host links (the Blackwell case needs NVLink).
+
+    Returns
+    -------
+    float
+        ≥ 1; 1 where NCCL applies none.
+    """
+    if arch is None or n < 2:
+        return 1.0
+    per_rank_channel = int(nbytes) // max(1, int(channels) * n)
+    if per_rank_channel < RING_PLATEAU["min_bytes"]:
+        return 1.0
+    factor = RING_PLATEAU["factor_pre_ampere"] if arch == "volta" else RING_PLATEAU["factor"]
+    if nodes > 1:
+        return factor if kind == "allreduce" else 1.0
+    if arch != "blackwell" or intra != "nvlink" or kind not in ("allreduce", "allgather", "reducescatter"):
+        return 1.0
+    delta, most = RING_PLATEAU["step_delta"], factor - 1.0
+    steps = 2 * (n - 1) if kind == "allreduce" else n - 1
+    step_scale = 1.0 - (delta / most) ** max(0, steps - 1)
+    excess = most
+    if per_rank_channel > RING_PLATEAU["scale_from"]:
+        excess -= delta * min(1.0, (per_rank_channel - RING_PLATEAU["scale_from"]) / RING_PLATEAU["scale_from"])
+    return 1.0 + step_scale * excess
 
 
 def protocols_for(algorithm: str, peer_bytes: float | None = None) -> tuple[str, ...]:

@@ -17,7 +17,8 @@ and the algorithm efficiency the catalog's NVLS efficiency for
 use × pipeline fill at the pattern's size; NCCL ``enqueue.cc``). The protocol efficiency of ring
 and tree is held under NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`,
 the architecture from :func:`.ceilings.gpu_arch`), and a tree all-reduce's carries NCCL's medium-size
-correction (:func:`.protocols.tree_correction`). The chosen (algorithm, protocol) — the fastest — sets the
+correction (:func:`.protocols.tree_correction`); a ring Simple latency carries NCCL's "plateau"
+factor (:func:`.protocols.ring_plateau`). The chosen (algorithm, protocol) — the fastest — sets the
 pattern's latency and efficiency, which :mod:`designer.engine.analysis.completion` applies to the
 pattern's *contended* data time in the full scenario.
 
@@ -45,6 +46,7 @@ from designer.engine.traffic.collectives.protocols import (
     PROTOCOLS,
     latency_us,
     protocols_for,
+    ring_plateau,
     tree_correction,
 )
 from designer.engine.catalog import net_plugin_latency_us
@@ -454,6 +456,10 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
         lat = (latency_us(algorithm, p, group.kind, group.n, group.nodes, intra, net_overhead,
                           (net_steps or {}).get(p), plugin_latency) * 1e-6
                if group.size > 0 else 0.0)
+        if algorithm == "ring" and p == "Simple" and ceilings is not None:
+            # NCCL's ring Simple "plateau" (src/tuning/ring.cc ncclTuningRingModelSim).
+            lat *= ring_plateau(group.kind, group.n, group.nodes, group.size, ceilings["channels"],
+                                ceilings["arch"], intra)
         eff = protocol_efficiency(algorithm, p, group, data_s, ceilings) * eff_alg
         eff *= factor(p)
         if algorithm == "tree" and group.kind == "allreduce":
