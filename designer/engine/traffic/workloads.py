@@ -28,12 +28,14 @@ import math
 import numpy as np
 
 from designer.engine.document.bounds import MAX_BYTES, MAX_RATE_GBPS, magnitude_problem
+from designer.engine.catalog_copies import COPY_ENGINES
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
                                                  plan_pattern, ring_orders)
 from designer.engine.traffic.collectives.rooted import rooted_fields
 from designer.engine.traffic.collectives.staging import host_memory_of
+from designer.engine.traffic.copies import copy_caps_gbps
 from designer.engine.traffic.flows import Flows
 from designer.engine.traffic.groups import resolve_groups
 
@@ -159,7 +161,7 @@ _FIELDS = {
     "storage_read": {"source", "participants", "via"},
     "storage_write": {"source", "participants", "via"},
     "kv_transfer": {"prefill", "decode"},
-    "host_offload": {"participants", "direction"},
+    "host_offload": {"participants", "direction", "engine"},
 }
 
 
@@ -307,6 +309,9 @@ def _offload_fields(topo, sel, raw, kind, where, out, problems) -> None:
         problems.append(Problem(f"{where}.direction", f"unknown direction {direction!r} "
                                 "(to_host, from_host or both)"))
     out["direction"] = direction
+    out["engine"] = raw.get("engine", "sm")
+    if out["engine"] not in COPY_ENGINES:
+        problems.append(Problem(f"{where}.engine", f"unknown engine {out['engine']!r} (sm or ce)"))
 
 
 # The fields each pattern kind checks (every kind of _FIELDS).
@@ -427,7 +432,7 @@ def generate(topo: Topology, patterns: list[dict], routing: dict | None = None) 
         n = len(src)
         demand = np.full(n, pattern.get("demand_gbps", np.inf), dtype=np.float64)
         if pattern["kind"] == "host_offload":
-            demand = np.minimum(demand, host_read_caps_gbps(topo, src, dst))
+            demand = np.minimum(demand, copy_caps_gbps(topo, src, dst, pattern.get("engine", "sm")))
         parts.append((np.asarray(src, np.int64), np.asarray(dst, np.int64),
                       np.broadcast_to(np.asarray(size, np.float64), n).astype(np.float64), demand,
                       np.full(n, k, np.int32), np.arange(n, dtype=np.int64)))
