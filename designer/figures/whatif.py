@@ -303,9 +303,21 @@ def _fallback_note(ranking: list[dict]) -> str:
     note = " · broken collectives: after NCCL re-initializes without the failure" if any(
         m.get("fallback") for m in imps) else ""
     keys = {repr(_same_impact(m)) for m in imps}
+    harmful = [m for m in imps if not _harmless(m)]
     if len(ranking) > 1 and len(keys) == 1:
         note += f" · all {len(ranking):,} cost the same (a symmetric design)"
+    elif len(harmful) > 1 and len({repr(_same_impact(m)) for m in harmful}) == 1:
+        # e.g. the compute NICs of a symmetric pod, beside storage NICs the job never uses
+        note += (f" · all {len(harmful):,} that matter cost the same (a symmetric design); "
+                 f"{len(imps) - len(harmful):,} change nothing")
     return note
+
+
+def _harmless(m: dict) -> bool:
+    """Nothing breaks, disconnects, slows or loses throughput (a NIC the workload never uses)."""
+    broken, disconnected, slowdown, lost, _, job_slowdown = _same_impact(m)
+    return (not broken and not disconnected and (slowdown or 1.0) <= 1.0 and not lost
+            and (job_slowdown or 1.0) <= 1.0)
 
 
 def _same_impact(m: dict) -> tuple:
