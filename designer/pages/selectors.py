@@ -30,6 +30,7 @@ __all__ = [
     "document_diff", "revision_diff", "host_list", "host_units", "host_matrix", "template_choices",
     "editor_config", "link_editor_config", "editor_config_script", "scenario_targets",
     "scenario_target_search", "unknown_targets", "revision_head", "revision_digest", "revision_bom",
+    "units_of",
     "TARGET_SEARCH_LIMIT",
     "job_overview", "job_status", "result_context", "compare_context", "compare_bom_context",
 ]
@@ -103,7 +104,11 @@ def host_units(revision: TopologyRevision | None) -> dict:
     one: its compute trays) and ``servers`` (every other host)."""
     if revision is None:
         return {"racks": 0, "trays": 0, "servers": 0}
-    summary = revision_digest(revision)[0]
+    return units_of(revision_digest(revision)[0])
+
+
+def units_of(summary: dict) -> dict:
+    """:func:`host_units` from a digest's summary already read."""
     domains = {gid for gid, kind in summary.get("groups") or [] if kind == "nvlink_domain"}
     trays = sum(1 for h in summary["hosts"] if h.get("parent") in domains)
     return {"racks": len(domains), "trays": trays, "servers": len(summary["hosts"]) - trays}

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 
 from designer import editor_document, selectors, services
 from designer.pages import selectors as pages
+from designer.pages.digest_cache import page_digest
 from designer.pages.exports import export_menu
 from designer.pages.forms.errors import attach_errors, form_status
 from designer.pages.forms.topologies import TopologyNewForm
@@ -73,8 +74,9 @@ def topology_detail(request, pk: int):
 
 
 def _revision_digest_context(revision) -> dict:
-    return {"hosts": pages.host_list(revision)[:1], "bom": pages.revision_bom(revision),
-            "units": pages.host_units(revision)}
+    # Kept per process by document checksum (designer/pages/digest_cache.py), looked up only
+    # after topology_get above has checked that this user may see the topology.
+    return page_digest(revision)
 
 
 @login_required

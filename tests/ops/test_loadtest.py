@@ -33,3 +33,7 @@ def test_runner_short_run_has_no_errors_and_loses_no_job(tmp_path):
         summary["jobs_seen_by_users"]["submitted"] == 0
     assert "fabricscope_http_requests_total" in (out / "metrics.txt").read_text()
     assert (out / "summary.md").read_text().startswith("4 users")
+    # each user signed in once through the form (its own category); CPU by process role
+    assert summary["sign-in"]["requests"] == 8 and summary["sign-in"]["failures"] == 0
+    cpu = summary["cpu_s"]
+    assert cpu["app"]["web"] > 0 and cpu["app"]["worker"] > 0 and cpu["locust"] > 0, cpu
