@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "topo-matrix": ("designer.engine.commands.topo_matrix", "nvidia-smi topo -m style matrix of one host"),
     "solve": ("designer.engine.commands.solve", "max-min fair rates for explicit flow paths"),
     "simulate": ("designer.engine.commands.simulate", "run a scenario and print the result"),
+    "expand": ("designer.engine.commands.expand", "a result's resources grouped by symmetry, expanded to records"),
     "sweep": ("designer.engine.commands.sweep", "rank every single failure of a class by impact"),
     "compare": ("designer.engine.commands.compare", "compare NIC policies on one scenario"),
     "place": ("designer.engine.commands.place", "rank placements of the next job on a shared cluster"),

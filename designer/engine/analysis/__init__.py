@@ -30,7 +30,8 @@ Modules
   algorithm / protocol / channel choices per size range; :mod:`.acceptance`: the acceptance
   spec of a design (least busbw, most time per size) and the check of real nccl-tests logs;
 - :mod:`.listed_flows`: which flows a result lists, and their records (node ids along paths);
-- :mod:`.result_columns`: the columnar packing of stored results;
+- :mod:`.result_columns`: the columnar packing of stored results; :mod:`.result_groups`: a
+  large result's resources grouped by symmetry, and expanded back on demand;
 - :mod:`.goodput`: goodput and reliability planning (failure rates × the design → interruptions,
   blast radius, checkpoint interval, ETTR, spares, Monte Carlo).
 """

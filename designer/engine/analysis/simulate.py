@@ -47,12 +47,13 @@ from designer.engine.analysis.diff import Frame, Outcome, compare, echo_failures
 from designer.engine.analysis.flow_rates import flow_completions, per_flow, run_timeline
 from designer.engine.analysis.latency import latency_section
 from designer.engine.analysis.listed_flows import flow_records, json_floats, pick_listed
+from designer.engine.analysis.result_groups import group_resource_arrays
 from designer.engine.analysis.result_summary import (add_fallbacks, bottleneck_lists, class_counts, pattern_summary,
                                                      tier_utilization)
 from designer.engine.model.tiers import TIERS, resource_tier, resource_tiers
 from designer.engine.model.topology import Topology
 from designer.engine.collector import gc_paused
-from designer.engine.numbers import json_float as _num
+from designer.engine.numbers import first_appearance_codes, json_float as _num
 from designer.engine.routing import Routes, route, routing_context
 from designer.engine.solve import solver
 from designer.engine.traffic.failures import failed_resources, resolve_failures
@@ -264,7 +265,7 @@ def _aggregation(prep: Prepared, demand: np.ndarray):
 # ======================================================================================== result
 
 def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, Solved] | None = None,
-                 progress=None) -> dict:
+                 progress=None, group_from: int | None = None) -> dict:
     """The ``fabricscope.result/1`` document.
 
     Parameters
@@ -273,6 +274,10 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
     baseline : (Prepared, Solved), optional
         The same scenario without failures: ``diff`` is then filled (see
         :func:`designer.engine.analysis.diff.compare`); otherwise it is null.
+    group_from : int, optional
+        With at least this many loaded resources, ``resources`` is written grouped by symmetry
+        (:mod:`designer.engine.analysis.result_groups`; ``expand_result`` gives the list back).
+        None (the default): always the list.
     """
     _progress(progress, 0.85, "summarizing")
     topo, flows, routes, sc = prep.topology, prep.flows, prep.routes, prep.scenario
@@ -301,7 +306,7 @@ def build_result(prep: Prepared, solved: Solved, *, baseline: tuple[Prepared, So
             "classes": class_counts(routes),
         },
         "flows": _flow_records(topo, flows, routes, solved, listed),
-        "resources": _resources(topo, solved, tiers, prep.capacity_gbps),
+        "resources": _resources(topo, solved, tiers, prep.capacity_gbps, group_from),
         "diff": None,
         "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(prep.failures)},
     }
@@ -422,13 +427,19 @@ def _unroutable_record(topo: Topology, flows: Flows, routes: Routes, i: int) -> 
     return rec
 
 
-def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.ndarray) -> list[dict]:
+def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.ndarray,
+               group_from: int | None = None) -> list[dict] | dict:
     """One record per loaded resource (230k at 16,384 GPUs), built column by column: the numbers
     are converted once (``tolist`` gives the same Python floats as ``float`` per element) and the
     records are made by one dict display per row — no branch or f-string per resource (the same records:
-    tests/engine/test_simulate_fastpaths.py)."""
+    tests/engine/test_simulate_fastpaths.py). From ``group_from`` resources up, the records
+    grouped by symmetry instead (:func:`_grouped_resources`), when they group."""
 
     rs = np.flatnonzero(solved.load_gbps > 0)
+    if group_from is not None and len(rs) >= group_from:
+        grouped = _grouped_resources(topo, solved, tiers, capacity, rs)
+        if grouped is not None:
+            return grouped
     is_link = rs < 2 * topo.num_links   # resources are sorted: every link direction comes first
     link_res = rs[is_link]
     link_ids, link_tech = topo.link_ids, topo.link_tech
@@ -447,7 +458,29 @@ def _resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.nd
             for rid, lid, direction, tech, tier, cap, load, util in columns]
 
 
-def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
+def _grouped_resources(topo: Topology, solved: Solved, tiers: list[str], capacity: np.ndarray,
+                       rs: np.ndarray) -> dict | None:
+    """:func:`_resources`' records of the loaded resources ``rs``, grouped by symmetry from the
+    arrays (:func:`~designer.engine.analysis.result_groups.group_resource_arrays`: no dict per
+    resource; its expansion is the list, tests/engine/test_result_groups.py)."""
+    is_link = rs < 2 * topo.num_links
+    link_res, node_res = rs[is_link], rs[~is_link]
+    links, link_of = np.unique(link_res >> 1, return_inverse=True)
+    nodes, node_of = np.unique(topo.resource_node[node_res - 2 * topo.num_links], return_inverse=True)
+    link_ids, node_ids, link_tech = topo.link_ids, topo.node_ids, topo.link_tech
+    names = [link_ids[k] for k in links.tolist()] + [node_ids[n] for n in nodes.tolist()]
+    entity = np.concatenate([link_of.reshape(-1), len(links) + node_of.reshape(-1)]).astype(np.int64)
+    techs, tech_code = first_appearance_codes([link_tech[k] for k in links.tolist()] + [None])
+    tech = np.concatenate([tech_code[:-1][link_of.reshape(-1)], np.full(len(node_res), tech_code[-1])])
+    tier_names, tier_code = first_appearance_codes([tiers[r] for r in rs.tolist()])
+    direction = np.concatenate([link_res & 1, np.zeros(len(node_res), dtype=link_res.dtype)])
+    return group_resource_arrays(entity, names, len(links), direction, tech, techs, tier_code, tier_names,
+                                 np.asarray(capacity[rs], dtype=np.float64),
+                                 np.asarray(solved.load_gbps[rs], dtype=np.float64),
+                                 np.asarray(solved.utilization[rs], dtype=np.float64))
+
+
+def simulate(scenario, *, progress=None, topology_loader=None, group_from: int | None = None) -> dict:
     """Run a scenario end to end; with failures, diff it against the same scenario without them.
 
     Parameters
@@ -458,6 +491,9 @@ def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
         ``progress(fraction, message)``, called at each stage (fraction in [0, 1]).
     topology_loader : callable, optional
         Resolves a topology given by reference (the CLI passes a file reader).
+    group_from : int, optional
+        Write ``resources`` grouped by symmetry from this many loaded resources up
+        (:func:`build_result`); None: always the list of records.
 
     Returns
     -------
@@ -473,10 +509,10 @@ def simulate(scenario, *, progress=None, topology_loader=None) -> dict:
     InvalidScenario, InvalidWorkload, InvalidTopology, LimitExceeded
     """
     with gc_paused():
-        return _simulate(scenario, progress, topology_loader)
+        return _simulate(scenario, progress, topology_loader, group_from)
 
 
-def _simulate(scenario, progress, topology_loader) -> dict:
+def _simulate(scenario, progress, topology_loader, group_from: int | None = None) -> dict:
     sc = normalize_scenario(scenario, topology_loader=topology_loader)
     prep = prepare(sc, progress=progress, failures=[])
     baseline = None
@@ -486,7 +522,7 @@ def _simulate(scenario, progress, topology_loader) -> dict:
         prep = prepare_failures(prep, sc.failures)
     solved = solve_prepared(prep, progress=progress)
     t0 = time.perf_counter()
-    result = build_result(prep, solved, baseline=baseline, progress=progress)
+    result = build_result(prep, solved, baseline=baseline, progress=progress, group_from=group_from)
     result["timings_s"] = {**prep.timings_s, **solved.timings_s, "summarize": time.perf_counter() - t0}
     _progress(progress, 1.0, "done")
     return result

@@ -5,6 +5,7 @@ Modules
 - :mod:`.topology`: build, validate and compile a rail-optimized cluster;
 - :mod:`.solver`: the max-min solver and the timeline;
 - :mod:`.simulate`: routing + solving at cluster scale;
+- :mod:`.scale100k`: whole processes at 100,000 GPUs (build, ring and tree all-reduce with the result);
 - :mod:`.whatif`: the what-if engine at cluster scale;
 - :mod:`.shared`: 64 jobs with placements on 4,096 GPUs, solved together (``shared_64``), and ranking a new job's placements on 512 hosts (``place_512``);
 - :mod:`.nvl72`: GB200 NVL72 rack-scale NVLink domains;

@@ -2,7 +2,8 @@
 
 Modules
 -------
-- :mod:`.validator`: load, validate (every problem, located), normalize, dump;
+- :mod:`.validator`: load, validate (every problem, located), normalize;
+- :mod:`.writer`: the document's JSON text, one item per line (``dump``, streamed by ``write_document``);
 - :mod:`.normalizer`: the normalized copy of a valid document (key order, link ids, catalog
   capacities and latencies), from the columns the acceptance read when it could;
 - :mod:`.accept`: the columnar fast path that accepts a well-formed document in one pass;
@@ -13,6 +14,7 @@ Modules
 The public names are re-exported here: ``from designer.engine.document import normalize``.
 """
 from designer.engine.document.rules import FORMAT, LIMITS, unprintable
-from designer.engine.document.validator import check, dump, load, normalize, validate
+from designer.engine.document.validator import check, load, normalize, normalize_handed_over, validate
+from designer.engine.document.writer import dump, write_document
 
-__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check", "unprintable"]
+__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "normalize_handed_over", "dump", "write_document", "check", "unprintable"]

@@ -38,12 +38,13 @@ from pathlib import Path
 from designer.engine.catalog import GROUP_KINDS, NODE_KINDS, TECHS
 from designer.engine.document.accept import accept_links, link_columns, node_columns
 from designer.engine.document.keys import check_unknown_keys
+from designer.engine.document.writer import dump, write_document  # noqa: F401  (re-exported)
 from designer.engine.document.normalizer import normalize_valid
 from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LARGEST_QUANTITY, LIMITS,
                                             SMALLEST_NORMAL, unprintable)
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 
-__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "dump", "check", "unprintable"]
+__all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "normalize_handed_over", "dump", "write_document", "check", "unprintable"]
 
 
 # ============================================================================ load / dump
@@ -100,18 +101,6 @@ def _parse_json(text: str, where: str = "") -> object:
         raise InvalidTopology(f"{loc}invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
                               [Problem(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: "
                                            f"{exc.msg}")]) from None
-
-
-def dump(doc: dict) -> str:
-    """JSON text of ``doc``: top-level fields, then one group/node/link per line (diff-friendly)."""
-    lists = ("groups", "nodes", "links")
-    head = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in doc.items() if k not in lists]
-    parts = []
-    for key in lists:
-        if key in doc:
-            items = ",\n  ".join(json.dumps(x, allow_nan=False) for x in doc[key])
-            parts.append(f'"{key}": [\n  {items}\n ]' if items else f'"{key}": []')
-    return "{" + ",\n ".join(head + parts) + "}\n"
 
 
 # ============================================================================ validate
@@ -494,6 +483,18 @@ def normalize(doc) -> dict:
         With every located problem.
     """
     return _normalize(doc)[0]
+
+
+def normalize_handed_over(doc: dict) -> dict:
+    """:func:`normalize` of a document the caller hands over and never reads again (a document
+    just built or parsed): its accepted nodes and links become the result's, completed in
+    place, instead of being copied (1.9 million dicts fewer at 100,000 GPUs). The result equals
+    ``normalize(doc)``; ``doc`` itself must not be used afterwards. Raises as :func:`normalize`
+    (``doc`` unchanged then: validation runs first)."""
+    out, columns = _normalize(doc, owned=True)
+    if columns is not None and columns.get("finish_links") is not None:
+        columns["finish_links"]()
+    return out
 
 
 def _normalize(doc, *, owned: bool = False) -> tuple[dict, dict | None]:
