@@ -8,7 +8,9 @@ Modules
 - :mod:`.completion`, :mod:`.bottlenecks`, :mod:`.diff`: completion times, the critical
   resources, and the difference between two runs;
 - :mod:`.whatif`: failure what-ifs, N-1 sweeps and policy comparisons; :mod:`.whatif_states`:
-  the nominal and failed states they compare; :mod:`.job_sweep`: a step-time sweep of a job;
+  the nominal and failed states they compare; :mod:`.whatif_local`: a failed state re-solved only
+  where its failure reaches (the max-min certificate of :mod:`designer.engine.solve.local`);
+  :mod:`.job_sweep`: a step-time sweep of a job;
 - :mod:`.shared_cluster`: a shared cluster's ``jobs`` section (per-job step, slowdown against
   alone, bottleneck, interference matrix, shared links); :mod:`.place`: where the next job
   should go (candidate placements ranked) and placement policies compared for a job mix;

@@ -58,9 +58,14 @@ Per candidate failure:
    are rebuilt only when a fabric element fails. Tests check the derived routes equal routing
    from scratch.
 3. The max-min allocation is global (a failure can change rates anywhere in the component of
-   shared resources), so the whole problem is re-solved with the compiled solver, warm in the
-   sense that nothing but the merged CSR arrays changes. On a 1,024-GPU ring all-reduce this is
-   cheaper than tracking components.
+   shared resources; under a ring all-reduce that is every flow), but it rarely does: the
+   re-routed flows are spliced into the nominal CSR and only they are solved, against what the
+   other flows leave, then the max-min certificate (every flow has a saturated resource where
+   it is largest) is checked on every resource they touch; flows that fail it join the re-solve
+   until it holds (:mod:`designer.engine.analysis.whatif_local`). Where a flow could be named
+   for two tied bottlenecks, or the re-solve reaches a quarter of the flows, the whole problem
+   is solved as before, so every figure, bottleneck names included, is the whole solve's
+   (``stats``: ``local_solves`` / ``whole_solves``; ``local=False`` forces the whole solve).
 """
 from __future__ import annotations
 
@@ -313,7 +318,7 @@ def _split_candidates(topo, candidates: list[dict], base_entries: list[dict], *,
 
 
 def sweep(scenario, *, over=None, failures: list | None = None, degrade: float | None = None, chunk=None,
-          progress=None, topology_loader=None, derive: bool = True) -> dict:
+          progress=None, topology_loader=None, derive: bool = True, local: bool = True) -> dict:
     """Rank single failures by impact (``fabricscope.sweep/1``).
 
     Each candidate is added to the scenario's own failures (if any), and compared with the
@@ -336,6 +341,10 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     derive : bool
         Reuse the baseline routing context across candidates (exact; False routes each
         candidate's affected flows from scratch — for tests).
+    local : bool
+        Re-solve each failure only where it changes the allocation, proven by the max-min
+        certificate (:mod:`designer.engine.analysis.whatif_local`; exact; False re-solves the whole
+        problem per failure — for tests and benchmarks).
 
     Returns
     -------
@@ -363,7 +372,7 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
     part = _parse_chunk(chunk, total)
     lo, hi = (part[2], part[3]) if part else (0, total)
     _progress(progress, 0.02, "routing and solving the baseline")
-    w = WhatIf(sc, derive=derive, base_entries=base_entries)
+    w = WhatIf(sc, derive=derive, base_entries=base_entries, local=local)
     base = w.state(base_entries) if base_entries else w.nominal
     idle = compare(w, base, base, details=False)
     step0 = run_step(sc, base)
@@ -396,6 +405,8 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
             clock = now
             _progress(progress, 0.05 + 0.95 * (k + 1 - lo) / max(hi - lo, 1),
                       f"failure {k + 1 - lo:,}/{hi - lo:,}: {cand['label']}")
+    if w.local is not None:
+        stats.update({f"{k}_solves": w.local.stats[k] for k in ("local", "whole")})
     ranking.sort(key=ranking_key)
     return {"format": SWEEP_FORMAT,
             "scenario": {"routing": dict(sc.routing), "mode": sc.mode, "failures": echo_failures(base_entries)},

@@ -15,6 +15,7 @@ from designer.engine.analysis.diff import fallback_applies
 from designer.engine.analysis.diff import fallback_impact as diff_fallback_impact
 from designer.engine.analysis.simulate import (Prepared, Solved, flows_crossing, prepare, prepare_failures,
                                                resource_tiers, solve_prepared)
+from designer.engine.analysis.whatif_local import LocalBase, prepare_spliced
 from designer.engine.numbers import json_float as _num
 from designer.engine.routing import FailureSet, Routes, routing_context
 from designer.engine.traffic.collectives import fallback_fields
@@ -50,9 +51,12 @@ class WhatIf(Frame):
     """A scenario's nominal (no-failure) routes and allocation, and states derived from them
     with :func:`~designer.engine.analysis.simulate.prepare_failures` (stable re-routing)."""
 
-    def __init__(self, sc: Scenario, *, derive: bool = False, base_entries: list | None = None):
+    def __init__(self, sc: Scenario, *, derive: bool = False, base_entries: list | None = None,
+                 local: bool = False):
         self.sc = sc
         self.prep0 = prepare(sc, failures=[])
+        # local: failed states re-solve only what their failure touches (whatif_local), same answer.
+        self.local = LocalBase(self.prep0) if local else None
         super().__init__(self.prep0.topology, self.prep0.flows, resource_tiers(self.prep0.topology))
         self.routes0 = self.prep0.routes
         self.nominal = self._make_state([], self.prep0)
@@ -70,7 +74,10 @@ class WhatIf(Frame):
     def state(self, entries: list) -> State:
         if not entries:
             return self.nominal
-        prep = prepare_failures(self.prep0, entries, derive_from=self.ctx_base, derive=self.derive)
+        if self.local is not None and self.derive:
+            prep = prepare_spliced(self.prep0, entries, derive_from=self.ctx_base)
+        else:
+            prep = prepare_failures(self.prep0, entries, derive_from=self.ctx_base, derive=self.derive)
         return self._make_state(entries, prep)
 
     def unchanged(self, cand: dict, base: State) -> bool:
@@ -93,7 +100,7 @@ class WhatIf(Frame):
         return not ((mult != 1.0) & used).any()
 
     def _make_state(self, entries, prep: Prepared) -> State:
-        solved = solve_prepared(prep)
+        solved = self.local.solve(prep) if entries and self.local is not None else solve_prepared(prep)
         return State(entries, prep.failed or FailureSet(), prep.capacity_gbps, prep.routes, solved,
                      prep.affected, prep)
 
@@ -211,7 +218,7 @@ def _rails(w: WhatIf, k: int) -> dict:
             for v, _ in topo.adjacency[n]:
                 near.setdefault(v, set()).update(cs)
         static = FailureSet(nodes=frozenset({-1}), links=frozenset())   # "some failure": the full check
-        memo[k] = {"at": at, "positions": positions, "near": near,
+        memo[k] = {"at": at, "positions": positions, "near": near, "deps": _rail_deps(topo, at),
                    "live": {c for c, gpus in at.items() if _rail_up(topo, gpus, static)}}
     return memo[k]
 
@@ -220,7 +227,26 @@ def _live_rails(w: WhatIf, rails: dict, failed) -> set[int]:
     """``live_rails`` of the pattern under ``failed`` (NIC nodes only), re-checking only the
     rails a failed NIC can change (``near``) instead of every GPU's NICs."""
     touched = set().union(*(rails["near"].get(n, set()) for n in failed.nodes))
-    return {c for c in rails["live"] if c not in touched or _rail_up(w.topo, rails["at"][c], failed)}
+
+    def up(c: int) -> bool:
+        # Only the GPUs whose nearest NICs (or those NICs' cabled neighbours) failed can have
+        # changed: the rail's other GPUs are as in the failure-free check that made it live.
+        which = set().union(*(rails["deps"].get(n, {}).get(c, ()) for n in failed.nodes))
+        return _rail_up(w.topo, [rails["at"][c][j] for j in sorted(which)], failed)
+
+    return {c for c in rails["live"] if c not in touched or up(c)}
+
+
+def _rail_deps(topo, at: dict) -> dict:
+    """Node -> {position: GPU slots of ``at[position]``} whose liveness the node's failure can
+    change: the GPU's nearest NICs and every node adjacent to one (``_nic_up`` reads its uplinks)."""
+    deps: dict[int, dict[int, set[int]]] = {}
+    for c, gpus in at.items():
+        for j, (_, nics) in enumerate(gpus):
+            for n in nics:
+                for v in [n] + [v for v, _ in topo.adjacency[n]]:
+                    deps.setdefault(v, {}).setdefault(c, set()).add(j)
+    return deps
 
 
 def _rail_up(topo, gpus: list, failed) -> bool:

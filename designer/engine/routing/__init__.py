@@ -9,7 +9,8 @@ Modules
   path classes via :func:`designer.engine.model.pathclass.classify_grouped`, blocks of 1M flows above
   5M); :mod:`.assemble`: the paths of the pieces a Router found, in one row gather;
 - :mod:`.routes`: :class:`Routes`, unroutable reasons, re-routing a subset, folding virtual flows,
-  joining blocks; :mod:`.memo`: the recent routes kept per context (:func:`forget_routes`);
+  joining blocks; :mod:`.splice`: re-routed flows spliced in by slices (a sweep's per-failure
+  routes); :mod:`.memo`: the recent routes kept per context (:func:`forget_routes`);
 - :mod:`.context`: the failure context — :class:`FailureSet`, :class:`RoutingContext` (host shapes,
   host maps, uplinks, fabric tables, cached per failure set) and its derivation under more failures;
 - :mod:`.intra`: intra-host search (:class:`~.intra.HostShape`: equal-cost paths, NVLink striping);

@@ -8,6 +8,8 @@ Modules
 - :mod:`.solver`: the one entry point the layers above call (rates, or a timeline of completions);
 - :mod:`.maxmin`: weighted progressive filling (water-filling), its inputs and invariants;
 - :mod:`.aggregate`: aggregation of identical flows (solved as one flow, expanded back);
+- :mod:`.local`: re-solve only the paths a change reaches, from a known allocation, proven by the
+  max-min certificate (or give up: solve the whole problem);
 - :mod:`.timeline`: flows with sizes, finishing one after another, re-solved at each completion;
 - :mod:`.id_index`: id → index tables (compiled lookups when the AOT kernels are loaded);
 - :mod:`.splitmix`: the seeded 64-bit mixer shared by flow hashing and id tables;
