@@ -38,7 +38,7 @@ def test_bench_workers_tiny_run_prints_figures_and_the_sweep_succeeds():
     assert config["hosts"] == 2 and config["gpus"] == 16
     assert config["workers"] == [1] and config["chunks"] == 2 and config["over"] == ["nic"]
     assert config["database"] == "sqlite (scratch)"
-    assert config["candidates"] == 16  # 2 hosts x 8 rail NICs (the 2 storage/in-band NICs are unwired)
+    assert config["candidates"] == 20  # 2 hosts x (8 rail NICs + 2 storage NICs on the storage fabric)
 
     run = figures["runs"]["1"]
     assert run["succeeded"] is True
@@ -49,4 +49,4 @@ def test_bench_workers_tiny_run_prints_figures_and_the_sweep_succeeds():
     (job,) = figures["jobs"]
     assert job["state"] == "succeeded" and job["workers"] == 1
     assert job["chunks"] == 2 and job["chunks_per_worker"] == [2]  # one worker ran both
-    assert job["ranked"] == job["candidates"] == 16
+    assert job["ranked"] == job["candidates"] == 20

@@ -123,9 +123,9 @@ def test_chunked_sweep_end_to_end(celery_worker, scenario, user):
     candidates = bridge.json_safe(
         whatif.sweep_plan(bridge.job_scenario_document(row), ["nic"])["candidates"])
     assert [f for c in chunks for f in c.failures] == candidates
-    # 2 hosts x 8 rail NICs; the storage/in-band NICs without an uplink are listed, not tried.
-    assert merged["candidates"] == merged["evaluated"] == len(candidates) == 16
-    assert len(merged["skipped"]["unwired"]) == 4
+    # 2 hosts x (8 rail NICs + 2 storage NICs, wired to the storage fabric): all tried.
+    assert merged["candidates"] == merged["evaluated"] == len(candidates) == 20
+    assert not merged["skipped"].get("unwired")
     assert sorted(r["index"] for r in merged["ranking"]) == list(range(len(candidates)))
     unchunked = bridge.json_safe(whatif.sweep(bridge.job_scenario_document(row), over=["nic"]))
     assert [r["index"] for r in merged["ranking"]] == [r["index"] for r in unchunked["ranking"]]

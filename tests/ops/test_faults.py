@@ -91,7 +91,7 @@ def test_worker_killed_during_sweep_chunk_completes_once(celery_worker, scenario
     merged = SimulationResult.objects.get(job=job).data
     indexes = [r["index"] for r in merged["ranking"]]
     assert sorted(indexes) == list(range(merged["candidates"]))  # each exactly once
-    assert merged["evaluated"] == merged["candidates"] == 16   # 2 x 8 rail NICs (storage NICs unwired)
+    assert merged["evaluated"] == merged["candidates"] == 20   # 2 x (8 rail NICs + 2 storage NICs on the storage fabric)
 
 
 def test_soft_time_limit_fails_the_job_with_a_clear_message(celery_worker, scenario, user):
