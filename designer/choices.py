@@ -13,6 +13,7 @@ class JobKind(models.TextChoices):
     COMPARE = "compare", "Policy comparison"
     DIAGNOSE = "diagnose", "Diagnosis"
     EXPLORE = "explore", "Design-space exploration"
+    BUILD = "build", "Topology build"
 
 
 class JobState(models.TextChoices):

@@ -170,7 +170,9 @@ class SimulationJob(models.Model):
     kind = models.CharField(max_length=16, choices=JobKind.choices)
     state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.QUEUED)
     topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="jobs")
-    revision = models.ForeignKey(TopologyRevision, on_delete=models.PROTECT, related_name="jobs")
+    # Null only while a ``build`` job has not yet made its topology's first revision.
+    revision = models.ForeignKey(TopologyRevision, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="jobs")
     scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.SET_NULL,
                                  related_name="jobs")
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

@@ -489,6 +489,11 @@ FABRICSCOPE_QUOTA_STORED_BYTES = int(env_float("FABRICSCOPE_QUOTA_STORED_MB", 20
 FABRICSCOPE_BUILD_MAX_ELEMENTS = int(env_float("FABRICSCOPE_BUILD_MAX_ELEMENTS", 300_000))
 FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE = int(env_float("FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE",
                                                       1_000_000))
+# A build over MAX_BUILD_HOSTS hosts runs as a job on a worker (services.builds): at most these
+# hosts and nodes + links (12,500 DGX-H100 = 100,000 GPUs: ~1.59 M estimated, 1.89 M with its
+# fabric; docs/PERFORMANCE.md, "100,000 GPUs in the browser"). Its budget is the per-user job count.
+FABRICSCOPE_BUILD_JOB_MAX_HOSTS = int(env_float("FABRICSCOPE_BUILD_JOB_MAX_HOSTS", 12_500))
+FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS = int(env_float("FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS", 1_600_000))
 # Job submission pings the broker first and answers 503 (nothing written) when it is down. Test
 # runs default it off: most tests fake the broker (tests/conftest.py `published`) and have none
 # to ping; tests/ops turns it on against a real Redis.

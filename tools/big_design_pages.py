@@ -35,6 +35,7 @@ def _django(var_dir: str) -> None:
     os.environ.setdefault("DEBUG", "1")  # as `manage.py up`, the embedded default, runs
     os.environ.setdefault("FABRICSCOPE_BUILD_MAX_ELEMENTS", "1000000")
     os.environ.setdefault("FABRICSCOPE_BUILD_ELEMENTS_PER_MINUTE", "10000000")
+    os.environ.setdefault("FABRICSCOPE_BROKER_PRECHECK", "0")  # --build-job: no broker, messages captured
     import django
 
     django.setup()
@@ -43,7 +44,35 @@ def _django(var_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = True):
+def _build_by_job(user, hosts: int):
+    """The design built as the New page builds it over MAX_BUILD_HOSTS hosts: a ``build`` job
+    (its message captured, run in this process as a worker runs it, under the worker's
+    ``RLIMIT_AS``); prints the run's CPU seconds and the process's peak RSS so far."""
+    import resource
+
+    from designer import services
+    from designer.ops.limits import apply_memory_limit
+    from designer.services import queue
+
+    sent = []
+    queue._send = lambda name, *args, task_id: sent.append(task_id)
+    job = services.topology_build_submit(owner=user, name=f"big-{hosts}", template="dgx-h100",
+                                         hosts=hosts)
+    limit = resource.getrlimit(resource.RLIMIT_AS)
+    apply_memory_limit()
+    start = time.process_time()
+    services.job_run(job_id=job.pk, hostname="tool", task_id=sent[0])
+    resource.setrlimit(resource.RLIMIT_AS, limit)  # the pages after it run in a web process
+    job.refresh_from_db()
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    print(f"{'build job (' + job.state + ')':34s} {time.process_time() - start:8.2f} s  "
+          f"peak RSS {peak_gb:.2f} GB  {job.message or job.error}")
+    job.topology.refresh_from_db()
+    return job.topology
+
+
+def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = True,
+                 build_job: bool = False):
     """The design, its saved scenario (None without ``with_scenario``) and the user:
     (user, topology, scenario)."""
     from django.contrib.auth import get_user_model
@@ -53,8 +82,11 @@ def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = 
     from designer import services
 
     user = get_user_model().objects.create_user("big", password="big-password-1")
-    topology = services.topology_build(owner=user, name=f"big-{hosts}", template="dgx-h100",
-                                       hosts=hosts)
+    if build_job:
+        topology = _build_by_job(user, hosts)
+    else:
+        topology = services.topology_build(owner=user, name=f"big-{hosts}", template="dgx-h100",
+                                           hosts=hosts)
     first_link = topology.current_revision.document["links"][0]
     patch = {"links": {"update": [dict(first_link, latency_ns=777)]}}  # an update is whole
     profiler = cProfile.Profile() if profile_patch else None
@@ -99,7 +131,7 @@ def pages(topology, scenario) -> dict[str, str]:
         "topology page": f"/topologies/{t}/",
         "hosts (host matrix)": f"/topologies/{t}/hosts/",
         "scenario form (new)": f"/topologies/{t}/scenarios/new/",
-        "scenario page (saved)": f"/scenarios/{scenario.pk}/",
+        "scenario page (saved)": f"/scenarios/{scenario.pk if scenario else 0}/",
         "scenario targets (search)": f"/topologies/{t}/scenarios/targets/?q=h1/gpu",
         "revision diff": f"/topologies/{t}/diff/?a={r - 1}&b={r}",
         "editor page": f"/topologies/{t}/editor/",
@@ -138,6 +170,9 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=2048)
     parser.add_argument("--profile", default="", help="a page name to profile instead")
     parser.add_argument("--patch-only", action="store_true", help="time the patch save, no page")
+    parser.add_argument("--build-job", action="store_true",
+                        help="build the design by a build job (as the New page over 2,048 hosts)")
+    parser.add_argument("--pages", default="", help="comma-separated page names to GET (default all)")
     parser.add_argument("--memory", action="store_true",
                         help="peak Python memory per page (tracemalloc; inflates CPU)")
     args = parser.parse_args()
@@ -146,7 +181,9 @@ def main() -> None:
         from django.test import Client
 
         user, topology, scenario = build_design(args.hosts, args.profile == "patch",
-                                                with_scenario=not (args.patch_only or args.profile == "patch"))
+                                                with_scenario=not (args.patch_only or args.profile == "patch"
+                                                                   or (args.pages and "scenario" not in args.pages)),
+                                                build_job=args.build_job)
         if args.patch_only or args.profile == "patch":
             return
         client = Client(SERVER_NAME="localhost")
@@ -163,6 +200,8 @@ def main() -> None:
         print(f"{'page':34s} {'CPU s':>8s} {'peak MB':>8s} status")
         client.get(urls["topology list"])  # the first request's imports, not any page's cost
         for name, url in urls.items():
+            if args.pages and name not in args.pages.split(","):
+                continue
             cpu, peak, status = measure(client, url, args.memory)
             print(f"{name:34s} {cpu:8.2f} {peak:8.1f} {status}")
 

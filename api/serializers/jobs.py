@@ -57,7 +57,8 @@ class _JobBaseSerializer(serializers.Serializer):
     message = serializers.CharField()
     topology = serializers.IntegerField(source="topology_id")
     topology_name = serializers.CharField(source="topology.name")
-    revision = serializers.IntegerField(source="revision.number")
+    # null while a build job has not yet saved its topology's first revision
+    revision = serializers.IntegerField(source="revision.number", allow_null=True)
     scenario = serializers.IntegerField(source="scenario_id", allow_null=True)
     scenario_name = serializers.SerializerMethodField()
     attempts = serializers.IntegerField()

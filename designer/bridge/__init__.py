@@ -9,6 +9,7 @@ Modules
 -------
 ``common``     engine errors as located ValidationErrors, plain JSON, canonical checksums
 ``documents``  topology documents: validate, normalize, patch, build, BOM, GraphML, host matrices
+``builds``     a cluster built lean on a worker (the built document handed over, stages reported)
 ``scenarios``  scenario documents from rows, validation with the per-job flow limit, job overviews
 ``shared``     shared clusters (jobs with placements): rank the candidate placements of a new job
 ``analysis``   what workers compute (simulate, sweep, compare) and nccl-tests predictions
@@ -32,6 +33,7 @@ something.
 from designer.bridge.analysis import (
     merge_sweep_parts, nccl_tests_sweep, run_compare, run_simulation, run_sweep_chunk,
     sweep_candidates, warm_up)
+from designer.bridge.builds import build_cluster_lean
 from designer.bridge.common import (
     canonical_json, canonical_json_bytes, document_checksum, engine_errors, json_safe)
 from designer.bridge.documents import (
@@ -52,6 +54,7 @@ from designer.bridge.shared import MAX_PLACE_HOSTS, place_ranking
 __all__ = [
     "engine_errors", "canonical_json", "canonical_json_bytes", "document_checksum", "json_safe",
     "normalize_document", "patch_document", "document_figures", "build_cluster_document",
+    "build_cluster_lean",
     "validate_document", "fabric_summary", "build_preview", "plan_preview", "fabric_bom", "revision_bom",
     "compare_boms", "graphml", "ops_export", "host_document", "topo_matrix", "unprintable",
     "scenario_document", "job_scenario_document", "scenario_flow_count", "validate_scenario",

@@ -246,8 +246,10 @@ def revision_digest(revision: TopologyRevision) -> tuple[dict, bytes]:
 def job_status(job: SimulationJob) -> dict:
     """The small JSON the job page polls every second."""
     done = job.state in TERMINAL_STATES
-    result_url = (reverse("job_result", args=[job.pk])
-                  if job.state == "succeeded" else None)
+    result_url = None
+    if job.state == "succeeded":  # a build's result is its topology
+        result_url = (reverse("topology_detail", args=[job.topology_id]) if job.kind == "build"
+                      else reverse("job_result", args=[job.pk]))
     return {"id": job.pk, "state": job.state, "state_label": job.get_state_display(),
             "progress": job.progress, "message": job.message, "error": job.error if done else "",
             "terminal": done, "cancel_requested": job.cancel_requested, "result_url": result_url,
@@ -435,7 +437,7 @@ def compare_result_choices(*, user, job: SimulationJob) -> list[tuple[int, str]]
     ``(job id, "job 12 · pod-2 r3 · ring-16")`` for the result picker."""
     rows = (selectors.job_list(user=user, state="succeeded").filter(kind=job.kind)
             .exclude(pk=job.pk)[:COMPARE_CHOICES_LIMIT])
-    return [(j.pk, " · ".join(filter(None, (f"job {j.pk}", f"{j.topology.name} r{j.revision.number}",
+    return [(j.pk, " · ".join(filter(None, (f"job {j.pk}", f"{j.topology.name} r{j.revision.number}" if j.revision_id else j.topology.name,
                                             j.scenario.name if j.scenario_id else "")))) for j in rows]
 
 

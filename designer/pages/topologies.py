@@ -48,10 +48,14 @@ def topology_new(request):
     form = TopologyNewForm(request.POST or None, templates=pages.template_choices())
     if form.is_valid():
         try:
-            topology = services.topology_new(owner=request.user, **form.service_args())
+            topology, job = services.topology_start(owner=request.user, **form.service_args())
         except ValidationError as exc:
             attach_errors(exc, form)
         else:
+            if job is not None:  # a large build: the job page follows it and opens the topology
+                messages.info(request, f"Building {topology.name} on a worker "
+                                       f"({form.cleaned_data['hosts']:,} hosts).")
+                return redirect("job_detail", pk=job.pk)
             messages.success(request, f"Created {topology.name} "
                                       f"({topology.host_count} hosts, {topology.gpu_count} GPUs).")
             return redirect("topology_detail", pk=topology.pk)

@@ -12,12 +12,13 @@ Modules, each importing only those listed before it (no cycles):
 - ``placement``: where a new job should go among a saved scenario's jobs (a ranking, no write).
 - ``runs/``: one run of a job or chunk: progress, heartbeat, cancellation, terminal write.
 - ``sweeps``: splitting a sweep into chunk tasks, running chunks, merging their rankings.
-- ``runner``: :func:`job_run`, a queued job to a terminal state.
 - ``jobs``: submitting and cancelling jobs; the scenario page's save-and-run and a viewer's run.
 - ``diagnose``: submitting a diagnosis (measured nccl-tests runs explained on a worker).
 - ``explore``: submitting a design-space exploration (a grid of designs × a job mix, in chunks).
 - ``reaper``: re-queueing or failing runs whose worker was lost.
 - ``topologies``: topologies and their revisions.
+- ``builds``: the New page's topology, a large cluster built by a job (kind ``build``) on a worker.
+- ``runner``: :func:`job_run`, a queued job to a terminal state.
 - ``sharing``: grants, share links, ownership transfer, forks.
 - ``tokens``: API tokens.
 - ``plan``: floor-plan placements moved by hand, saved with the topology.
@@ -43,6 +44,7 @@ from designer.services.sharing import (
     share_grant, share_link_create, share_link_revoke, share_revoke, share_update,
     topology_fork, topology_transfer)
 from designer.services.sweeps import sweep_chunk_run
+from designer.services.builds import topology_build_submit, topology_start
 from designer.services.tokens import (
     api_token_authenticate, api_token_create, api_token_revoke, api_token_rotate)
 from designer.services.topologies import (
@@ -51,7 +53,7 @@ from designer.services.topologies import (
 
 __all__ = [
     "topology_create", "topology_build", "topology_build_preview", "topology_new",
-    "topology_update", "topology_delete", "revision_save",
+    "topology_update", "topology_delete", "revision_save", "topology_start", "topology_build_submit",
     "scenario_create", "scenario_update", "scenario_submit", "scenario_run", "scenario_place",
     "job_submit_simulate", "job_submit_sweep", "job_submit_compare", "job_submit_diagnose", "job_submit_explore",
     "job_cancel",

@@ -5,7 +5,8 @@ docs/RELIABILITY.md, "Exactly-once completion").
 queued (so a redelivered message is harmless), marks it running, calls the engine through
 ``designer.bridge`` with a progress callback, and always ends in a terminal state with a
 message. A side thread writes a heartbeat (``runs.Heartbeat``); the reaper re-queues or fails
-jobs whose heartbeat stopped. A sweep or explore job's run only prepares its chunks (``sweeps``). When a job
+jobs whose heartbeat stopped. A sweep or explore job's run only prepares its chunks (``sweeps``);
+a build job's run saves its topology's first revision (``builds``). When a job
 succeeds, its result page's figures are built and stored (``results.figures_prebuild``).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from designer import bridge
 from designer.choices import JobKind, JobState
 from designer.exceptions import JobCancelled
 from designer.models import SimulationJob
+from designer.services.builds import build_run
 from designer.services.results import figures_prebuild
 from designer.services.runs import Heartbeat, Run, done_message, error_text, job_finish
 from designer.services.sweeps import CHUNKED_KINDS, sweep_prepare
@@ -51,6 +53,9 @@ def job_run(*, job_id: int, hostname: str = "", task_id: str = "") -> None:
         try:
             if job.kind in CHUNKED_KINDS:
                 sweep_prepare(job, run)
+                return
+            if job.kind == JobKind.BUILD:  # saves its topology's first revision and ends the job
+                build_run(job, run)
                 return
             runner = getattr(bridge, _RUNNERS.get(job.kind, "run_simulation"))
             data = runner(job, run.progress)

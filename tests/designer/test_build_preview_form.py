@@ -35,20 +35,23 @@ def test_new_page_renders_the_float_type(client, user):
     assert 'data-type="float"' in tag
 
 
-def test_hosts_preview_past_the_build_limit_but_create_names_it(client, user):
-    """The field takes up to MAX_PREVIEW_HOSTS (the preview counts them); creating more than
-    MAX_BUILD_HOSTS is refused on the field, with the limit named."""
+def test_hosts_preview_past_the_build_limit_but_create_names_it(client, user, settings):
+    """The field takes up to MAX_PREVIEW_HOSTS (the preview counts them); over MAX_BUILD_HOSTS a
+    build job makes the topology (tests/designer/test_build_jobs.py), and more than the job's
+    limit is refused on the field, with the limit named."""
     from designer.models import Topology
 
     client.force_login(user)
     body = client.get(reverse("topology_new")).content.decode()
     assert f'max="{MAX_PREVIEW_HOSTS}"' in body
+    limit = settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS
     response = client.post(reverse("topology_new"), {
-        "name": "big", "source": "cluster", "template": "dgx-h100", "hosts": MAX_BUILD_HOSTS + 1,
+        "name": "big", "source": "cluster", "template": "dgx-h100", "hosts": limit + 1,
         "fabric": "rail-optimized", "storage": 0, "planes": 1, "oversubscription": 1})
     assert response.status_code == 400
     errors = response.context["form"].errors["hosts"]
-    assert any("MAX_BUILD_HOSTS" in e and f"{MAX_BUILD_HOSTS:,}" in e for e in errors)
+    assert any("FABRICSCOPE_BUILD_JOB_MAX_HOSTS" in e and f"{limit:,}" in e
+               and f"{MAX_BUILD_HOSTS:,}" in e for e in errors)
     assert not Topology.objects.exists()
 
 

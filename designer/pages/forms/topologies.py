@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 
 from designer.bridge import facts
 from designer.bridge.facts import MAX_BUILD_HOSTS, MAX_PREVIEW_HOSTS
@@ -24,7 +25,8 @@ class TopologyNewForm(forms.Form):
     hosts = forms.IntegerField(min_value=1, max_value=MAX_PREVIEW_HOSTS, initial=64,
                                label="Hosts (racks for a rack-scale template)",  # GB200 NVL72: 1 = a rack of 18 trays
                                help_text=f"Number of hosts of the template (preview up to "
-                                         f"{MAX_PREVIEW_HOSTS:,}; create up to {MAX_BUILD_HOSTS:,}).")
+                                         f"{MAX_PREVIEW_HOSTS:,}; over {MAX_BUILD_HOSTS:,} it is "
+                                         f"built by a job, with progress).")
     fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
     rails = forms.IntegerField(min_value=1, max_value=64, required=False,
                                help_text="Default: one rail per compute NIC.")
@@ -73,11 +75,15 @@ class TopologyNewForm(forms.Form):
             field.widget.attrs.update({"data-build-param": name, "data-type": kind})
 
     def clean_hosts(self):
+        """Up to MAX_BUILD_HOSTS hosts are built in the request; more, up to the build job's
+        limit, by a job on a worker (``services.topology_start``)."""
         hosts = self.cleaned_data["hosts"]
-        if hosts is not None and self.data.get("source", "cluster") == "cluster" and hosts > MAX_BUILD_HOSTS:
+        limit = settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS
+        if hosts is not None and self.data.get("source", "cluster") == "cluster" and hosts > limit:
             raise forms.ValidationError(
-                f"at most {MAX_BUILD_HOSTS:,} hosts per created topology (MAX_BUILD_HOSTS: every device "
-                f"is built and stored); the preview counts up to {MAX_PREVIEW_HOSTS:,}")
+                f"at most {limit:,} hosts per created topology (FABRICSCOPE_BUILD_JOB_MAX_HOSTS: "
+                f"every device is built and stored; over {MAX_BUILD_HOSTS:,} hosts by a job on a "
+                f"worker); the preview counts up to {MAX_PREVIEW_HOSTS:,}")
         return hosts
 
     def build_fields(self) -> list:
