@@ -463,8 +463,8 @@ NCCL_OPS = [(op, op) for op in ("all_reduce", "all_gather", "reduce_scatter", "a
 #: nccl-tests' -o reduction operators (echoed; the engine's time does not depend on them).
 NCCL_REDOPS = [(op, op) for op in ("sum", "prod", "min", "max", "avg")]
 #: The engine's NIC policies ("" = the default, affinity).
-NCCL_NIC_POLICIES = [("", "default (affinity)"), ("affinity", "affinity"), ("pxn", "pxn"), ("any", "any"),
-                     ("static", "static")]
+NCCL_NIC_POLICIES = [("", "default (affinity)"), ("affinity", "affinity"), ("own_nic", "own_nic (PXN off)"),
+                     ("pxn", "pxn"), ("any", "any"), ("static", "static")]
 NCCL_ALGORITHMS = [("auto", "auto"), ("ring", "ring"), ("tree", "tree"), ("nvls", "nvls"),
                    ("nvlstree", "nvlstree")]
 

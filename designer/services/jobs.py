@@ -37,7 +37,7 @@ __all__ = ["NIC_POLICIES", "MAX_SWEEP_CHUNKS", "RUN_ACTIONS", "job_queue", "job_
 
 logger = logging.getLogger(__name__)
 
-NIC_POLICIES = ("affinity", "pxn", "any", "static")
+NIC_POLICIES = ("affinity", "own_nic", "pxn", "any", "static")
 MAX_SWEEP_CHUNKS = 256
 
 

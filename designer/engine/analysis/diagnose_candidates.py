@@ -169,7 +169,7 @@ def _setting_members(topo: Topology, nic_policy: str) -> list[Member]:
            for h in topo.hosts() if h in with_nics]
     if nic_policy == "pxn":
         out.append(Member("pxn_off", "pxn", "PXN off (NCCL_PXN_DISABLE=1: each GPU sends by its own NIC)",
-                          ("pxn_off", None, None), (), (("nic_policy", "affinity"),), None))
+                          ("pxn_off", None, None), (), (("nic_policy", "own_nic"),), None))
     return out
 
 

@@ -17,7 +17,8 @@ NCCL_PROTO                 the protocol: ``LL``, ``LL128`` or ``Simple`` (one)
 NCCL_MIN_NCHANNELS,        the channel count: both equal, or either alone, sets it (the
 NCCL_MAX_NCHANNELS         engine runs one count, not a range)
 NCCL_NVLS_ENABLE           ``0``: NVLS and NVLSTree left out of the algorithms; ``1``: as found
-NCCL_PXN_DISABLE           ``0``: NIC policy ``pxn``; ``1``: ``affinity``
+NCCL_PXN_DISABLE           ``0``: NIC policy ``pxn``; ``1``: ``own_nic`` (no PXN, also for the
+                           send/receive that ``affinity`` relays as NCCL's default does)
 NCCL_CROSS_NIC             ``1``: NIC policy ``any`` (a ring may leave by another rail's NIC);
                            ``0``, ``2``: ``affinity`` (the engine's rings are rail-aligned)
 NCCL_NET_GDR_LEVEL         only ``SYS``/``5``: the engine routes GPU↔NIC data over PCIe
@@ -148,13 +149,15 @@ def _algo(out: NcclEnv, value: str, here: str, problems: list) -> None:
 
 
 def _policy(out: NcclEnv, name: str, low: str, here: str, problems: list) -> None:
-    table = {"NCCL_PXN_DISABLE": {"0": "pxn", "1": "affinity"},
+    table = {"NCCL_PXN_DISABLE": {"0": "pxn", "1": "own_nic"},
              "NCCL_CROSS_NIC": {"0": "affinity", "1": "any", "2": "affinity"}}[name]
     if low not in table:
         problems.append(Problem(here, f"{name} must be one of {', '.join(table)}"))
         return
     policy = table[low]
-    if out["nic_policy"] not in (None, policy):
+    if {out["nic_policy"], policy} == {"affinity", "own_nic"}:
+        policy = "own_nic"   # NCCL_CROSS_NIC=0/2 with PXN off: own NICs, rail-aligned rings
+    elif out["nic_policy"] not in (None, policy):
         problems.append(Problem(here, f"{name}={low} asks for NIC policy {policy}, another knob for "
                                       f"{out['nic_policy']}"))
         return

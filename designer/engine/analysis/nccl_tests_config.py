@@ -16,7 +16,7 @@ from designer.engine.io.nccl_tests_json import prediction_json
 __all__ = ["NIC_POLICY_CHOICES", "prediction_file", "sweep_settings"]
 
 #: ``nic_policy`` values (the engine's routing NIC policies, docs/ENGINE.md).
-NIC_POLICY_CHOICES = ("affinity", "pxn", "any", "static")
+NIC_POLICY_CHOICES = ("affinity", "own_nic", "pxn", "any", "static")
 
 
 def sweep_settings(topo, *, op: str, algorithm: str = "auto", protocol: str = "auto", channels=None, env=None,

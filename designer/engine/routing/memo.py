@@ -10,6 +10,7 @@ import numpy as np
 
 from designer.engine.model.topology import Topology
 from designer.engine.routing.context import FailureSet, RoutingContext
+from designer.engine.routing.nic_policies import NCCL_P2P_KINDS
 
 __all__ = ["forget_routes", "memo_key", "recent_routes", "remember"]
 
@@ -68,9 +69,10 @@ def forget_routes(topo: Topology, routes, failed=None) -> None:
 
 def memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
     """What a flow's route depends on besides the context: its source, destination and hash
-    identity (pattern, index; :func:`~designer.engine.routing.hashing.flow_hash`), the policy,
-    the multipath mode and the seed — digested, so equal workloads routed twice on one context
-    are recognised without keeping a copy of their arrays.
+    identity (pattern, index; :func:`~designer.engine.routing.hashing.flow_hash`), which
+    patterns are NCCL send/receive kinds, the policy, the multipath mode and the seed —
+    digested, so equal workloads routed twice on one context are recognised without keeping a
+    copy of their arrays.
 
     Why: planning a collective (``collectives.select``) routes the pattern's flows to predict its
     time, then ``simulate.prepare`` routes the same flows again; for a 1M-flow all-to-all that
@@ -84,4 +86,7 @@ def memo_key(flows, policy_name: str, multipath: str, seed: int) -> tuple:
         arr = np.ascontiguousarray(column)
         digest.update(str(arr.dtype).encode())
         digest.update(memoryview(arr).cast("B"))
-    return (policy_name, multipath, seed, len(flows), digest.digest()[:16])
+    # Which patterns are NCCL send/receive (PXN under ``affinity``): the same pairs route
+    # differently as an all-to-all and as another kind.
+    p2p = tuple(k in NCCL_P2P_KINDS for k in (getattr(flows, "pattern_kinds", None) or ()))
+    return (policy_name, multipath, seed, len(flows), p2p, digest.digest()[:16])

@@ -32,7 +32,8 @@ from designer.engine.routing import nic_tables
 from designer.engine.routing.hashing import NIC_SALT, flow_hash
 from designer.engine.model.topology import Topology
 
-__all__ = ["NIC_POLICIES", "Ends", "resolve", "affinity", "pxn", "any_nic", "static", "storage_mask"]
+__all__ = ["NIC_POLICIES", "NCCL_P2P_KINDS", "Ends", "resolve", "affinity", "own_nic", "pxn", "any_nic", "static",
+           "storage_mask", "nccl_p2p_flows", "relay_to_destination_rail"]
 
 
 @dataclass
@@ -121,17 +122,53 @@ def _rails(ctx) -> int:
 
 # ======================================================================================== policies
 def affinity(router, ends: Ends) -> None:
-    """Each node uses its nearest NIC by PCIe distance, decided on the healthy host (NCCL's
-    default): a flow whose NIC is down is unroutable, as in NCCL. A GPU with several equally
-    near NICs (:func:`~designer.engine.routing.nic_tables.affinity_set`) stripes over them:
+    """NCCL's default: each node uses its nearest NIC by PCIe distance, decided on the healthy
+    host — a flow whose NIC is down is unroutable, as in NCCL —, and the sends of NCCL's
+    point-to-point operations (:data:`NCCL_P2P_KINDS`) leave by PXN.
+
+    *Nearest NIC.* A GPU with several equally near NICs
+    (:func:`~designer.engine.routing.nic_tables.affinity_set`) stripes over them:
     :func:`nic_stripes` fans its cross-host flows out into one virtual flow per NIC slot, and
     virtual flow ``j`` leaves by NIC ``j mod t`` of the source GPU's ``t`` and arrives by NIC
-    ``j mod t'`` of the destination GPU's ``t'`` (rail-aligned between like hosts)."""
+    ``j mod t'`` of the destination GPU's ``t'`` (rail-aligned between like hosts).
+
+    *PXN for send/receive.* NCCL binds a send to a remote peer to the NIC of the local GPU with
+    the peer's device index and, when that GPU is reached over NVLink and the NIC is PXB or
+    nearer to it, hands the data to that GPU over NVLink first (NVIDIA/nccl
+    ``src/graph/search.cc`` ``ncclTopoGetNetDev``: ``NCCL_P2P_PXN_LEVEL`` defaults to 2, "use PXN
+    as much as possible", unless ``NCCL_PXN_DISABLE``); the receiver keeps its own NIC
+    (``src/transport/net.cc`` ``recvSetup``: "the receiver uses its own NIC"). So a send leaves
+    on the destination's rail: :func:`relay_to_destination_rail` on the flows of those kinds.
+    Collective algorithms (ring, tree, NVLS, …) keep the NICs of their channels' graph, as here.
+    :func:`own_nic` is this policy with PXN disabled."""
+    own_nic(router, ends)
+    p2p = nccl_p2p_flows(router.flows)
+    if p2p is not None:
+        relay_to_destination_rail(router, ends, ends.cross & p2p, healthy=True)
+
+
+def own_nic(router, ends: Ends) -> None:
+    """Every flow leaves by its own GPU's nearest NIC(s), striped as :func:`affinity` does:
+    NCCL with PXN disabled (``NCCL_PXN_DISABLE=1``)."""
     bind_destinations(router, ends, nic_tables.affinity)
     bind_sources(router, ends, nic_tables.affinity)
     if router.nic_slot is not None:
         _stripe(router, ends, ends.gd, ends.dst, ends.hd)
         _stripe(router, ends, ends.gs, ends.src, ends.hs)
+
+
+#: Pattern kinds NCCL runs as grouped ``ncclSend``/``ncclRecv`` (all-to-all, nccl-tests'
+#: gather, scatter and hypercube: ``traffic/collectives/p2p.py``), whose cross-host sends take
+#: PXN by NCCL's default (see :func:`affinity`).
+NCCL_P2P_KINDS = ("alltoall", "gather", "scatter", "hypercube")
+
+
+def nccl_p2p_flows(flows) -> np.ndarray | None:
+    """Per flow: whether its pattern is one of :data:`NCCL_P2P_KINDS` (None when no flow is)."""
+    kinds = np.array([k in NCCL_P2P_KINDS for k in (flows.pattern_kinds or [])], dtype=bool)
+    if not kinds.any():
+        return None
+    return kinds[np.asarray(flows.pattern, dtype=np.int64)]
 
 
 def _stripe(router, ends: Ends, out, nodes, hosts) -> None:
@@ -177,6 +214,7 @@ def nic_stripes(router) -> np.ndarray | None:
 
 nic_stripes.always = True   # NCCL stripes whatever the fabric multipath mode
 affinity.fan_out = nic_stripes
+own_nic.fan_out = nic_stripes
 
 
 def static(router, ends: Ends) -> None:
@@ -186,14 +224,24 @@ def static(router, ends: Ends) -> None:
 
 
 def pxn(router, ends: Ends) -> None:
-    """Affinity, then sender-side PXN: if the destination NIC's rail is served by another local
-    GPU reached over NVLink, go to that GPU first and use its NIC (NCCL_PXN). A GPU whose own NIC
-    is down relays to a peer whose NIC is alive (on the destination's rail when one is, else
-    any): the "unified network" answer to a NIC failure."""
-    affinity(router, ends)
+    """Affinity, then sender-side PXN for every cross-host flow, not only NCCL's send/receive
+    (the "unified network" what-if): see :func:`relay_to_destination_rail`."""
+    own_nic(router, ends)
+    relay_to_destination_rail(router, ends, ends.cross)
+
+
+def relay_to_destination_rail(router, ends: Ends, sel: np.ndarray, healthy: bool = False) -> None:
+    """Sender-side PXN on the flows ``sel``: if the destination NIC's rail is served by another
+    local GPU reached over NVLink, go to that GPU first (``ends.relay``) and leave by its NIC on
+    that rail (NCCL_PXN). A GPU whose own NIC is down relays to a peer whose NIC is alive (on
+    the destination's rail when one is, else any): the "unified network" answer to a NIC
+    failure. With several NICs a GPU (AWS p5) the rail is the destination's NIC stripe's, and
+    the relay is the GPU whose NICs include one on it (:func:`~.nic_tables.pxn_relay`).
+    ``healthy``: relays and NICs chosen on the healthy host (NCCL's choice at start-up: a send
+    bound to a NIC that is down is then unroutable), not around failures."""
     ctx = router.ctx
     num_rails = _rails(ctx)
-    sel = ends.cross & (ends.hs >= 0) & ~ends.to_storage & (ends.gd >= 0)
+    sel = sel & (ends.hs >= 0) & ~ends.to_storage & (ends.gd >= 0)
     if not sel.any():
         return
     idx = np.flatnonzero(sel)
@@ -207,15 +255,17 @@ def pxn(router, ends: Ends) -> None:
     shape = ctx.host_shape[ends.hs[idx]]
     loc = ctx.node_local[ends.src[idx]]
     rel = np.full(len(idx), -1, dtype=np.int64)
+    nic = np.full(len(idx), -1, dtype=np.int64)
     for sh in nic_tables.shapes_present(shape):
         m = shape == sh
-        rel[m] = nic_tables.pxn_relay(ctx.shapes[sh], ctx.rails, num_rails)[loc[m], dst_rail[m]]
+        rel[m] = nic_tables.pxn_relay(ctx.shapes[sh], ctx.rails, num_rails, healthy)[loc[m], dst_rail[m]]
+        nic[m] = nic_tables.pxn_gateway(ctx.shapes[sh], ctx.rails, num_rails, healthy)[np.maximum(rel[m], 0),
+                                                                                   dst_rail[m]]
     use = (rel >= 0) & (rel != loc)
-    idx, rel = idx[use], rel[use]
+    idx, rel, nic = idx[use], rel[use], nic[use]
     base = ctx.host_node_base[ends.hs[idx]]
     ends.relay[idx] = ctx.host_node_flat[base + rel]
-    aff = nic_tables.gather(ctx, ctx.host_shape[ends.hs[idx]], rel, lambda s: nic_tables.affinity(s, False))
-    ends.gs[idx] = ctx.host_node_flat[base + aff]
+    ends.gs[idx] = ctx.host_node_flat[base + nic]
 
 
 def any_nic(router, ends: Ends) -> None:
@@ -318,7 +368,8 @@ class _PolicyTable(dict):
             return False
 
 
-NIC_POLICIES = _PolicyTable({"affinity": affinity, "pxn": pxn, "any": any_nic, "static": static})
+NIC_POLICIES = _PolicyTable({"affinity": affinity, "own_nic": own_nic, "pxn": pxn, "any": any_nic,
+                             "static": static})
 
 
 def resolve(nic_policy):

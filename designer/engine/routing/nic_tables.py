@@ -11,8 +11,8 @@ import numpy as np
 
 from designer.engine.routing.intra import HostShape
 
-__all__ = ["live_nics", "affinity", "affinity_set", "static", "rail_of", "rail_gateway", "pxn_relay", "gather",
-           "endpoint_order", "shapes_present"]
+__all__ = ["live_nics", "affinity", "affinity_set", "static", "rail_of", "rail_gateway", "pxn_relay", "pxn_gateway",
+           "gather", "endpoint_order", "shapes_present"]
 
 
 def gather(ctx, shape_idx: np.ndarray, loc: np.ndarray, build) -> np.ndarray:
@@ -175,39 +175,80 @@ def rail_gateway(shape: HostShape, rails: dict, num_rails: int, storage: bool) -
     return shape.tables[key]
 
 
-def pxn_relay(shape: HostShape, rails: dict, num_rails: int) -> np.ndarray:
-    """``relay[v, rail]``: the local GPU whose affinity NIC sends for ``v`` towards ``rail``.
+def pxn_relay(shape: HostShape, rails: dict, num_rails: int, healthy: bool = False) -> np.ndarray:
+    """``relay[v, rail]``: the local GPU whose NIC sends for ``v`` towards ``rail``.
 
-    ``v`` itself when its own NIC is on that rail and alive; else a GPU reached over NVLink
-    only whose NIC is on that rail and alive; else the fallback column ``relay[v, num_rails]``
-    (also used when the destination's rail is unknown): ``v`` while its own NIC is alive
-    (cross-rail, as NCCL does without a rail-aligned peer), otherwise the first GPU over
-    NVLink whose NIC is alive — the relay around a dead NIC. -1 when nothing works.
+    ``v`` itself when one of its NICs (:func:`affinity_set`: its nearest ones) is on that rail
+    and alive; else a GPU reached over NVLink only with a NIC on that rail, alive; else the
+    fallback column ``relay[v, num_rails]`` (also used when the destination's rail is unknown):
+    ``v`` while its own NIC is alive (cross-rail, as NCCL does without a rail-aligned peer),
+    otherwise the first GPU over NVLink whose NIC is alive — the relay around a dead NIC. -1
+    when nothing works. ``healthy``: every wired NIC counts as alive (the choice NCCL makes
+    once, at start-up, on the healthy host; a send bound to a NIC that later fails is lost).
     """
-    key = f"pxn_{num_rails}"
+    key = f"pxn_{num_rails}_{int(healthy)}"
     if key not in shape.tables:
         aff = affinity(shape, False)
         rail = rail_of(shape, rails)
+        alive = _alive(shape, healthy)
         out = np.full((shape.n, num_rails + 1), -1, dtype=np.int64)
         gpus = [v for v in endpoint_order(shape) if shape.kind[v] == "gpu" and aff[v] >= 0]
+        served = _rails_served(shape, rail, alive)
         for v in range(shape.n):
             if shape.kind[v] == "gpu":
-                out[v] = _relay_row(shape, v, gpus, aff, rail, num_rails)
+                out[v] = _relay_row(shape, v, gpus, aff, served, num_rails, alive)
         shape.tables[key] = out
     return shape.tables[key]
 
 
-def _relay_row(shape: HostShape, v: int, gpus: list[int], aff: np.ndarray, rail: np.ndarray,
-               num_rails: int) -> np.ndarray:
+def pxn_gateway(shape: HostShape, rails: dict, num_rails: int, healthy: bool = False) -> np.ndarray:
+    """``nic[g, rail]``: the NIC relay GPU ``g`` sends by towards ``rail`` — the first of its
+    :func:`affinity_set` NICs on that rail that is alive, else its :func:`affinity` NIC (the
+    fallback column ``num_rails`` too). -1 for nodes without a NIC."""
+    key = f"pxn_gw_{num_rails}_{int(healthy)}"
+    if key not in shape.tables:
+        aff = affinity(shape, False)
+        out = np.repeat(aff.reshape(-1, 1), num_rails + 1, axis=1)
+        rail = rail_of(shape, rails)
+        alive = _alive(shape, healthy)
+        for v, nics in _rails_served(shape, rail, alive).items():
+            for r, nic in nics.items():
+                if r < num_rails:
+                    out[v, r] = nic
+        shape.tables[key] = out
+    return shape.tables[key]
+
+
+def _alive(shape: HostShape, healthy: bool):
+    """Whether a local NIC counts as usable: wired (``healthy``) or up with a working uplink."""
+    return (lambda v: v >= 0 and bool(shape.gateway_any[v])) if healthy else shape.alive_nic
+
+
+def _rails_served(shape: HostShape, rail: np.ndarray, alive) -> dict[int, dict[int, int]]:
+    """Per GPU: {rail: its first usable :func:`affinity_set` NIC on that rail}."""
+    table = affinity_set(shape)
+    out: dict[int, dict[int, int]] = {}
+    for v in range(shape.n):
+        if shape.kind[v] != "gpu":
+            continue
+        for nic in table[v]:
+            if nic >= 0 and rail[nic] >= 0 and alive(int(nic)):
+                out.setdefault(v, {}).setdefault(int(rail[nic]), int(nic))
+    return out
+
+
+def _relay_row(shape: HostShape, v: int, gpus: list[int], aff: np.ndarray, served: dict, num_rails: int,
+               alive) -> np.ndarray:
     """Row ``v`` of :func:`pxn_relay`: the relay per destination rail, then the fallback."""
     row = np.full(num_rails + 1, -1, dtype=np.int64)
-    own_ok = aff[v] >= 0 and shape.alive_nic(int(aff[v]))
-    peers = [g for g in gpus if g != v and shape.alive_nic(int(aff[g])) and shape.nvlink_only(v, g)]
+    own_ok = aff[v] >= 0 and alive(int(aff[v]))
+    peers = [g for g in gpus if g != v and alive(int(aff[g])) and shape.nvlink_only(v, g)]
     fallback = v if own_ok else (peers[0] if peers else -1)
     row[num_rails] = fallback
+    own = served.get(v, {})
     for r in range(num_rails):
-        if own_ok and rail[aff[v]] == r:
+        if r in own:
             row[r] = v
             continue
-        row[r] = next((g for g in peers if rail[aff[g]] == r), fallback)
+        row[r] = next((g for g in peers if r in served.get(g, {})), fallback)
     return row

@@ -45,9 +45,11 @@ def route(topo: Topology, flows, *, nic_policy="affinity", multipath: str = "has
     topo : Topology
     flows : Flows
         Flows to route (any subset of a workload: routing a flow does not depend on the others).
-    nic_policy : {"affinity", "pxn", "any", "static"} or callable
-        How a GPU picks its NIC: nearest by PCIe distance (NCCL's default); ``pxn`` moves the data
-        over NVLink to the peer GPU whose NIC is on the destination's rail; ``any`` spreads over
+    nic_policy : {"affinity", "own_nic", "pxn", "any", "static"} or callable
+        How a GPU picks its NIC: nearest by PCIe distance, the sends of NCCL's send/receive kinds
+        by PXN (NCCL's default); ``own_nic`` the nearest NIC for every flow (PXN off); ``pxn``
+        moves every cross-host flow's data over NVLink to the peer GPU whose NIC is on the
+        destination's rail; ``any`` spreads over
         every NIC of the host (split or hashed like ECMP); ``static`` follows node attrs
         ``{"nic": "nic3"}`` and falls back to affinity. A name from
         :data:`~designer.engine.routing.nic_policies.NIC_POLICIES` or a strategy function (see

@@ -73,10 +73,13 @@ class Flows:
         return f"{self.pattern_ids[int(self.pattern[i])]}#{int(self.index[i])}"
 
     @classmethod
-    def from_pairs(cls, src, dst, bytes_=1.0, demand_gbps=np.inf, pattern_id: str = "f") -> "Flows":
-        """Flows of one pattern from explicit (src, dst) node-index pairs (handy in tests)."""
+    def from_pairs(cls, src, dst, bytes_=1.0, demand_gbps=np.inf, pattern_id: str = "f",
+                   kind: str = "p2p") -> "Flows":
+        """Flows of one pattern of ``kind`` from explicit (src, dst) node-index pairs (handy in
+        tests; a collective's planner passes its kind, which routing reads: NCCL's send/receive
+        kinds take PXN under the ``affinity`` policy)."""
         src = np.asarray(src, dtype=np.int64)
         n = len(src)
         return cls(src, np.asarray(dst, dtype=np.int64), np.broadcast_to(np.asarray(bytes_, float), n).copy(),
                    np.broadcast_to(np.asarray(demand_gbps, float), n).copy(),
-                   np.zeros(n, np.int32), np.arange(n, dtype=np.int64), [pattern_id], ["p2p"])
+                   np.zeros(n, np.int32), np.arange(n, dtype=np.int64), [pattern_id], [kind])

@@ -12,18 +12,21 @@ nccl-tests' grouped send/receive collectives — gather, scatter and hypercube.
   :mod:`.pat`: each rank moves ``(n−1)/n × S`` in all.
 
 Ranks are the participants in order (nccl-tests' rank order). Cross-host pairs take the NIC
-the routing's NIC policy gives them — under ``pxn`` the data first crosses NVLink to the peer
-GPU on the destination's rail (NCCL's PXN), as for any flow.
+the routing's NIC policy gives them: under the default ``affinity`` (and ``pxn``) the data
+first crosses NVLink to the local GPU on the destination's rail and leaves by its NIC —
+NCCL's PXN, its default for send/receive (docs/ENGINE.md, Routing); ``own_nic`` is PXN off.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from designer.engine.routing.nic_policies import NCCL_P2P_KINDS
 from designer.engine.traffic.collectives.common import Group, empty
 
 __all__ = ["KINDS", "ROOTED", "flows", "supports"]
 
-KINDS = ("alltoall", "gather", "scatter", "hypercube")
+#: The kinds this module runs — the ones whose sends take PXN under ``affinity`` (routing).
+KINDS = NCCL_P2P_KINDS
 #: The p2p kinds with a root.
 ROOTED = ("gather", "scatter")
 

@@ -165,7 +165,7 @@ def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
         src, dst, size = stage_through_memory(topo, src, dst, size, staged)
     if len(src) == 0:
         return 0.0, None
-    flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm)
+    flows = Flows.from_pairs(src, dst, size, pattern_id=algorithm, kind=group.kind)
     grouped = route_grouped(topo, flows, failed=failed, keep=keep, **routing)
     distinct, rep = grouped
     status = distinct.status if rep is None else distinct.status[rep]
