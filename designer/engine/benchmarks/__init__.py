@@ -11,6 +11,8 @@ Modules
 - :mod:`.nvl72`: GB200 NVL72 rack-scale NVLink domains;
 - :mod:`.goodput`: the goodput plan of 16,384 GPUs (counts, checkpoint simulations, Monte Carlo);
 - :mod:`.diagnose`: a 16-host DGX-H100 all-reduce curve with a degraded NIC, diagnosed;
+- :mod:`.steps`: training steps at scale (Llama-3-405B-class on 16,384 and 100,000 GPUs, a
+  DeepSeek-V3-class MoE step with EP 64 on 16,384), each a whole process;
 - :mod:`.explore`: the design-space explorer, a 36-point grid for 1,024 GPUs on one and two processes;
 - :mod:`.chakra`: importing Chakra traces of 1,024 ranks (1.8 million nodes);
 - :mod:`.fidelity`: published measurements against the engine's predictions

@@ -9,6 +9,8 @@ is :mod:`designer.engine.analysis.job_sweep`.
 - :mod:`.spec` — validation of a scenario's ``workload: {"job": ...}``;
 - :mod:`.dag` — the phase-by-phase event loop (max-min re-solved at every start and finish) and
   ``summary.job``;
+- :mod:`.rates` — the loop's max-min rates kept per connected component of the sending patterns,
+  re-solved only where a pattern started or paths finished;
 - :mod:`.models` — dense and MoE transformer templates (message sizes from model dimensions);
 - :mod:`.inference` — disaggregated prefill/decode: KV-cache transfers per request at a rate;
 - :mod:`.report` — the step's collectives as timed inside the step, and the job's headline;

@@ -11,8 +11,10 @@ Between two events the set of transferring flows is fixed and every flow runs at
 fair rate over *all* transferring flows (of every running phase: overlapping phases contend for
 links). Events are a flow finishing (completions within ``TIME_RTOL`` of the earliest are one
 event), a compute or latency timer expiring, and the phase starts they cause; the rates are
-re-solved from scratch at each, so the loop is exact under max-min (the timeline mode of
-:mod:`designer.engine.solve.timeline`, with flows that start later).
+re-solved at each, so the loop is exact under max-min (the timeline mode of
+:mod:`designer.engine.solve.timeline`, with flows that start later). Only the connected components
+of the transferring paths that changed are re-solved (:mod:`designer.engine.traffic.jobs.rates`):
+the others keep their max-min rates, which a full re-solve would give them again.
 
 A pattern with a lost flow (unroutable, or routed with no bandwidth) never finishes, so neither
 does its phase, nor anything after it: the job does not complete (``step_time_s: null``) and
@@ -39,6 +41,7 @@ from designer.engine.solve import solver
 from designer.engine.solve.kernels.constants import BYTES_PER_GBPS_S, TIME_RTOL
 from designer.engine.numbers import json_float as _num
 from designer.engine.traffic.jobs import report
+from designer.engine.traffic.jobs.rates import ComponentRates
 
 __all__ = ["TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
 
@@ -48,7 +51,7 @@ _MAX_EVENTS = 200_000
 class _State:
     """Mutable loop state (arrays over paths, patterns and phases)."""
 
-    def __init__(self, prep, job):
+    def __init__(self, prep, job, incremental: bool = True):
         flows, routes = prep.flows, prep.routes
         self.prep, self.job = prep, job
         self.cap = prep.capacity_gbps
@@ -88,6 +91,9 @@ class _State:
             for d in deps:
                 self.succ[d].append(k)
         self.ready = [k for k in range(n_ph) if self.deps_left[k] == 0]
+        self.pending: list[np.ndarray] = []                 # paths that started since the last solve
+        self.rates = ComponentRates(self.cap, self.ptr, self.res, self.demand, self.weight,
+                                    self.pat_paths) if incremental else None
 
 
 def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
@@ -96,7 +102,7 @@ def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
     return [order[bounds[k]:bounds[k + 1]] for k in range(n)]
 
 
-def run_job(prep, job) -> dict:
+def run_job(prep, job, incremental: bool = True) -> dict:
     """Simulate one step of ``job`` on the prepared (routed) scenario.
 
     Parameters
@@ -104,6 +110,10 @@ def run_job(prep, job) -> dict:
     prep : designer.engine.analysis.simulate.Prepared
         Its flows are every phase's patterns (pattern ``k`` = the scenario's ``patterns[k]``).
     job : designer.engine.traffic.jobs.spec.JobSpec
+    incremental : bool
+        Re-solve only the components of the transferring paths that changed at an event
+        (:mod:`designer.engine.traffic.jobs.rates`); False re-solves every transferring path at
+        every event (the reference the tests compare it with; same times within 1e-9 relative).
 
     Returns
     -------
@@ -117,7 +127,7 @@ def run_job(prep, job) -> dict:
     counters, and the transferring paths are kept as a sorted index array. An imported workload
     of tens of thousands of chained phases costs one small solve per event.
     """
-    st = _State(prep, job)
+    st = _State(prep, job, incremental)
     t, events = 0.0, 0
     _start_ready(st, t)
     while events < _MAX_EVENTS:
@@ -127,7 +137,7 @@ def run_job(prep, job) -> dict:
             break
         if st.tracking:
             _note_limits(st, rates, bneck, t_next - t)
-        _advance(st, rates, t_next - t)
+        _advance(st, rates, t, t_next)
         t, events = t_next, events + 1
         _settle(st, t)
     return _summary(st, events)
@@ -174,7 +184,9 @@ def _settle_pattern(st: _State, p: int, t: float) -> None:
         new = paths[st.left[paths] > 0]
         if len(new):
             st.active[new] = True
-            st.idx = np.union1d(st.idx, new)
+            st.pending.append(new)
+            if st.rates is not None:
+                st.rates.add(p)
         st.pat_active[p] = len(new)
     if st.sending[p] and st.pat_active[p] == 0:
         st.pat_end[p] = t
@@ -200,6 +212,13 @@ def _busy_s(ph: dict) -> float:
 def _solve(st: _State) -> tuple[np.ndarray, np.ndarray]:
     """Max-min rates (Gb/s) and bottleneck resources (-1: demand-limited) of the transferring
     paths, aligned with ``st.idx``."""
+    if st.pending:
+        # The paths that started are not transferring yet: one sorted merge per event.
+        st.idx = np.sort(np.concatenate([st.idx, *st.pending]))
+        st.pending = []
+    if st.rates is not None:
+        st.rates.solve(st.active)
+        return st.rates.rate[st.idx], st.rates.bneck[st.idx]
     idx = st.idx
     if len(idx) == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64)
@@ -242,23 +261,28 @@ def _next_event(st: _State, t: float, rates: np.ndarray) -> float:
     return max(best, t)
 
 
-def _advance(st: _State, rates: np.ndarray, dt: float) -> None:
+def _advance(st: _State, rates: np.ndarray, t: float, t_next: float) -> None:
     idx = st.idx
     if len(idx) == 0:
         return
-    if dt <= 0:
-        done = st.left[idx] <= 0
-    else:
-        # A path finishing within TIME_RTOL of this event finishes at it.
-        finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / BYTES_PER_GBPS_S, np.inf)
+    dt = t_next - t
+    # A path finishing within TIME_RTOL of this event finishes at it, and so does one whose finish
+    # time rounds to this event's time: the last bytes of a path can take less than a unit in the
+    # last place of ``t``, and ``t + that`` is ``t`` again (the loop then made events of length 0
+    # until its event limit, and the step never completed).
+    finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / BYTES_PER_GBPS_S, np.inf)
+    done = (st.left[idx] <= 0) | (finish <= dt * (1 + TIME_RTOL)) | (t + finish <= t_next)
+    if dt > 0:
         st.left[idx] -= rates * dt * BYTES_PER_GBPS_S
-        done = finish <= dt * (1 + TIME_RTOL)
     gone = idx[done]
     if len(gone):
         st.left[gone] = 0.0
         st.active[gone] = False
         np.subtract.at(st.pat_active, st.path_pattern[gone], 1)
         st.idx = idx[~done]
+        if st.rates is not None:
+            for p in np.unique(st.path_pattern[gone]).tolist():
+                st.rates.changed(p, bool(st.pat_active[p] > 0))
 
 
 def union_length(intervals: list[tuple[float, float]]) -> float:

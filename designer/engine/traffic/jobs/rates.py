@@ -1,0 +1,158 @@
+"""Max-min rates of a step's transferring paths, re-solved only where something changed.
+
+Max-min fairness decomposes over the connected components of the path–resource graph: a path's
+rate depends only on the paths it shares a *bounding* resource with, transitively. Resources of
+infinite capacity never saturate (the water-filling never freezes a path at one), so they do not
+connect anything. When a pattern starts sending, or some of its paths finish, only the component
+holding that pattern can change its rates; every other component keeps the rates it has.
+
+:class:`ComponentRates` keeps the components at the granularity of patterns (a component is a
+set of sending patterns whose finite resources, over all their paths, overlap transitively: a
+superset of the true path-level components, so never finer than exact), merges them when a
+pattern starts sending and splits them when a pattern stops. At each event it re-solves each
+changed component alone with the same kernel as the full solve: a small one on a compact instance
+(its own resources, relabelled in index order), a large one on the whole resource array.
+
+Equality with a full re-solve at every event (the job loop's reference path,
+:func:`designer.engine.traffic.jobs.dag.run_job` with ``incremental=False``): on one component
+the water-filling takes the same steps in the same order (the heap orders resources by share,
+then index, and the relabelling keeps the index order), except that the full solve snaps a level
+within ``SNAP_RTOL`` (1e-12 relative) of the level just before it — possibly another component's
+— to that level. Rates therefore agree within 1e-12 relative, and the step's times within the
+tolerance ``tests/engine/test_jobs_incremental.py`` asserts.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from designer.engine.solve import solver
+
+__all__ = ["ComponentRates", "solve_paths"]
+
+
+def _entries(ptr: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR pointer of ``paths`` alone and the positions of their entries in the full CSR."""
+    lens = ptr[paths + 1] - ptr[paths]
+    sub_ptr = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum(lens, out=sub_ptr[1:])
+    return sub_ptr, np.arange(sub_ptr[-1], dtype=np.int64) + np.repeat(ptr[paths] - sub_ptr[:-1], lens)
+
+
+def _distinct(entries: np.ndarray, n_res: int) -> np.ndarray:
+    """The distinct resource indices of ``entries``, sorted: by a sort when they are few, else by
+    a mark over every resource (no sort of millions of entries: an all-to-all's component)."""
+    if 8 * len(entries) < n_res:
+        return np.unique(entries)
+    mark = np.zeros(n_res, dtype=bool)
+    mark[entries] = True
+    return np.flatnonzero(mark)
+
+
+def solve_paths(cap: np.ndarray, ptr: np.ndarray, res: np.ndarray, demand: np.ndarray, weight: np.ndarray,
+                paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Max-min rates (Gb/s) and bottleneck resources (global index, -1: demand-limited or
+    unbounded) of ``paths`` (sorted path indices) alone, on the resources they cross only."""
+    sub_ptr, pos = _entries(ptr, paths)
+    entries = res[pos]
+    if 8 * len(entries) >= len(cap):   # large: relabelling would cost more than the idle resources
+        alloc = solver.maxmin(cap, sub_ptr, entries, demand[paths], weights=weight[paths])
+        return np.asarray(alloc.rates_gbps, float), np.asarray(alloc.bottleneck, np.int64)
+    used = np.unique(entries)
+    # Relabelled in index order (``used`` is sorted), so the heap breaks ties as the full solve does.
+    local = np.searchsorted(used, entries)
+    alloc = solver.maxmin(cap[used], sub_ptr, local, demand[paths], weights=weight[paths])
+    bneck = np.asarray(alloc.bottleneck, np.int64)
+    return np.asarray(alloc.rates_gbps, float), np.where(bneck >= 0, used[np.maximum(bneck, 0)], -1)
+
+
+class ComponentRates:
+    """Rates per path, kept per component of sending patterns (module docstring).
+
+    Parameters
+    ----------
+    cap : ndarray, shape (R,)
+        Resource capacities (Gb/s).
+    ptr, res : ndarray
+        CSR of every path's resources.
+    demand, weight : ndarray, shape (P,)
+        Per-path demand cap (Gb/s) and weight.
+    pat_paths : list of ndarray
+        The paths of each pattern.
+    """
+
+    def __init__(self, cap, ptr, res, demand, weight, pat_paths):
+        self.cap, self.ptr, self.res, self.demand, self.weight = cap, ptr, res, demand, weight
+        self.pat_paths = pat_paths
+        self.rate = np.zeros(len(demand))
+        self.bneck = np.full(len(demand), -1, dtype=np.int64)
+        self.comp_of_res = np.full(len(cap), -1, dtype=np.int64)
+        self.pat_comp = np.full(len(pat_paths), -1, dtype=np.int64)
+        self.members: dict[int, set[int]] = {}
+        self.comp_res: dict[int, list[np.ndarray]] = {}
+        self.dirty: set[int] = set()
+        self._uniq: dict[int, np.ndarray] = {}
+        self._next = 0
+        self.resolved_paths = 0      # paths re-solved, summed over events (a diagnostic)
+
+    def _resources(self, p: int) -> np.ndarray:
+        """Finite-capacity resources of every path of pattern ``p`` (cached: fixed per pattern)."""
+        u = self._uniq.get(p)
+        if u is None:
+            u = _distinct(self.res[_entries(self.ptr, self.pat_paths[p])[1]], len(self.cap))
+            u = u[np.isfinite(self.cap[u])]
+            self._uniq[p] = u
+        return u
+
+    def add(self, p: int) -> None:
+        """Pattern ``p`` starts sending: join (and merge) the components it overlaps."""
+        u = self._resources(p)
+        lab = self.comp_of_res[u]
+        ids = np.unique(lab[lab >= 0]).tolist()
+        if ids:
+            cid = max(ids, key=lambda c: (sum(len(a) for a in self.comp_res[c]), -c))
+            for other in ids:
+                if other != cid:
+                    for arr in self.comp_res.pop(other):
+                        self.comp_of_res[arr] = cid
+                        self.comp_res[cid].append(arr)
+                    for q in self.members.pop(other):
+                        self.pat_comp[q] = cid
+                        self.members[cid].add(q)
+                    self.dirty.discard(other)
+        else:
+            cid, self._next = self._next, self._next + 1
+            self.members[cid], self.comp_res[cid] = set(), []
+        self.comp_of_res[u] = cid
+        self.comp_res[cid].append(u)
+        self.members[cid].add(p)
+        self.pat_comp[p] = cid
+        self.dirty.add(cid)
+
+    def changed(self, p: int, still_sending: bool) -> None:
+        """Some paths of pattern ``p`` finished; ``still_sending``: it has paths left. A pattern
+        that stops leaves its component, which is rebuilt from its other patterns (it may split)."""
+        cid = int(self.pat_comp[p])
+        if cid < 0:
+            return
+        if still_sending:
+            self.dirty.add(cid)
+            return
+        self.pat_comp[p] = -1
+        rest = self.members.pop(cid) - {p}
+        for arr in self.comp_res.pop(cid):
+            self.comp_of_res[arr] = -1
+        self.dirty.discard(cid)
+        for q in sorted(rest):
+            self.add(q)
+
+    def solve(self, active: np.ndarray) -> None:
+        """Re-solve every changed component over its transferring paths (``active``: a mask over
+        paths)."""
+        for cid in sorted(self.dirty):
+            paths = np.concatenate([self.pat_paths[q] for q in sorted(self.members[cid])])
+            paths = np.sort(paths[active[paths]])
+            if len(paths):
+                self.rate[paths], self.bneck[paths] = solve_paths(self.cap, self.ptr, self.res, self.demand,
+                                                                  self.weight, paths)
+                self.resolved_paths += len(paths)
+        self.dirty.clear()
