@@ -22,15 +22,30 @@ from tests.conftest import ROOT
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 
-def test_bench_workers_tiny_run_prints_figures_and_the_sweep_succeeds():
+def _bench(*args: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(SECRET_KEY="test-bench-workers-secret-key", PYTHONUNBUFFERED="1")
     done = subprocess.run(
         [sys.executable, "manage.py", "bench_workers", "--hosts", "2", "--workers", "1",
-         "--repeat", "1", "--over", "nic", "--chunks", "2"],
+         "--repeat", "1", "--chunks", "2", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr[-4000:]
-    figures = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def _assert_chunk_timing(job: dict) -> None:
+    """One worker ran both chunks: two spans, one pickup (the first chunk), one gap between."""
+    assert job["chunk_run_s"]["n"] == 2 and job["chunk_run_s"]["min"] > 0
+    assert job["pickup_s"]["n"] == 1 and job["pickup_s"]["min"] >= 0
+    assert job["gap_s"]["n"] == 1 and job["gap_s"]["min"] >= 0
+    assert job["chunk_busy_s"] >= job["chunk_run_s"]["max"]
+    # worker time outside the chunks, per chunk: (1 x wall - busy) / 2, as printed
+    assert job["overhead_per_chunk_s"] == round((job["wall_s"] - job["chunk_busy_s"]) / 2, 4)
+    assert job["overhead_per_chunk_s"] > 0
+
+
+def test_bench_workers_tiny_run_prints_figures_and_the_sweep_succeeds():
+    figures = _bench("--over", "nic")
 
     assert figures["benchmark"] == "bench_workers"
     assert figures["succeeded"] is True
@@ -50,3 +65,22 @@ def test_bench_workers_tiny_run_prints_figures_and_the_sweep_succeeds():
     assert job["state"] == "succeeded" and job["workers"] == 1
     assert job["chunks"] == 2 and job["chunks_per_worker"] == [2]  # one worker ran both
     assert job["ranked"] == job["candidates"] == 20
+    _assert_chunk_timing(job)
+    assert run["overhead_per_chunk_s"] == [job["overhead_per_chunk_s"]]
+
+
+def test_bench_workers_runs_the_explorer_grid_in_chunks():
+    """``--kind explore``: the 8-point grid (4 fabrics x 2 oversubscriptions) around the 2-host
+    cluster, in 2 chunks on one worker; every point is in the merged result."""
+    figures = _bench("--kind", "explore")
+
+    assert figures["succeeded"] is True
+    config = figures["config"]
+    assert config["kind"] == "explore" and config["over"] is None
+    assert config["grid"] == {"fabric": ["rail-optimized", "rail-only", "leaf-spine", "fat-tree"],
+                              "oversubscription": [1, 2]}
+    assert config["candidates"] == 8
+    (job,) = figures["jobs"]
+    assert job["state"] == "succeeded" and job["chunks"] == 2
+    assert job["ranked"] == job["candidates"] == 8
+    _assert_chunk_timing(job)

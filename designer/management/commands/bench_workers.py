@@ -1,4 +1,4 @@
-"""``manage.py bench_workers``: do failure sweeps get faster with more Celery workers?
+"""``manage.py bench_workers``: do failure sweeps and explorer grids get faster with more Celery workers?
 
 A benchmark, not a test: it prints JSON figures and asserts no timing. For each worker count it
 starts that many REAL ``celery worker`` processes (``--concurrency 1`` each), submits the same
@@ -28,6 +28,22 @@ process overhead, not sweep work. At 128 hosts the default ``nic,pcie_switch,lea
 is 3,904 candidate failures, tens of seconds of engine time on one core (docs/PERFORMANCE.md), so
 each chunk's fixed cost (load the revision, build the topology, solve the baseline) stays
 around 1 % of the work.
+
+``--kind explore`` submits a design-space exploration instead
+(:func:`designer.services.job_submit_explore`, the same chunk machinery): the grid
+:data:`EXPLORE_GRID` (4 fabrics x 2 oversubscriptions = 8 points) around the same cluster, with
+the ring all-reduce of the demo workload (the storage server is not a build option of the grid).
+
+Per-chunk overhead
+------------------
+Every job's figures include what its chunk rows say: ``chunk_run_s`` (each chunk's span, start to
+finish, as stored: load the revision, build, the engine's work, store the part), ``pickup_s``
+(publish to start of each chunk that found a worker idle: queue + fetch) and ``gap_s`` (a
+worker's previous chunk's finish to its next start: settle, acknowledge, fetch the next message,
+take the row), and ``overhead_per_chunk_s``, the worker time not spent inside a chunk, per chunk:
+(workers x wall - summed chunk spans) / chunks. Run it with chunks that do no work (``--hosts 2
+--over nic --chunks 20``: one candidate of a 16-GPU cluster each) and the chunk spans themselves
+are the fixed cost of a chunk.
 
 Each worker is warmed first by an untimed sweep (``--warmup``, one chunk per worker): the first
 task of a fresh pool process imports the engine and loads the compiled solver, a cost a running
@@ -60,6 +76,10 @@ __all__ = ["Command"]
 SCRATCH_ENV = "FABRICSCOPE_BENCH_SCRATCH"  # set in the child that owns a throwaway database
 DEFAULT_HOSTS = 128
 DEFAULT_OVER = "nic,pcie_switch,leaf-spine,nic-leaf"
+KINDS = ("sweep", "explore")
+# The explorer's grid: its base (template, hosts, switch...) is the benchmark topology's design.
+EXPLORE_GRID = {"fabric": ["rail-optimized", "rail-only", "leaf-spine", "fat-tree"],
+                "oversubscription": [1, 2]}
 WARMUP_OVER = ["leaf"]  # a handful of candidates; enough to import and JIT-load in each worker
 READY_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
@@ -67,14 +87,18 @@ POLL_S = 0.1
 
 
 class Command(BaseCommand):
-    help = ("Benchmark failure sweeps on 1, 2, ... real Celery workers (concurrency 1 each) and "
-            "print JSON: per-count wall times, medians and the speed-up.")
+    help = ("Benchmark failure sweeps (or explorer grids) on 1, 2, ... real Celery workers "
+            "(concurrency 1 each) and print JSON: per-count wall times, medians, the speed-up "
+            "and the per-chunk overhead.")
 
     def add_arguments(self, parser):
         parser.add_argument("--workers", default="1,2",
                             help="comma-separated worker counts to compare (default 1,2)")
         parser.add_argument("--hosts", type=int, default=DEFAULT_HOSTS,
                             help=f"DGX-H100 hosts in the cluster (default {DEFAULT_HOSTS})")
+        parser.add_argument("--kind", default="sweep", choices=KINDS,
+                            help="sweep: a failure sweep (default); explore: the 8-point grid "
+                                 "of fabrics x oversubscriptions around the same cluster")
         parser.add_argument("--over", default=DEFAULT_OVER,
                             help=f"failure classes to sweep (default {DEFAULT_OVER})")
         parser.add_argument("--chunks", type=int, default=None,
@@ -151,7 +175,8 @@ def _config(opts) -> dict:
                            "some workers would have nothing to do")
     if opts["hosts"] < 1 or opts["repeat"] < 1 or opts["warmup"] < 0 or not over:
         raise CommandError("--hosts and --repeat must be positive, --warmup >= 0, --over non-empty")
-    return {"workers": counts, "hosts": opts["hosts"], "over": over, "chunks": chunks,
+    return {"kind": opts.get("kind") or "sweep", "workers": counts, "hosts": opts["hosts"],
+            "over": over, "chunks": chunks,
             "repeat": opts["repeat"], "warmup": opts["warmup"], "timeout_s": opts["timeout"]}
 
 
@@ -235,8 +260,9 @@ class _Bench:
                     for _ in range(self.config["warmup"])]
             timed = []
             for k in range(self.config["repeat"]):
-                run = self._sweep(user, scenario, self.config["over"], self.config["chunks"])
-                run.update(workers=count, repeat=k)
+                run = self._timed_run(user, scenario)
+                run.update(workers=count, repeat=k,
+                           overhead_per_chunk_s=_overhead_per_chunk(run, count))
                 jobs.append(run)
                 timed.append(run)
                 self.log(f"{count} worker(s), run {k + 1}: {run['state']} in {run['wall_s']:.2f} s "
@@ -252,6 +278,7 @@ class _Bench:
                 "job_s": [round(r["job_s"], 3) for r in timed if r["job_s"] is not None],
                 "chunk_busy_s": [r["chunk_busy_s"] for r in timed],
                 "chunks_per_worker": [r["chunks_per_worker"] for r in timed],
+                "overhead_per_chunk_s": [r["overhead_per_chunk_s"] for r in timed],
                 "warmup_s": [round(r["wall_s"], 3) for r in warm],
                 "succeeded": len(walls) == self.config["repeat"]}
 
@@ -273,14 +300,35 @@ class _Bench:
                                        stderr=subprocess.STDOUT, start_new_session=True)
         return _Worker(log, process)
 
+    def _timed_run(self, user, scenario) -> dict:
+        """One timed job of the configured kind."""
+        from designer import services
+
+        chunks = self.config["chunks"]
+        if self.config["kind"] == "explore":
+            from designer.management.commands.seed_demo import WORKLOAD
+
+            request = {"grid": EXPLORE_GRID,
+                       "workload": [w for w in WORKLOAD if w["kind"] != "storage_read"]}
+            start = time.perf_counter()
+            job = services.job_submit_explore(topology=scenario.topology, user=user,
+                                              request=request, chunks=chunks)
+            return self._wait(user, start, job)
+        return self._sweep(user, scenario, self.config["over"], chunks)
+
     def _sweep(self, user, scenario, over: list[str], chunks: int) -> dict:
         """Submit one sweep, wait for a terminal state; wall time is submission to success."""
+        from designer import services
+
+        start = time.perf_counter()
+        job = services.job_submit_sweep(scenario=scenario, user=user, over=over, chunks=chunks)
+        return self._wait(user, start, job)
+
+    def _wait(self, user, start: float, job) -> dict:
         from designer import services
         from designer.choices import TERMINAL_STATES
         from designer.models import SimulationJob
 
-        start = time.perf_counter()
-        job = services.job_submit_sweep(scenario=scenario, user=user, over=over, chunks=chunks)
         deadline = start + self.config["timeout_s"]
         rows = SimulationJob.objects.filter(pk=job.pk)
         while (state := rows.values_list("state", flat=True).get()) not in TERMINAL_STATES:
@@ -304,7 +352,8 @@ class _Bench:
         topology = scenario.topology
         return {
             "benchmark": "bench_workers",
-            "config": {**self.config, "template": "dgx-h100", "fabric": "rail-optimized",
+            "config": {**self.config, **_what(self.config), "template": "dgx-h100",
+                       "fabric": "rail-optimized",
                        "gpus": topology.gpu_count, "nodes": topology.node_count,
                        "links": topology.link_count, "candidates": _max_field(jobs, "candidates"),
                        "concurrency_per_worker": 1, "cpu_count": os.cpu_count(),
@@ -319,25 +368,69 @@ class _Bench:
         }
 
 
+def _what(config: dict) -> dict:
+    """The swept classes of a sweep, the grid of an exploration (not both)."""
+    return {"over": config["over"]} if config["kind"] == "sweep" else {"over": None,
+                                                                      "grid": EXPLORE_GRID}
+
+
 def _job_figures(job) -> dict:
     """Per-job figures from the rows: the job's own span and what each chunk did."""
     from designer.models import SimulationResult
 
-    chunks = list(job.chunks.values("worker_hostname", "started_at", "finished_at"))
+    chunks = list(job.chunks.values("worker_hostname", "published_at", "started_at",
+                                    "finished_at"))
     per_worker: dict[str, int] = {}
-    busy = 0.0
     for c in chunks:
         per_worker[c["worker_hostname"]] = per_worker.get(c["worker_hostname"], 0) + 1
-        if c["started_at"] and c["finished_at"]:
-            busy += (c["finished_at"] - c["started_at"]).total_seconds()
+    timing = _chunk_timing(chunks)
     data = (SimulationResult.objects.filter(job=job).values_list("data", flat=True).first()
             if job.state == "succeeded" else None) or {}
     span = ((job.finished_at - job.created_at).total_seconds()
             if job.finished_at and job.created_at else None)
-    return {"job_s": span, "chunks": len(chunks), "chunk_busy_s": round(busy, 3),
-            "chunks_per_worker": sorted(per_worker.values(), reverse=True),
-            "candidates": data.get("candidates"), "ranked": len(data.get("ranking") or []),
+    explore = "points_total" in data
+    return {"job_s": span, "chunks": len(chunks), "chunk_busy_s": timing.pop("busy_s"),
+            "chunks_per_worker": sorted(per_worker.values(), reverse=True), **timing,
+            "candidates": data.get("points_total") if explore else data.get("candidates"),
+            "ranked": len(data.get("points" if explore else "ranking") or []),
             "error": job.error[:500]}
+
+
+def _chunk_timing(chunks: list[dict]) -> dict:
+    """Seconds, from the chunk rows: each chunk's span (start to finish); publish to start of the
+    chunks a worker picked up before any chunk finished (queue + fetch, the worker idle); and, per
+    worker, the gap between one chunk's finish and its next chunk's start (settle, ack, fetch)."""
+    done = [c for c in chunks if c["started_at"] and c["finished_at"]]
+    runs = [(c["finished_at"] - c["started_at"]).total_seconds() for c in done]
+    first_finish = min((c["finished_at"] for c in done), default=None)
+    pickup = [(c["started_at"] - c["published_at"]).total_seconds() for c in done
+              if c["published_at"] and c["started_at"] <= first_finish]
+    gaps, by_worker = [], {}
+    for c in sorted(done, key=lambda c: c["started_at"]):
+        before = by_worker.get(c["worker_hostname"])
+        if before is not None:
+            gaps.append((c["started_at"] - before).total_seconds())
+        by_worker[c["worker_hostname"]] = c["finished_at"]
+    return {"busy_s": round(sum(runs), 3), "chunk_run_s": _spread(runs),
+            "pickup_s": _spread(pickup), "gap_s": _spread(gaps)}
+
+
+def _spread(values: list[float]) -> dict | None:
+    """Median, least and most of ``values`` (seconds, rounded to the millisecond)."""
+    if not values:
+        return None
+    return {"median": round(statistics.median(values), 4), "min": round(min(values), 4),
+            "max": round(max(values), 4), "n": len(values)}
+
+
+def _overhead_per_chunk(run: dict, workers: int) -> float | None:
+    """Worker time not spent inside a chunk, per chunk: (workers x wall - summed spans) / chunks.
+
+    It holds the job's own steps (list the items, publish, merge), each chunk's pickup and the
+    idle tail when chunks do not divide evenly over the workers."""
+    if run["state"] != "succeeded" or not run["chunks"]:
+        return None
+    return round((workers * run["wall_s"] - run["chunk_busy_s"]) / run["chunks"], 4)
 
 
 def _max_field(jobs: list, key: str):
