@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 import pytest
 
 from designer.engine.analysis.result_columns import pack, unpack
@@ -117,10 +119,40 @@ def test_names_split_at_once_as_one_by_one():
     for node_from in (len(names), len(names) - 4, 2):
         fast, slow = _split_names(names, node_from), _split_each(names, node_from)
         assert fast[0] == slow[0] and fast[1].tolist() == slow[1].tolist() and fast[2].tolist() == slow[2].tolist()
-    for odd in (["a1\nb2", "c3"], ["é1", "e2"]):   # a newline inside a name, non-ASCII: name by name
+    for odd in (["a1\nb2", "c3"], ["é1", "e2"], ["a1\x7fb", "c3"], ["a1\tb", "c3"], ["a\x01b1", "c3"]):
+        # a newline inside a name, non-ASCII, DEL or a control character: name by name
         fast, slow = _split_names(odd, 1), _split_each(odd, 1)
         assert fast[0] == slow[0] and fast[2].tolist() == slow[2].tolist() == [1, 3 if odd[1] == "c3" else 2]
     huge = names + ["a1234567890123456789012b"]
     assert _split_names(huge, len(huge))[2].dtype == object
     assert group_resources([{"id": n, "link": None, "dir": None, "tech": None, "tier": "t", "capacity_gbps": 1.0,
                              "load_gbps": 1.0, "utilization": 1.0} for n in huge * 3]) is None
+
+
+def _digit_runs_by_positions(buf, starts):
+    """The previous way to find each name's first digit run: every digit's position and every
+    other byte's, searched."""
+    digit = (buf >= 48) & (buf <= 57)
+    digits_at = np.append(np.flatnonzero(digit), len(buf))
+    first = digits_at[np.searchsorted(digits_at, starts)]
+    others_at = np.append(np.flatnonzero(~digit), len(buf))
+    return first, others_at[np.searchsorted(others_at, np.minimum(first, len(buf)))]
+
+
+def test_digit_runs_from_edges_as_from_positions():
+    """Random names (digits at the start and the end of the text, alone, empty names): each
+    name's first digit and the end of its run found from the runs' edges equal the search over
+    every position."""
+    import random
+
+    from designer.engine.analysis.result_groups import _digit_runs
+
+    rng = random.Random(7)
+    for _ in range(300):
+        names = ["".join(rng.choice("ab/-0123456789") for _ in range(rng.randint(0, 6)))
+                 for _ in range(rng.randint(1, 30))]
+        buf = np.frombuffer("\n".join(names).encode("ascii"), dtype=np.uint8)
+        lengths = np.array([len(n) for n in names], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        got, want = _digit_runs(buf, starts), _digit_runs_by_positions(buf, starts)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), names
