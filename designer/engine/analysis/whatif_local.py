@@ -12,18 +12,14 @@ caller solves the whole problem, as before: the answer is the same max-min alloc
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from designer.engine.analysis.flow_rates import per_flow
-from designer.engine.analysis.simulate import Prepared, Solved, flows_crossing, solve_prepared
+from designer.engine.analysis.simulate import Prepared, Solved, prepare_failures, solve_prepared
 from designer.engine.analysis.simulate import _aggregation as nominal_aggregation
-from designer.engine.routing import route, routing_context
-from designer.engine.routing.splice import in_flow_order, splice_flows
+from designer.engine.routing.splice import in_flow_order
 from designer.engine.solve import solver
 from designer.engine.solve.local import maxmin_local
-from designer.engine.traffic.failures import failed_resources, resolve_failures
 
 __all__ = ["LocalBase", "MAX_FREE_FRACTION", "prepare_spliced"]
 
@@ -35,19 +31,7 @@ def prepare_spliced(base: Prepared, failures: list, *, derive_from=None) -> Prep
     """:func:`~designer.engine.analysis.simulate.prepare_failures` (derived routing context), the
     re-routed flows spliced into the nominal routes (:func:`~designer.engine.routing.splice.splice_flows`,
     the same arrays as ``replace_flows``)."""
-    t0 = time.perf_counter()
-    topo, sc = base.topology, base.scenario
-    failed, mult = resolve_failures(topo, failures)
-    routes, affected = base.routes, np.zeros(0, dtype=np.int64)
-    if failed.nodes or failed.links:
-        affected = flows_crossing(base, failed_resources(topo, failed))
-        if len(affected):
-            ctx = routing_context(topo, failed, base=derive_from or routing_context(topo))
-            routes = splice_flows(base.routes, affected, route(topo, base.flows.take(affected), context=ctx,
-                                                                 **sc.routing))
-    timings = {**base.timings_s, "reroute": time.perf_counter() - t0}
-    return Prepared(sc, topo, base.flows, routes, topo.resource_capacity_gbps() * mult, failed, timings,
-                    list(failures), affected)
+    return prepare_failures(base, failures, derive_from=derive_from, splice=True)
 
 
 def _rows(ptr: np.ndarray, data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
