@@ -113,3 +113,39 @@ def test_a_pattern_bridging_two_components_merges_them():
     assert rates.pat_comp[0] != rates.pat_comp[2] and rates.pat_comp[1] == -1
     rates.solve(np.array([True, False, True]))
     assert rates.rate[[0, 2]].tolist() == [10.0, 10.0]
+
+
+def test_a_pattern_sending_alone_is_solved_whole_without_components():
+    """``r0 = 10 Gb/s`` shared by A (paths 0, 1) and B (path 2); ``r1 = 40 Gb/s`` for C (path 3).
+
+    A sends alone: no resource set, no component, the full solve (5 + 5 Gb/s). B starts: A gets
+    its component and B joins it (10 / 3 each). A stops: B is re-solved alone in its component
+    (10). C starts on its own resource: a second component, and B's is left alone."""
+    cap = np.array([10.0, 40.0])
+    ptr = np.array([0, 1, 2, 3, 4])
+    res = np.array([0, 0, 0, 1])
+    pat_paths = [np.array([0, 1]), np.array([2]), np.array([3])]
+    rates = ComponentRates(cap, ptr, res, np.full(4, np.inf), np.ones(4), pat_paths)
+    active = np.array([True, True, False, False])
+    rates.add(0)
+    assert rates.solo == 0 and rates.pat_comp[0] == -1 and not rates.members and not rates._uniq
+    rates.solve(active, np.array([0, 1]))
+    assert rates.rate[:2].tolist() == [5.0, 5.0] and rates.bneck[:2].tolist() == [0, 0]
+    assert rates.resolved_paths == 2
+    rates.changed(0, still_sending=True)      # nothing finished that matters: solved whole again
+    rates.solve(active)
+    assert rates.resolved_paths == 4
+    active[2] = True
+    rates.add(1)
+    assert rates.solo == -1 and rates.pat_comp[0] == rates.pat_comp[1] >= 0
+    rates.solve(active)
+    assert rates.rate[:3].tolist() == pytest.approx([10 / 3] * 3, rel=1e-15)
+    active[:2] = False
+    rates.changed(0, still_sending=False)
+    rates.solve(active)
+    assert rates.rate[2] == 10.0 and rates.resolved_paths == 8
+    active[3] = True
+    rates.add(2)
+    assert rates.pat_comp[2] >= 0 and rates.pat_comp[2] != rates.pat_comp[1]
+    rates.solve(active)
+    assert rates.rate[[2, 3]].tolist() == [10.0, 40.0] and rates.resolved_paths == 9   # B not re-solved

@@ -8,7 +8,10 @@ running one chunk of two as a Celery worker would (each process warmed first by 
 grid: a running worker has imported the engine and loaded the compiled solver), then merged.
 Target: ≤ 5 min on 2 workers (docs/PERFORMANCE.md, "Design-space explorer"). Leaf-spine is not
 in this grid: oversubscribed at this size its MoE step takes minutes per point in the job's event
-loop (docs/PERFORMANCE.md says why).
+loop. Re-measured after the loop's zero-length-event stall was fixed: the 3:1 ``eth-25t6``
+``eth400`` point completes, but in 290-349 s CPU alone (7,027 real events, each a solve of up to
+235,000 ECMP-hashed paths in one component), more than the whole grid's 5-minute target
+(docs/PERFORMANCE.md, "Slow points").
 """
 from __future__ import annotations
 

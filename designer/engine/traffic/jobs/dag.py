@@ -217,7 +217,7 @@ def _solve(st: _State) -> tuple[np.ndarray, np.ndarray]:
         st.idx = np.sort(np.concatenate([st.idx, *st.pending]))
         st.pending = []
     if st.rates is not None:
-        st.rates.solve(st.active)
+        st.rates.solve(st.active, st.idx)
         return st.rates.rate[st.idx], st.rates.bneck[st.idx]
     idx = st.idx
     if len(idx) == 0:

@@ -13,6 +13,13 @@ pattern starts sending and splits them when a pattern stops. At each event it re
 changed component alone with the same kernel as the full solve: a small one on a compact instance
 (its own resources, relabelled in index order), a large one on the whole resource array.
 
+When one component holds every transferring path there is nothing to skip, and the bookkeeping
+is pure cost (an expert all-to-all: one pattern of millions of paths, whose resource set alone
+took longer than a solve). So a pattern that starts sending while no other one is sends *alone*:
+no resource set, no component, and every event it changes is the plain full solve of the
+transferring paths. Components are built only when a second pattern starts sending beside it;
+and when the components have merged into one, that one is solved as the full solve too.
+
 Equality with a full re-solve at every event (the job loop's reference path,
 :func:`designer.engine.traffic.jobs.dag.run_job` with ``incremental=False``): on one component
 the water-filling takes the same steps in the same order (the heap orders resources by share,
@@ -49,12 +56,13 @@ def _distinct(entries: np.ndarray, n_res: int) -> np.ndarray:
 
 
 def solve_paths(cap: np.ndarray, ptr: np.ndarray, res: np.ndarray, demand: np.ndarray, weight: np.ndarray,
-                paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                paths: np.ndarray, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Max-min rates (Gb/s) and bottleneck resources (global index, -1: demand-limited or
-    unbounded) of ``paths`` (sorted path indices) alone, on the resources they cross only."""
+    unbounded) of ``paths`` (sorted path indices) alone, on the resources they cross only
+    (``whole``: on the whole resource array, the job loop's full solve)."""
     sub_ptr, pos = _entries(ptr, paths)
     entries = res[pos]
-    if 8 * len(entries) >= len(cap):   # large: relabelling would cost more than the idle resources
+    if whole or 8 * len(entries) >= len(cap):   # large: relabelling would cost more than the idle resources
         alloc = solver.maxmin(cap, sub_ptr, entries, demand[paths], weights=weight[paths])
         return np.asarray(alloc.rates_gbps, float), np.asarray(alloc.bottleneck, np.int64)
     used = np.unique(entries)
@@ -92,6 +100,8 @@ class ComponentRates:
         self.dirty: set[int] = set()
         self._uniq: dict[int, np.ndarray] = {}
         self._next = 0
+        self.solo = -1               # the one sending pattern, kept without components (module docstring)
+        self.solo_dirty = False
         self.resolved_paths = 0      # paths re-solved, summed over events (a diagnostic)
 
     def _resources(self, p: int) -> np.ndarray:
@@ -104,7 +114,17 @@ class ComponentRates:
         return u
 
     def add(self, p: int) -> None:
-        """Pattern ``p`` starts sending: join (and merge) the components it overlaps."""
+        """Pattern ``p`` starts sending: alone if no other pattern is, else join (and merge) the
+        components it overlaps (a pattern sending alone until now gets its component first)."""
+        if self.solo < 0 and not self.members:
+            self.solo, self.solo_dirty = p, True
+            return
+        if self.solo >= 0:
+            q, self.solo, self.solo_dirty = self.solo, -1, False
+            self._join(q)
+        self._join(p)
+
+    def _join(self, p: int) -> None:
         u = self._resources(p)
         lab = self.comp_of_res[u]
         ids = np.unique(lab[lab >= 0]).tolist()
@@ -131,6 +151,9 @@ class ComponentRates:
     def changed(self, p: int, still_sending: bool) -> None:
         """Some paths of pattern ``p`` finished; ``still_sending``: it has paths left. A pattern
         that stops leaves its component, which is rebuilt from its other patterns (it may split)."""
+        if p == self.solo:
+            self.solo, self.solo_dirty = (p, True) if still_sending else (-1, False)
+            return
         cid = int(self.pat_comp[p])
         if cid < 0:
             return
@@ -143,11 +166,21 @@ class ComponentRates:
             self.comp_of_res[arr] = -1
         self.dirty.discard(cid)
         for q in sorted(rest):
-            self.add(q)
+            self._join(q)
 
-    def solve(self, active: np.ndarray) -> None:
+    def solve(self, active: np.ndarray, idx: np.ndarray | None = None) -> None:
         """Re-solve every changed component over its transferring paths (``active``: a mask over
-        paths)."""
+        paths; ``idx``: its true positions, sorted, if the caller has them). A pattern sending
+        alone, or one component holding every sending pattern, is the full solve of ``idx``."""
+        if self.solo_dirty or (len(self.members) == 1 and self.dirty):
+            paths = np.flatnonzero(active) if idx is None else idx
+            if len(paths):
+                self.rate[paths], self.bneck[paths] = solve_paths(self.cap, self.ptr, self.res, self.demand,
+                                                                  self.weight, paths, whole=True)
+                self.resolved_paths += len(paths)
+            self.solo_dirty = False
+            self.dirty.clear()
+            return
         for cid in sorted(self.dirty):
             paths = np.concatenate([self.pat_paths[q] for q in sorted(self.members[cid])])
             paths = np.sort(paths[active[paths]])
