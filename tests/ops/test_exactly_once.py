@@ -6,11 +6,12 @@ the test database - SQLite or PostgreSQL). :mod:`tests.crash_at` makes one proce
 nothing else helps: no human, no cancel. Each run must end succeeded with one result, every
 failure candidate ranked exactly once, and the attempts the rows' history explains.
 
-The sweep, on the 2-host DGX-H100 pod of ``small_topology`` (8 rail NICs per host)::
+The sweep, on the 2-host DGX-H100 pod of ``small_topology`` (8 rail NICs per host, and 2
+storage NICs wired to the storage fabric of its one storage server)::
 
-    h0 (8 GPUs, 8 NICs) ==== 8 rail leaves ==== h1 (8 GPUs, 8 NICs)
+    h0 (8 GPUs, 8 + 2 NICs) ==== 8 rail leaves / 1 storage switch ==== h1 (8 GPUs, 8 + 2 NICs)
 
-    over=["nic"], chunks=2  ->  16 candidates: chunk 0 = h0's 8 NICs, chunk 1 = h1's 8 NICs
+    over=["nic"], chunks=2  ->  20 candidates: chunk 0 = h0's 10 NICs, chunk 1 = h1's 10 NICs
 
 Worker timings (tests/conftest.py WORKER_ENV): heartbeat every 0.5 s, lost after 4 s, reaper
 every 1 s - so a recovery that needs the reaper lands within ~5 s.
@@ -32,7 +33,7 @@ from designer.models import SimulationJob, SimulationResult, SweepChunk
 from tests import crash_at
 from tests.conftest import ROOT, database_url, wait_for
 
-CANDIDATES = 16  # 2 hosts x 8 rail NICs (storage NICs unwired, skipped by the sweep)
+CANDIDATES = 20  # 2 hosts x (8 rail NICs + 2 storage NICs wired to the storage fabric)
 
 
 def _finished(pk: int):
