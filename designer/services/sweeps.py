@@ -121,7 +121,9 @@ def sweep_chunk_run(*, chunk_id: int, hostname: str = "", task_id: str = "") -> 
 
 def _chunk_start(chunk_id: int, hostname: str, task_id: str) -> SweepChunk | None:
     with transaction.atomic():
-        chunk = (SweepChunk.objects.select_for_update().select_related("job__revision")
+        # Lock the chunk and its job, not the revision: a build job's revision is nullable, and
+        # PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.
+        chunk = (SweepChunk.objects.select_for_update(of=("self", "job")).select_related("job__revision")
                  .filter(pk=chunk_id).first())
         if chunk is None or chunk.state != JobState.QUEUED:
             return None
