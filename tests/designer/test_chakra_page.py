@@ -117,3 +117,25 @@ def test_the_api_limits_apply(alice, small_topology, monkeypatch):
     response = alice.post(reverse("scenario_new", args=[small_topology.pk]),
                           job_post(action="import", job="", chakra_traces=_traces(range(2))))
     assert "designs of up to 1 hosts; this one has 2" in " ".join(response.context["job_form"].errors["chakra_traces"])
+
+
+@pytest.mark.parametrize("readonly, title", [(False, "(nothing is saved)"), (True, "viewer: fork to edit")])
+def test_each_import_button_carries_one_title(alice, small_topology, other_user, readonly, title):
+    """A viewer's disabled button says why in its only title; an editor's says what it does (two
+    ``title`` attributes on one element: the browser shows the first and drops the other)."""
+    import re
+
+    from designer import services
+    from tests.conftest import RING_ALLREDUCE
+
+    scenario = services.scenario_create(topology=small_topology, user=small_topology.owner, name="ring",
+                                        workload=RING_ALLREDUCE)
+    if readonly:
+        services.share_grant(topology=small_topology, actor=small_topology.owner, role="viewer",
+                             user=other_user)
+        alice.force_login(other_user)
+    html = alice.get(reverse("scenario_edit", args=[scenario.pk])).content.decode()
+    for button_id in ("import-workload", "import-chakra"):
+        tag = re.search(rf'<button[^>]*id="{button_id}"[^>]*>', html).group(0)
+        assert tag.count("title=") == 1, tag
+        assert title in tag and ("disabled" in tag) == readonly
