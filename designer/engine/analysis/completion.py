@@ -16,7 +16,11 @@ result summary, the what-if diff, sweeps, policy comparison, the API and the pag
   (``Flows.pattern_latency_s``, ``Flows.pattern_efficiency``, see
   :mod:`designer.engine.traffic.collectives`); other patterns have latency 0 and efficiency 1. The
   max-min solve stays exact; this is the one place the latency term is added, so the result
-  summary, the what-if diff and sweeps all use the same time model.
+  summary, the what-if diff and sweeps all use the same time model. A collective one host
+  thread issues on several GPUs (``gpus_per_thread``, nccl-tests ``-g``) takes at least that
+  thread's issue time (``Flows.pattern_issue_floor_s``,
+  :mod:`designer.engine.traffic.collectives.launch`): ``max(floor, latency + data_time /
+  efficiency)``.
 - A **job** (the scenario's whole workload) completes only if all its patterns do; its completion
   time is the slowest pattern's.
 """
@@ -91,6 +95,7 @@ def pattern_completions(flows, routes, completion_s: np.ndarray, members: list[n
     ok = routes.status == 0
     out = {}
     latency, efficiency = _time_model(flows)
+    floor = getattr(flows, "pattern_issue_floor_s", None)
     for k, pid in enumerate(flows.pattern_ids):
         mine = members[k]
         good = mine[ok[mine]]
@@ -104,6 +109,7 @@ def pattern_completions(flows, routes, completion_s: np.ndarray, members: list[n
             slowest, surviving = worst, _finite(completion_s[worst])
             if surviving is not None:
                 surviving = float(latency[k]) + surviving / float(efficiency[k])
+                surviving = max(surviving, float(floor[k])) if floor is not None else surviving
             if surviving is not None and surviving > 0:
                 throughput = float(flows.bytes[good].sum()) * 8 / 1e9 / surviving
         out[pid] = PatternCompletion(pid, flows.pattern_kinds[k], int(len(mine)), int(len(lost)),

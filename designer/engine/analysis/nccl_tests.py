@@ -112,11 +112,14 @@ def participant_ids(topo: Topology, participants) -> list[str]:
 
 
 def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: str = "auto",
-              channels: int | None = None, root: int = 0) -> list[dict]:
+              channels: int | None = None, root: int = 0, gpus_per_thread: int = 1) -> list[dict]:
     """The workload for one size: one collective pattern, or one p2p per ring neighbour for
     send/recv (nccl-tests' sendrecv: every rank sends S to the next and receives S from the
     previous, all at once). ``root``: the rank (index into ``ranks``) of a rooted op."""
     kind = OPS[op]
+    if kind == "p2p" and gpus_per_thread != 1:
+        raise InvalidScenario("bad nccl-tests sweep", [Problem("gpus_per_thread", f"{op} is predicted as "
+                                                                "independent sends: leave it at 1")])
     if kind == "p2p":
         return [{"id": f"{_PATTERN_ID}{k}", "kind": "p2p", "src": src, "dst": ranks[(k + 1) % len(ranks)],
                  "bytes": size} for k, src in enumerate(ranks)]
@@ -131,6 +134,8 @@ def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: st
         pattern["protocol"] = protocol
     if channels is not None:
         pattern["channels"] = channels
+    if gpus_per_thread != 1:
+        pattern["gpus_per_thread"] = gpus_per_thread
     return [pattern]
 
 
@@ -199,7 +204,8 @@ def _check_root(root, n: int) -> None:
 def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None, factor: int | None = 2,
                   participants=None, algorithm: str = "auto", dtype: str = "float", routing: dict | None = None,
                   sizes: list[int] | None = None, protocol: str = "auto", channels: int | None = None,
-                  root: int = 0, redop: str = "sum", step_bytes=None, algorithms=None) -> list[dict]:
+                  root: int = 0, redop: str = "sum", step_bytes=None, algorithms=None,
+                  gpus_per_thread: int = 1) -> list[dict]:
     """Predicted nccl-tests rows for ``op`` from ``min_bytes`` to ``max_bytes``.
 
     Parameters
@@ -241,6 +247,10 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
         ops take it and print -1, as nccl-tests does.
     redop : {"sum", "prod", "min", "max", "avg"}
         Echoed in the ``redop`` column of reducing ops; it does not change the time.
+    gpus_per_thread : int
+        GPUs one host thread drives (``-g``; default 1, one process per GPU): a row's time is at
+        least that thread's issue time (:mod:`designer.engine.traffic.collectives.launch`). Not
+        for ``sendrecv``.
 
     Returns
     -------
@@ -267,7 +277,8 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     rows = []
     for requested in sizes:
         size, count = elements(op, requested, len(ranks), TYPE_BYTES[dtype])
-        got = _fastest(topo, routing, [_patterns(op, size, ranks, a, protocol, channels, root) for a in pool])
+        got = _fastest(topo, routing, [_patterns(op, size, ranks, a, protocol, channels, root, gpus_per_thread)
+                                       for a in pool])
         rows.append({**_row(op, size, count, dtype, len(ranks), got, algorithm, redop, root),
                      "requested_bytes": requested})
     return rows
@@ -419,14 +430,14 @@ def _error(measured, predicted) -> float | None:
 def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: int | None = 2,
                  algorithm: str = "auto", dtype: str = "float", log=None, logs=None, protocol: str = "auto",
                  channels: int | None = None, step_bytes=None, root: int = 0, redop: str = "sum",
-                 participants=None, routing: dict | None = None, algorithms=None) -> dict:
+                 participants=None, routing: dict | None = None, algorithms=None, gpus_per_thread: int = 1) -> dict:
     """A predicted sweep and, with real runs, each run and its comparison at exactly its sizes.
 
     Parameters
     ----------
     topology_or_build, op, min_bytes, max_bytes, factor, algorithm, dtype, protocol, channels
         As :func:`predict_sweep`. The runs' op (from their binary name) replaces ``op``.
-    step_bytes, root, redop, participants, routing, algorithms
+    step_bytes, root, redop, participants, routing, algorithms, gpus_per_thread
         As :func:`predict_sweep`.
     log : str or ParsedLog, optional
         One real nccl-tests stdout or JSON result file (parsed with
@@ -439,7 +450,7 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     -------
     dict
         ``op``, ``ranks`` (participants), ``algorithm``, ``protocol``, ``channels``, ``root``,
-        ``redop`` (as asked),
+        ``redop``, ``gpus_per_thread`` (as asked),
         ``rows`` (the sweep), ``runs`` (per run: ``name``, ``measured`` (its rows),
         ``measured_op``, ``measured_ranks`` (None when the log does not say), ``comparison``
         (:func:`compare` against a prediction at the run's sizes and type), ``curve``
@@ -455,7 +466,8 @@ def side_by_side(topology_or_build, op: str, *, min_bytes, max_bytes, factor: in
     runs = _parsed_runs(op, log, logs)
     op = _runs_op(op, runs)
     topo = compile_topology(topology_or_build)
-    knobs = {"algorithm": algorithm, "protocol": protocol, "channels": channels, "root": root, "redop": redop}
+    knobs = {"algorithm": algorithm, "protocol": protocol, "channels": channels, "root": root, "redop": redop,
+             "gpus_per_thread": gpus_per_thread}
     extra = {"participants": participants, "routing": routing, "algorithms": algorithms}
     rows = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor, dtype=dtype,
                          step_bytes=step_bytes, **knobs, **extra)

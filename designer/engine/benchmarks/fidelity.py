@@ -225,7 +225,8 @@ def predict_curve(case: dict, *, topo=None, sweep_fn=None) -> dict:
     p = case["pattern"]
     try:
         rows = (sweep_fn or predict_sweep)(topo, _CURVE_OPS[p["kind"]], sizes=[r["bytes"] for r in case["curve"]],
-                                           participants=p.get("participants"), algorithm=p.get("algorithm", "auto"))
+                                           participants=p.get("participants"), algorithm=p.get("algorithm", "auto"),
+                                           gpus_per_thread=p.get("gpus_per_thread", 1))
     except EngineError as exc:
         return {"rows": {}, "reason": str(exc)}
     return {"rows": {r.get("requested_bytes", r["size_bytes"]): r for r in rows}, "reason": None}
@@ -387,9 +388,16 @@ def method_text(case: dict) -> str:
         ranks = p.get("participants") or {"kind": "gpu"}
         who = f" {'+'.join(ranks['ids'])}" if "ids" in ranks else ""
         span = _size(sizes[0]) if len(sizes) == 1 else f"{_size(sizes[0])}…{_size(sizes[-1])} ({len(sizes)} sizes)"
-        return f"{where} · nccl-tests {_CURVE_OPS[p['kind']]}{who} {span} · {p.get('algorithm', 'auto')}"
+        return f"{where} · nccl-tests {_CURVE_OPS[p['kind']]}{who} {span} · {p.get('algorithm', 'auto')}{_knobs(p)}"
     how = p.get("algorithm", "auto") if p["kind"] in BUSBW_FACTORS and p["kind"] != "p2p" else case.get("initiator", "—")
-    return f"{where} · {what} {_size(p['bytes'])} · {how}"
+    return f"{where} · {what} {_size(p['bytes'])} · {how}{_knobs(p)}"
+
+
+def _knobs(pattern: dict) -> str:
+    """The run's channel count and GPUs per thread when the case sets them: `` (1 channel, -g 8)``."""
+    knobs = [f"{pattern['channels']} channel{'s' if pattern['channels'] > 1 else ''}"] if "channels" in pattern else []
+    knobs += [f"-g {pattern['gpus_per_thread']}"] if pattern.get("gpus_per_thread", 1) > 1 else []
+    return f" ({', '.join(knobs)})" if knobs else ""
 
 
 def _size(n: float) -> str:

@@ -61,6 +61,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--algorithm", default="auto", help="auto (default) or an algorithm the engine accepts")
     parser.add_argument("--protocol", default="auto", choices=list(PROTOCOL_CHOICES),
                         help="auto (default: the engine picks per size) or force LL, LL128, Simple")
+    parser.add_argument("-g", "--ngpus", type=int, default=1,
+                        help="GPUs one thread drives, like nccl-tests -g (default 1, one process per GPU); "
+                             "a loop's time per operation is at least -g host launches")
     parser.add_argument("--channels", type=int, default=None,
                         help=f"channels (1..{MAX_CHANNELS}) the collective runs on (default: the engine's count)")
     parser.add_argument("--compare", metavar="LOG", nargs="+",
@@ -88,7 +91,7 @@ def run(args) -> int:
     factor = args.factor if args.factor is not None or args.stepbytes else 2
     out = side_by_side(topo, args.op, min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=factor,
                        step_bytes=args.stepbytes, dtype=args.dtype, logs=runs, root=args.root, redop=args.redop,
-                       **settings)
+                       gpus_per_thread=args.ngpus, **settings)
     out["env"] = env
     _notes(args, out)
     text = _render(args, topo, out, settings, factor)
@@ -116,6 +119,7 @@ def _render(args, topo, out: dict, settings: dict, factor) -> str:
     title = (f"# fabricscope prediction: {topo.name or 'topology'}, {out['op']}, {out['ranks']} ranks, "
              f"algorithm {out['algorithm']}, protocol {out['protocol']}"
              + (f", {out['channels']} channels" if out["channels"] else "")
+             + (f", -g {out['gpus_per_thread']}" if out["gpus_per_thread"] > 1 else "")
              + (f", root {out['root']}" if out["rows"] and out["rows"][0]["root"] != -1 else "")
              + (f"; env {' '.join(out['env'])}" if out["env"] else ""))
     if not out["runs"]:

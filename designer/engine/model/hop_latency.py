@@ -26,6 +26,8 @@ Collective steps and round trips build on the same pieces:
   system-scope fences and the MMIO doorbell. A path without a NIC is a kernel's own stores
   over NVLink/PCIe whatever the initiator (NCCL's kernels move intra-node data themselves).
 - :func:`kernel_launch_s`: once per collective (the launch is not per step).
+- :func:`serial_issue_s`: a loop's shortest time per collective when one host thread issues it
+  on several GPUs (nccl-tests ``-g N``; ``SERIAL_LAUNCH_NS`` per GPU).
 - :func:`round_trip`: a ping-pong — a step there and a step back — the figure GPU-initiated
   networking papers report (arXiv 2511.15076: ≈ 16.7 µs on H100 with GDAKI).
 
@@ -43,7 +45,8 @@ from designer.engine.errors import InvalidScenario, Problem
 from designer.engine.model.topology import Topology
 
 __all__ = ["INITIATORS", "FORWARDING_NS", "CONTROL_NS", "COMPLETION_NS", "HOST_BUFFER_PROTOCOLS", "path_latency",
-           "step_latency", "step_latency_s", "network_step", "kernel_launch_s", "round_trip", "DEFAULTS"]
+           "step_latency", "step_latency_s", "network_step", "kernel_launch_s", "round_trip", "DEFAULTS",
+           "SERIAL_LAUNCH_NS", "serial_issue_s"]
 
 INITIATORS = ("cpu_proxy", "gpu_initiated")
 
@@ -136,6 +139,17 @@ COMPLETION_NS = {
     # 900 ns like PAYLOAD_READ_NS.
     "HOST_POLL_READ_NS": 900.0,
 }
+
+# Host time to issue one GPU's collective when one CPU thread drives several GPUs (nccl-tests
+# ``-g N``, one process for every GPU of a host): the thread enqueues and launches each GPU's
+# kernel in turn, so a loop of back-to-back collectives cannot run faster than N issues per
+# operation. NVIDIA/nccl-tests#123 (DGX A100, AMD EPYC 7742, ``NCCL_ALGO=Ring
+# NCCL_MAX_NCHANNELS=1 all_reduce_perf -b 8 -g N``): 16.88 µs at 4 GPUs, 20.8 at 5, 25.2 at 6,
+# 29.5 at 7, 33.7 at 8 — 4.2 µs per GPU from 4 GPUs up (4.22, 4.16, 4.20, 4.21, 4.21), where
+# NCCL's own ring LL model grows by only 1.2 µs per GPU; NVIDIA/nccl-tests#333 (AddyLaddy, NVIDIA):
+# higher latency with ``-g 8`` "due to the CUDA latency overheads of single process jobs".
+# Not in DEFAULTS: it is not a per-hop constant a scenario overrides.
+SERIAL_LAUNCH_NS = 4200.0
 
 # Protocols whose network buffers NCCL keeps in host memory even with GPUDirect RDMA: its net
 # transport allocates ``p != NCCL_PROTO_LL && useGdr ? DEVMEM : HOSTMEM`` (NVIDIA/nccl
@@ -312,6 +326,13 @@ def kernel_launch_s(overrides: dict | None = None) -> float:
     """Launch latency of one collective kernel, in seconds (``KERNEL_LAUNCH_NS``; once per
     collective, not per step)."""
     return _constants(overrides)["KERNEL_LAUNCH_NS"] * 1e-9
+
+
+def serial_issue_s(gpus_per_thread: int) -> float:
+    """Host time (s) one thread needs to issue one collective on each of its ``gpus_per_thread``
+    GPUs (``SERIAL_LAUNCH_NS`` each): the shortest time per operation of a loop of collectives
+    issued that way. 0 for one GPU a thread, whose launch NCCL's own latency model covers."""
+    return gpus_per_thread * SERIAL_LAUNCH_NS * 1e-9 if gpus_per_thread > 1 else 0.0
 
 
 def step_latency(topo: Topology, path_nodes, *, initiator: str = "cpu_proxy", message_bytes: float = 0.0,

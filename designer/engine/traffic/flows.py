@@ -37,6 +37,9 @@ class Flows:
     pattern_plans : list, optional
         Per pattern: its :class:`~designer.engine.traffic.collectives.Plan` (algorithm, protocol,
         alternatives), None for non-collectives.
+    pattern_issue_floor_s : ndarray of float64, optional
+        Per pattern: the shortest completion one host thread issuing it on several GPUs allows
+        (s; 0 by default, :mod:`designer.engine.traffic.collectives.launch`).
     """
 
     src: np.ndarray
@@ -50,6 +53,7 @@ class Flows:
     pattern_latency_s: np.ndarray | None = None
     pattern_efficiency: np.ndarray | None = None
     pattern_plans: list | None = None
+    pattern_issue_floor_s: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         k = len(self.pattern_ids)
@@ -59,6 +63,8 @@ class Flows:
             self.pattern_efficiency = np.ones(k)
         if self.pattern_plans is None:
             self.pattern_plans = [None] * k
+        if self.pattern_issue_floor_s is None:
+            self.pattern_issue_floor_s = np.zeros(k)
 
     def __len__(self) -> int:
         return len(self.src)
@@ -67,7 +73,8 @@ class Flows:
         """The subset of flows selected by an index array or boolean mask (ids are kept)."""
         return Flows(self.src[which], self.dst[which], self.bytes[which], self.demand_gbps[which],
                      self.pattern[which], self.index[which], self.pattern_ids, self.pattern_kinds,
-                     self.pattern_latency_s, self.pattern_efficiency, self.pattern_plans)
+                     self.pattern_latency_s, self.pattern_efficiency, self.pattern_plans,
+                     self.pattern_issue_floor_s)
 
     def flow_id(self, i: int) -> str:
         return f"{self.pattern_ids[int(self.pattern[i])]}#{int(self.index[i])}"

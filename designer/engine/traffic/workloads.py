@@ -33,6 +33,7 @@ from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
 from designer.engine.model.topology import Topology
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
                                                  plan_pattern, ring_orders)
+from designer.engine.traffic.collectives.launch import gpus_per_thread_of, issue_floor_s
 from designer.engine.traffic.collectives.rooted import rooted_fields
 from designer.engine.traffic.collectives.staging import host_memory_of
 from designer.engine.traffic.copies import copy_caps_gbps
@@ -147,16 +148,16 @@ def _by_kind_and_group(topo: Topology, selector: dict, where: str) -> np.ndarray
 # ---------------------------------------------------------------------------------------- validation
 _COMMON = {"id", "kind", "bytes", "demand_gbps"}
 _FIELDS = {
-    "allreduce": {"participants", "algorithm", "protocol", "channels", "groups"},
-    "allgather": {"participants", "algorithm", "protocol", "channels", "groups"},
-    "reducescatter": {"participants", "algorithm", "protocol", "channels", "groups"},
-    "alltoall": {"participants", "algorithm", "protocol", "groups"},
+    "allreduce": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
+    "allgather": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
+    "reducescatter": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
+    "alltoall": {"participants", "algorithm", "protocol", "groups", "gpus_per_thread"},
     # nccl-tests' rooted and send/receive collectives (collectives.rooted): one communicator, no groups.
-    "broadcast": {"participants", "root", "algorithm", "protocol", "channels"},
-    "reduce": {"participants", "root", "algorithm", "protocol", "channels"},
-    "gather": {"participants", "root", "algorithm", "protocol"},
-    "scatter": {"participants", "root", "algorithm", "protocol"},
-    "hypercube": {"participants", "algorithm", "protocol"},
+    "broadcast": {"participants", "root", "algorithm", "protocol", "channels", "gpus_per_thread"},
+    "reduce": {"participants", "root", "algorithm", "protocol", "channels", "gpus_per_thread"},
+    "gather": {"participants", "root", "algorithm", "protocol", "gpus_per_thread"},
+    "scatter": {"participants", "root", "algorithm", "protocol", "gpus_per_thread"},
+    "hypercube": {"participants", "algorithm", "protocol", "gpus_per_thread"},
     "p2p": {"src", "dst", "groups", "reverse"},
     "storage_read": {"source", "participants", "via"},
     "storage_write": {"source", "participants", "via"},
@@ -272,6 +273,7 @@ def _collective_fields(topo, sel, raw, kind, where, out, problems) -> None:
     if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
         problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
     out["channels"] = channels
+    out["gpus_per_thread"] = gpus_per_thread_of(raw, where, out["participants"], problems)
     rooted_fields(topo, raw, kind, where, out, problems)
 
 
@@ -445,7 +447,8 @@ def generate(topo: Topology, patterns: list[dict], routing: dict | None = None) 
     latency = np.array([p.latency_s if p is not None else 0.0 for p in plans])
     efficiency = np.array([p.efficiency if p is not None else 1.0 for p in plans])
     return Flows(*cols, pattern_ids=ids, pattern_kinds=kinds, pattern_latency_s=latency,
-                 pattern_efficiency=efficiency, pattern_plans=plans)
+                 pattern_efficiency=efficiency, pattern_plans=plans,
+                 pattern_issue_floor_s=np.array([issue_floor_s(p) for p in patterns]))
 
 
 def _shape(topo, nodes) -> tuple:

@@ -19,6 +19,8 @@ failures. Modules (one per algorithm):
   architecture / CPU vendor they are indexed by;
 - :mod:`.select` — :func:`plan_pattern`: NCCL-tuner-style choice of algorithm and protocol;
 - :mod:`.staging` — GPUDirect RDMA off: network legs staged through host memory (``gdr_off``);
+- :mod:`.launch` — one host thread issuing a collective on several GPUs (nccl-tests ``-g``): the
+  floor of its completion (``gpus_per_thread``);
 - :mod:`.summary` — the result fields of a collective pattern and its fallback under failures;
 - :mod:`.common` — participant groups, ring orders, nccl-tests' bus-bandwidth factors;
   :mod:`.domains` — what a collective treats as one node (NVLink domain or host) and its
