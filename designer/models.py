@@ -250,7 +250,9 @@ class SimulationResult(models.Model):
     what the result page and ``?view=summary`` read, a few kB) and ``body`` the bulk (``flows``,
     ``resources``, ``diff``, ``latency``) as compressed columns, read only when used. Rows stored
     whole (sweeps, comparisons, results written before migration 0004) have the whole document
-    in ``data`` and no body. :meth:`document` gives the whole document either way.
+    in ``data`` and no body; a sweep's ranking is kept there as columns
+    (``fabricscope.sweep-columns/1``; in row form before). :meth:`document` gives the whole
+    document, records expanded, either way.
     """
 
     job = models.OneToOneField(SimulationJob, on_delete=models.CASCADE, primary_key=True,

@@ -91,7 +91,7 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
         job = _finished_job(self._job(pk))
         row = selectors.result_get(user=request.user, job_pk=job.pk)
         if view == "summary":
-            return Response(results.head_of(row.data))
+            return Response(results.summary_of(row.data))
         return Response(row.document())
 
     @doc.figures

@@ -13,7 +13,7 @@ Modules
 ``scenarios``  scenario documents from rows, validation with the per-job flow limit, job overviews
 ``shared``     shared clusters (jobs with placements): rank the candidate placements of a new job
 ``analysis``   what workers compute (simulate, sweep, compare) and nccl-tests predictions
-``results``    stored results: head + compressed columnar body, and back
+``results``    stored results: head + compressed columnar body, sweeps' ranking as columns, and back
 ``digest``     a revision's digest, made when it is saved: host list, groups, BOM, failure
                targets, so no page parses a big document (imported by name, as ``facts``)
 ``imports``    uploaded files: server descriptions, SimAI workloads

@@ -38,23 +38,27 @@ def sweep_candidates(job) -> list[dict]:
 def run_sweep_chunk(job, chunk: tuple[int, int] | None, progress: Progress) -> dict:
     """Run block ``chunk = (i, n)`` of a sweep's candidates (None: all of them).
 
-    Returns a ``fabricscope.sweep/1`` part; :func:`merge_sweep_parts` of all n parts equals
-    the unchunked sweep.
+    Returns the part as it is stored (``fabricscope.sweep-columns/1``, docs/FORMATS.md, "Stored
+    sweeps"; :func:`designer.bridge.results.rows_of` reads it); :func:`merge_sweep_parts` of all n
+    parts equals the unchunked sweep.
     """
+    from designer.engine.analysis.sweep_columns import pack
     from designer.engine.analysis.whatif import sweep
 
     params = job.parameters or {}
     with engine_errors():
-        return json_safe(sweep(job_scenario_document(job), over=list(params.get("over") or []),
-                               degrade=params.get("degrade"), chunk=chunk, progress=progress))
+        return pack(json_safe(sweep(job_scenario_document(job), over=list(params.get("over") or []),
+                                    degrade=params.get("degrade"), chunk=chunk, progress=progress)))
 
 
 def merge_sweep_parts(parts: list[dict]) -> dict:
-    """Merge chunk results into one ranking (most harmful first)."""
+    """Merge chunk results (stored columnar, or in row form by an older version) into one
+    ranking, most harmful first, packed as it is stored (``fabricscope.sweep-columns/1``)."""
+    from designer.engine.analysis.sweep_columns import pack
     from designer.engine.analysis.whatif import merge_sweeps
 
     with engine_errors():
-        return json_safe(merge_sweeps(parts))
+        return pack(json_safe(merge_sweeps(parts)))
 
 
 def run_compare(job, progress: Progress) -> dict:

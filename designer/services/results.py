@@ -100,9 +100,11 @@ def figures_prebuild(job: SimulationJob, data: dict) -> None:
     the first visit reads them instead of building them. Best effort: the
     page builds them itself otherwise, and a figure bug must not touch a job that succeeded."""
     try:
+        from designer.bridge.results import rows_of  # a sweep stored columnar → its records
+
         document = job.revision.document if page_view(data) == "result" else None
         result_figures(job_id=job.pk, key=figures_key(page_view(data)),
-                       build=lambda _row: page_figures(data, topology_doc=document))
+                       build=lambda _row: page_figures(rows_of(data), topology_doc=document))
     except Exception:
         logger.warning("job %s: figures not prebuilt", job.pk, exc_info=True)
 

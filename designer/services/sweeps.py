@@ -12,7 +12,9 @@ that dies between two steps leaves a state the reaper finishes - chunk rows with
 (``published_at`` null: re-published), all chunks terminal under a running job (settled by the
 reaper). Settling holds the job's row lock and returns unless the job is still running, so the
 merge runs once whoever calls it, and writes the one ``SimulationResult`` in the same
-transaction as the job's terminal state.
+transaction as the job's terminal state. Chunk results and the merged result are stored with
+their ranking as columns (``fabricscope.sweep-columns/1``, docs/FORMATS.md, "Stored sweeps"),
+written by the bridge's chunk run and merge; readers expand them with ``bridge.results.rows_of``.
 
 An ``explore`` job (docs/FORMATS.md, "Design-space explorer") takes the same road: its items are
 the grid's points instead of failures (kept in the chunk's ``failures`` list), its chunk run and

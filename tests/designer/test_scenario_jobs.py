@@ -135,7 +135,7 @@ def test_a_sweep_and_a_policy_comparison_of_a_job_rank_by_step_time(alice, small
         services.sweep_chunk_run(chunk_id=chunk.pk)
     job.refresh_from_db()
     assert job.state == "succeeded", job.error
-    data = SimulationResult.objects.get(job=job).data
+    data = SimulationResult.objects.get(job=job).document()
     assert data["baseline"]["job"]["complete"] is True
     first = data["ranking"][0]["impact"]["job"]
     assert first["complete"]["after"] is False and first["step_time_s"]["after"] is None

@@ -116,7 +116,9 @@ def test_chunked_sweep_end_to_end(celery_worker, scenario, user):
     chunks = list(SweepChunk.objects.filter(job=job))
     assert [c.state for c in chunks] == [JobState.SUCCEEDED] * 4
     assert all(c.result is None for c in chunks)  # merged into the job's result
-    merged = SimulationResult.objects.get(job=job).data
+    stored = SimulationResult.objects.get(job=job)
+    assert stored.data["format"] == "fabricscope.sweep-columns/1"  # the ranking stored as columns
+    merged = stored.document()
     assert merged["format"] == "fabricscope.sweep/1"
     # Merging the chunks gives the unchunked sweep: every candidate ranked exactly once, in
     # the engine's order.

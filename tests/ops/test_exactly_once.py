@@ -72,7 +72,7 @@ def _submit(point: str, scenario, user, redis_url: str, marker, tmp_path) -> Sim
 def _assert_sweep_once(job: SimulationJob) -> None:
     """One result; every candidate ranked exactly once; chunks merged and cleared."""
     assert SimulationResult.objects.filter(job=job).count() == 1
-    merged = SimulationResult.objects.get(job=job).data
+    merged = SimulationResult.objects.get(job=job).document()  # the ranking stored columnar
     indexes = [r["index"] for r in merged["ranking"]]
     assert sorted(indexes) == list(range(CANDIDATES))  # no duplicate, none missing
     assert merged["evaluated"] == merged["candidates"] == CANDIDATES

@@ -88,7 +88,7 @@ def test_worker_killed_during_sweep_chunk_completes_once(celery_worker, scenario
     chunks = list(SweepChunk.objects.filter(job=job).order_by("index"))
     assert [c.state for c in chunks] == [JobState.SUCCEEDED] * 4
     assert all(c.attempts == 2 for c in chunks if c.index in lost)
-    merged = SimulationResult.objects.get(job=job).data
+    merged = SimulationResult.objects.get(job=job).document()  # the ranking stored columnar
     indexes = [r["index"] for r in merged["ranking"]]
     assert sorted(indexes) == list(range(merged["candidates"]))  # each exactly once
     assert merged["evaluated"] == merged["candidates"] == 20   # 2 x (8 rail NICs + 2 storage NICs on the storage fabric)

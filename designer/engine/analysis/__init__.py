@@ -34,6 +34,7 @@ Modules
 - :mod:`.listed_flows`: which flows a result lists, and their records (node ids along paths);
 - :mod:`.result_columns`: the columnar packing of stored results; :mod:`.result_groups`: a
   large result's resources grouped by symmetry, and expanded back on demand;
+  :mod:`.sweep_columns`: a sweep's ranking stored as one array per field, and its rows back;
 - :mod:`.goodput`: goodput and reliability planning (failure rates × the design → interruptions,
   blast radius, checkpoint interval, ETTR, spares, Monte Carlo).
 """

@@ -78,8 +78,10 @@ import numpy as np
 
 from designer.engine import routing as _routing
 from designer.engine.analysis.diff import compare, echo_failures
+from designer.engine.analysis.result_columns import DamagedResult
 from designer.engine.analysis.simulate import resource_tiers, simulate
 from designer.engine.analysis.shared_cluster import jobs_impact
+from designer.engine.analysis.sweep_columns import SWEEP_FORMAT, is_packed, rows
 from designer.engine.analysis.whatif_states import (WhatIf, fallback_impact, run_step, split_scenario, state_summary,
                                                   step_impact)
 from designer.engine.errors import InvalidScenario, Problem
@@ -88,7 +90,6 @@ from designer.engine.traffic.failures import normalize_failures
 __all__ = ["SWEEP_FORMAT", "COMPARE_FORMAT", "SWEEP_CLASSES", "simulate_with_diff", "diff_results",
            "sweep_candidates", "sweep_plan", "sweep", "merge_sweeps", "compare_policies", "ranking_key"]
 
-SWEEP_FORMAT = "fabricscope.sweep/1"
 COMPARE_FORMAT = "fabricscope.compare/1"
 SWEEP_CLASSES = ("nic", "pcie_switch", "nvswitch", "gpu", "cpu", "leaf-spine", "nic-leaf", "spine-core",
                  "host", "switch", "leaf", "spine", "nvlink_switch_tray", "nvlink")
@@ -417,16 +418,17 @@ def sweep(scenario, *, over=None, failures: list | None = None, degrade: float |
 
 
 def merge_sweeps(parts: list[dict]) -> dict:
-    """Merge chunked sweeps (any order) into the unchunked sweep.
+    """Merge chunked sweeps (any order; each in row form or stored columnar,
+    :mod:`~designer.engine.analysis.sweep_columns`) into the unchunked sweep, in row form.
 
     Raises
     ------
     InvalidScenario
-        Parts of different sweeps, missing or repeated chunks (located ``parts[k]``).
+        Parts of different sweeps, missing or repeated chunks, damaged columns (located ``parts[k]``).
     """
     if not parts:
         raise InvalidScenario("nothing to merge", [Problem("parts", "no sweep parts")])
-    problems = []
+    parts, problems = _row_parts(parts), []
     head = parts[0]
     seen: dict[int, int] = {}
     for k, p in enumerate(parts):
@@ -452,6 +454,19 @@ def merge_sweeps(parts: list[dict]) -> dict:
     stats = {k: sum(p["stats"][k] for p in parts) for k in head["stats"]}
     return {**head, "chunk": None, "evaluated": sum(p["evaluated"] for p in parts), "stats": stats,
             "ranking": ranking}
+
+
+def _row_parts(parts: list) -> list:
+    """The parts in row form; a packed part whose columns are damaged is a located problem."""
+    out, problems = [], []
+    for k, p in enumerate(parts):
+        try:
+            out.append(rows(p) if is_packed(p) else p)
+        except DamagedResult as exc:
+            problems.append(Problem(f"parts[{k}]", str(exc)))
+    if problems:
+        raise InvalidScenario("cannot merge sweeps", problems)
+    return out
 
 
 # ======================================================================================== policies

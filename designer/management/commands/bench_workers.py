@@ -376,6 +376,7 @@ def _what(config: dict) -> dict:
 
 def _job_figures(job) -> dict:
     """Per-job figures from the rows: the job's own span and what each chunk did."""
+    from designer.bridge.results import ranked
     from designer.models import SimulationResult
 
     chunks = list(job.chunks.values("worker_hostname", "published_at", "started_at",
@@ -392,7 +393,7 @@ def _job_figures(job) -> dict:
     return {"job_s": span, "chunks": len(chunks), "chunk_busy_s": timing.pop("busy_s"),
             "chunks_per_worker": sorted(per_worker.values(), reverse=True), **timing,
             "candidates": data.get("points_total") if explore else data.get("candidates"),
-            "ranked": len(data.get("points" if explore else "ranking") or []),
+            "ranked": len(data.get("points") or []) if explore else ranked(data),
             "error": job.error[:500]}
 
 

@@ -47,7 +47,9 @@ def done_message(job: SimulationJob, data: dict) -> str:
     """The job page's line for a job that succeeded (how long it took, failures ranked)."""
     elapsed = (timezone.now() - job.started_at).total_seconds() if job.started_at else 0.0
     if job.kind == JobKind.SWEEP:
-        return f"{len(data.get('ranking') or [])} failures ranked in {elapsed:.1f} s"
+        from designer.bridge.results import ranked  # numpy only when a sweep ends (a worker)
+
+        return f"{ranked(data)} failures ranked in {elapsed:.1f} s"
     if job.kind == JobKind.EXPLORE:
         return f"{len(data.get('points') or [])} designs explored in {elapsed:.1f} s: {(data.get('summary') or {}).get('headline', '')}"
     if job.kind == JobKind.DIAGNOSE:
