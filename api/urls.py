@@ -9,6 +9,7 @@ from api import views
 from api.exception_handlers import not_found_view
 from api.schema import OfflineRedocView
 from api.views.bom import TopologyBomView
+from api.views.builds import TopologyBuildJobView
 from api.views.chakra import ChakraImportView
 from api.views.diagnose import DiagnoseView
 from api.views.explore import ExploreView
@@ -27,6 +28,7 @@ router.register("templates", views.TemplateViewSet, basename="template")
 revisions = views.RevisionViewSet
 
 urlpatterns = [
+    path("topologies/build-job/", TopologyBuildJobView.as_view(), name="topology-build-job"),
     path("topologies/<int:topology_pk>/revisions/",
          revisions.as_view({"get": "list", "post": "create"}), name="revision-list"),
     path("topologies/<int:topology_pk>/revisions/<int:number>/",

@@ -8,8 +8,8 @@
 - :mod:`api.schema.security`: which operations list the share-link scheme, and
   :mod:`api.schema.filters`: empty filter values mean "no filter" (both imported here so
   drf-spectacular registers their extensions);
-- :mod:`api.schema.bodies`: ``oneOf`` of the request bodies taken in one of two forms (also
-  imported here for its extensions);
+- :mod:`api.schema.bodies`: ``oneOf`` of the request bodies taken in one of two forms, and a
+  build job's closed spec (also imported here for its extensions);
 - :mod:`api.schema.redoc`: the air-gapped Redoc page.
 """
 from __future__ import annotations

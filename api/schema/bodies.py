@@ -1,4 +1,5 @@
-"""Request bodies the server takes in one of two forms, said with ``oneOf`` in the schema.
+"""Request bodies the server takes in one of two forms, said with ``oneOf`` in the schema; and a
+build job's spec, which takes no key but its own (``additionalProperties: false``).
 
 A serializer's ``validate`` refuses a body with both alternatives or neither (a 400); JSON
 Schema says the same with ``oneOf`` of ``required`` lists, so a client (or a fuzzer) reading the
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 
-__all__ = ["RevisionCreateBody", "ShareCreateBody", "ImportBody", "ImportPreviewBody", "NcclLogBody"]
+__all__ = ["RevisionCreateBody", "ShareCreateBody", "ImportBody", "ImportPreviewBody", "NcclLogBody",
+           "BuildJobSpecBody"]
 
 
 class _ExactlyOneOf(OpenApiSerializerExtension):
@@ -50,3 +52,16 @@ class NcclLogBody(_ExactlyOneOf):
 
     target_class = "api.serializers.nccl_log.NcclLogRequestSerializer"
     alternatives = ("log", "logs")
+
+
+class BuildJobSpecBody(OpenApiSerializerExtension):
+    """A build job's ``build``: an unknown key is a 400 at it (``BuildJobSpecSerializer``), so the
+    schema closes the object; a fuzzer then adds keys only to data it expects refused."""
+
+    target_class = "api.serializers.topologies.BuildJobSpecSerializer"
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema

@@ -23,4 +23,5 @@ EXAMPLE_JOB = {
     "scenario": 3, "scenario_name": "ring", "attempts": 1, "cancel_requested": False,
     "created_at": "2026-01-05T10:00:00Z", "started_at": "2026-01-05T10:00:01Z",
     "finished_at": None, "timings": {"queued_s": 1.0, "run_s": None, "total_s": None},
-    "parameters": {"over": ["nic"], "chunks": 8}, "error": ""}
+    "parameters": {"over": ["nic"], "chunks": 8}, "error": "", "url": "/api/v1/jobs/12/",
+    "result_url": None}

@@ -52,7 +52,9 @@ result = extend_schema(
                 "time gained at 2x capacity. Sweeps: `fabricscope.sweep/1`, ranked broken jobs "
                 "first (`impact.broken`, then `disconnected_flows`, `slowdown` — null when "
                 "something broke — and `throughput_lost_gbps`); `skipped` lists candidates "
-                "already failed or unwired. See docs/ENGINE.md, 'Completion, impact and bottlenecks'.",
+                "already failed or unwired. Build jobs (`POST /topologies/build-job/`): the topology they "
+                "made (`topology`, its `url`, `revision`, counts). See docs/ENGINE.md, 'Completion, "
+                "impact and bottlenecks'.",
     parameters=[OpenApiParameter(
         "view", str, enum=["full", "summary"], default="full",
         description="`summary`: the document without its bulk parts (`flows`, `resources`, "
@@ -70,6 +72,9 @@ result = extend_schema(
                                     "equally_limiting": 16},
             "max_utilization": 1.0, "bottlenecks": ["h0/gpu7-pcie7:a>b"]},
             "flows": [], "resources": [], "diff": None}),
+        example("build job", {"topology": 8, "url": "/api/v1/topologies/8/", "revision": 1,
+                              "host_count": 12500, "gpu_count": 100000, "node_count": 628968,
+                              "link_count": 1262180}),
         example("result that does not complete", {"format": "fabricscope.result/1", "summary": {
             "patterns": {"ar": {"complete": False, "completion_s": None, "surviving_completion_s": 0.00977,
                                 "unroutable": 2, "reason": "2 of 128 flows disconnected (ar#15, ar#23): GPU "

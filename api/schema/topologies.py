@@ -9,10 +9,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from api import serializers as s
-from api.schema.examples import EXAMPLE_BUILD, EXAMPLE_DOCUMENT, EXAMPLE_TOPOLOGY
-from api.schema.helpers import LIST_ERRORS, errors, example, id_query
+from api.schema.examples import EXAMPLE_BUILD, EXAMPLE_DOCUMENT, EXAMPLE_JOB, EXAMPLE_TOPOLOGY
+from api.schema.helpers import LIST_ERRORS, errors, example, id_query, retry_after
+from api.serializers.topologies import TopologyBuildJobSerializer
 
-__all__ = ["viewset", "create", "partial_update", "fork", "transfer", "audit", "build_preview"]
+__all__ = ["viewset", "create", "partial_update", "fork", "transfer", "audit", "build_preview",
+           "build_job"]
 
 viewset = extend_schema_view(
     list=extend_schema(summary="List your topologies", parameters=[
@@ -28,6 +30,9 @@ viewset = extend_schema_view(
 
 create = extend_schema(
     summary="Create a topology from a document, or build a cluster from a template",
+    description="A `build` is made in the request, up to MAX_BUILD_HOSTS = 2,048 hosts and "
+                "FABRICSCOPE_BUILD_MAX_ELEMENTS nodes + links; more hosts is a 400 at `build.hosts` "
+                "naming `POST /api/v1/topologies/build-job/`, which builds up to 100,000 GPUs as a job.",
     request=s.TopologyCreateSerializer,
     responses={201: s.TopologySerializer, **errors(400, 403, 413, 415)},
     examples=[
@@ -74,4 +79,34 @@ build_preview = extend_schema(
                                                "name": "preview", "groups": [],
                                                "nodes": [], "links": []},
                                   "summary": {"hosts": 2, "gpus": 16}})],
+    filters=False)
+
+_BUILT = {**EXAMPLE_JOB, "id": 31, "kind": "build", "topology": 8, "topology_name": "pod-100k",
+          "scenario": None, "scenario_name": None, "parameters": {}}
+
+build_job = extend_schema(
+    summary="Build a large cluster (up to 100,000 GPUs) as a background job",
+    description="The body of `POST /topologies/` with `build`, for clusters the request cannot build "
+                "(over MAX_BUILD_HOSTS = 2,048 hosts) or any size a script would rather not wait on: "
+                "up to FABRICSCOPE_BUILD_JOB_MAX_HOSTS hosts (12,500 = 100,000 DGX-H100 GPUs) and "
+                "FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS nodes + links. The spec is checked whole before "
+                "anything is written (an unknown template at `build.template`, a spec the engine "
+                "refuses located at its option, a limit named): a 400 saves nothing and queues nothing. "
+                "Accepted (202): the topology exists with no revision (`revision_number` 0) and a job of "
+                "kind `build` is queued; poll `url` (`/jobs/{id}/`, also in `Location`) for `progress` "
+                "and `message`; when it succeeded, `result_url` is the topology and `/jobs/{id}/result/` "
+                "says what it built. A failed or cancelled build saves no revision: the job ends "
+                "`failed` with the reason in `error`, and the empty topology stays as its marker "
+                "(delete it to reuse the name). Rate-limited and capped like every job submission "
+                "(429 `too_many_jobs`, 503 `broker_unavailable`); the topology counts in your quota.",
+    request=TopologyBuildJobSerializer,
+    parameters=[retry_after(429, 503)],
+    responses={202: s.JobSerializer, **errors(400, 403, 413, 415, 503, extra="job_submit")},
+    examples=[
+        example("100,000 GPUs", {"name": "pod-100k", "build": {
+            "template": "dgx-h100", "hosts": 12500, "fabric": "rail-optimized"}},
+            request=True, description="12,500 DGX H100 on a rail-optimized fabric"),
+        example("queued", {**_BUILT, "state": "queued", "progress": 0, "message": "queued",
+                           "revision": None, "started_at": None, "url": "/api/v1/jobs/31/",
+                           "result_url": None}, status=202)],
     filters=False)

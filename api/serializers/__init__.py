@@ -15,7 +15,8 @@ from api.serializers.fields import DocumentField, JsonListField, JsonObjectField
 from api.serializers.imports import (
     ImportPreviewResultSerializer, ImportPreviewSerializer, ImportPreviewTextSerializer,
     ImportResultSerializer, ImportSerializer, ImportTextSerializer)
-from api.serializers.jobs import JobCreateSerializer, JobListSerializer, JobSerializer
+from api.serializers.jobs import (
+    BuildResultSerializer, JobCreateSerializer, JobListSerializer, JobSerializer)
 from api.serializers.revisions import (
     RevisionCreateSerializer, RevisionDetailSerializer, RevisionSerializer)
 from api.serializers.scenarios import PlaceRequestSerializer, ScenarioSerializer
@@ -26,17 +27,17 @@ from api.serializers.templates_catalog import (
     HostDocumentSerializer, TemplateSerializer, ValidateSerializer, ValidationReportSerializer)
 from api.serializers.tokens import TokenCreatedSerializer, TokenCreateSerializer, TokenSerializer
 from api.serializers.topologies import (
-    MAX_BUILD_HOSTS, BuildPreviewSerializer, BuildSpecSerializer, TopologyCreateSerializer,
+    BUILD_JOB_PATH, MAX_BUILD_HOSTS, BuildPreviewSerializer, BuildSpecSerializer, TopologyCreateSerializer,
     TopologySerializer, TopologyUpdateSerializer, max_build_hosts)
 
 __all__ = [
-    "MAX_BUILD_HOSTS", "BuildSpecSerializer", "TopologySerializer", "TopologyCreateSerializer",
+    "BUILD_JOB_PATH", "MAX_BUILD_HOSTS", "BuildSpecSerializer", "TopologySerializer", "TopologyCreateSerializer",
     "TopologyUpdateSerializer", "BuildPreviewSerializer", "ImportSerializer",
     "ImportResultSerializer", "ImportPreviewSerializer", "ImportPreviewResultSerializer",
     "ImportTextSerializer", "ImportPreviewTextSerializer",
     "RevisionSerializer", "RevisionDetailSerializer",
     "RevisionCreateSerializer", "ScenarioSerializer", "PlaceRequestSerializer", "JobCreateSerializer", "JobSerializer",
-    "JobListSerializer", "ValidateSerializer", "ValidationReportSerializer",
+    "JobListSerializer", "BuildResultSerializer", "ValidateSerializer", "ValidationReportSerializer",
     "TemplateSerializer", "HostDocumentSerializer", "TokenSerializer", "TokenCreatedSerializer",
     "TokenCreateSerializer", "ErrorSerializer",
     "max_build_hosts", "ForkSerializer", "TransferSerializer", "AuditEventSerializer",

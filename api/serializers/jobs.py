@@ -1,6 +1,7 @@
 """Jobs: submitting a simulation, sweep or comparison, and the job rows."""
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -9,15 +10,16 @@ from api.serializers.fields import StrictCharField
 from designer.choices import JobKind, JobState
 from designer.services import NIC_POLICIES
 
-__all__ = ["JobCreateSerializer", "JobSerializer", "JobListSerializer"]
+__all__ = ["JobCreateSerializer", "JobSerializer", "JobListSerializer", "BuildResultSerializer"]
 
 
 class JobCreateSerializer(serializers.Serializer):
     scenario = serializers.IntegerField(min_value=1)
     # A diagnosis is submitted with its runs (POST /topologies/<id>/diagnose/), an exploration with
-    # its grid (POST /topologies/<id>/explore/), not a scenario.
-    kind = serializers.ChoiceField(choices=[c for c in JobKind.choices
-                                            if c[0] not in (JobKind.DIAGNOSE, JobKind.EXPLORE)])
+    # its grid (POST /topologies/<id>/explore/), a build with its spec (POST /topologies/build-job/),
+    # not a scenario.
+    kind = serializers.ChoiceField(choices=[c for c in JobKind.choices if c[0] not in (
+        JobKind.DIAGNOSE, JobKind.EXPLORE, JobKind.BUILD)])
     over = serializers.ListField(
         child=StrictCharField(max_length=64), required=False, max_length=32,
         help_text='sweep only: failure classes to try one by one, e.g. ["nic"]')
@@ -67,6 +69,20 @@ class _JobBaseSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     timings = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField(help_text="this job's status: poll it until `state` is final")
+    result_url = serializers.SerializerMethodField(
+        help_text="once succeeded: the result (`/jobs/{id}/result/`), or for a build job the topology "
+                  "it built (`/topologies/{id}/`); null before")
+
+    def get_url(self, job) -> str:
+        return reverse("job-detail", args=[job.pk])
+
+    def get_result_url(self, job) -> str | None:
+        if job.state != JobState.SUCCEEDED:
+            return None
+        if job.kind == JobKind.BUILD:  # a build's result is its topology
+            return reverse("topology-detail", args=[job.topology_id])
+        return reverse("job-result", args=[job.pk])
 
     def get_scenario_name(self, job) -> str | None:
         return job.scenario.name if job.scenario_id else None
@@ -92,3 +108,18 @@ class JobSerializer(_JobBaseSerializer):
     parameters = serializers.JSONField(help_text='sweep {"over", "chunks"}, compare {"policies"}, '
                                                  'diagnose {"op", "options", "plan"}')
     error = serializers.CharField(help_text="why it failed (empty otherwise)")
+
+
+class BuildResultSerializer(serializers.Serializer):
+    """``/jobs/{id}/result/`` of a succeeded build job: the topology it created."""
+
+    topology = serializers.IntegerField(source="topology_id")
+    url = serializers.SerializerMethodField(help_text="the topology (`/topologies/{id}/`)")
+    revision = serializers.IntegerField(source="revision.number", help_text="the revision it saved (1)")
+    host_count = serializers.IntegerField(source="topology.host_count")
+    gpu_count = serializers.IntegerField(source="topology.gpu_count")
+    node_count = serializers.IntegerField(source="topology.node_count")
+    link_count = serializers.IntegerField(source="topology.link_count")
+
+    def get_url(self, job) -> str:
+        return reverse("topology-detail", args=[job.topology_id])

@@ -8,7 +8,11 @@ from api.serializers.fields import DocumentField, JsonObjectField, StrictBoolean
 from designer.bridge.facts import FABRICS, MAX_BUILD_HOSTS, MAX_PREVIEW_HOSTS, SWITCH_MODEL_IDS, TEMPLATE_NAMES
 
 __all__ = ["MAX_BUILD_HOSTS", "max_build_hosts", "BuildSpecSerializer", "TopologySerializer",
-           "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer"]
+           "TopologyCreateSerializer", "TopologyUpdateSerializer", "BuildPreviewSerializer",
+           "BuildJobSpecSerializer", "TopologyBuildJobSerializer", "BUILD_JOB_PATH"]
+
+#: Where a build larger than the request's limit goes (``api.views.builds.TopologyBuildJobView``).
+BUILD_JOB_PATH = "POST /api/v1/topologies/build-job/"
 
 
 def max_build_hosts() -> int:
@@ -16,11 +20,22 @@ def max_build_hosts() -> int:
                                         MAX_BUILD_HOSTS))
 
 
+def _over_inline_limit(limit: int) -> str:
+    """The inline build's host-limit error: it names the job path that builds larger ones."""
+    return (f"at most {limit:,} hosts per build in the request (MAX_BUILD_HOSTS / "
+            f"FABRICSCOPE_API_MAX_BUILD_HOSTS); a larger cluster, up to "
+            f"{settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS:,} hosts, is built as a job: "
+            f"{BUILD_JOB_PATH} with the same body (202, then poll the job)")
+
+
 class BuildSpecSerializer(serializers.Serializer):
     """Arguments of ``engine.fabrics.build_cluster``: N hosts of a template wired by a fabric."""
 
     template = serializers.ChoiceField(choices=TEMPLATE_NAMES)
-    hosts = serializers.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS)
+    # Over the field's maximum, DRF answers before validate_hosts: the same message, naming the job path.
+    hosts = serializers.IntegerField(min_value=1, max_value=MAX_BUILD_HOSTS, error_messages={
+        "max_value": "at most {max_value} hosts per build in the request (MAX_BUILD_HOSTS); a larger "
+                     f"cluster is built as a job: {BUILD_JOB_PATH} with the same body"})
     fabric = serializers.ChoiceField(choices=FABRICS, default="rail-optimized")
     rails = serializers.IntegerField(min_value=1, required=False)
     leaves_per_rail = serializers.IntegerField(min_value=1, max_value=1024, required=False)
@@ -43,9 +58,7 @@ class BuildSpecSerializer(serializers.Serializer):
     def validate_hosts(self, value: int) -> int:
         limit = max_build_hosts()
         if value > limit:
-            raise serializers.ValidationError(
-                f"at most {limit:,} hosts per build (MAX_BUILD_HOSTS / FABRICSCOPE_API_MAX_BUILD_HOSTS); "
-                f"a preview with \"document\": false counts up to {MAX_PREVIEW_HOSTS:,}")
+            raise serializers.ValidationError(_over_inline_limit(limit))
         return value
 
     def options(self) -> dict:
@@ -108,7 +121,50 @@ class BuildPreviewSerializer(BuildSpecSerializer):
         # Only a document-free preview may go past the build limit (it builds no host).
         if self.initial_data.get("document") is False:
             return value
-        return super().validate_hosts(value)
+        limit = max_build_hosts()
+        if value > limit:
+            raise serializers.ValidationError(
+                f"at most {limit:,} hosts per build (MAX_BUILD_HOSTS / FABRICSCOPE_API_MAX_BUILD_HOSTS); "
+                f"a preview with \"document\": false counts up to {MAX_PREVIEW_HOSTS:,}")
+        return value
 
     def options(self) -> dict:
         return {k: v for k, v in super().options().items() if k not in ("name", "document")}
+
+
+class BuildJobSpecSerializer(BuildSpecSerializer):
+    """A build spec for the job path: the request's host limit does not apply; the job's limits
+    (``FABRICSCOPE_BUILD_JOB_MAX_HOSTS`` and ``_MAX_ELEMENTS``, read when the job is submitted)
+    do, in ``designer.services.builds``, with a 400 naming them."""
+
+    hosts = serializers.IntegerField(
+        min_value=1, max_value=settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS, error_messages={
+            "max_value": "at most {max_value} hosts per build job (FABRICSCOPE_BUILD_JOB_MAX_HOSTS): "
+                         "build fewer hosts, or use the CLI's build command"},
+        help_text="up to FABRICSCOPE_BUILD_JOB_MAX_HOSTS (12,500 by default: 100,000 GPUs of "
+                  "eight-GPU hosts)")
+
+    def validate_hosts(self, value: int) -> int:
+        return value
+
+    def to_internal_value(self, data):
+        # A misspelt option ("spine") would otherwise be dropped and found only when the job is
+        # done, minutes later: refused here, located at its key.
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({k: ["unknown build option"] for k in unknown})
+        return super().to_internal_value(data)
+
+
+class TopologyBuildJobSerializer(serializers.Serializer):
+    """``POST /topologies/build-job/``: the inline create's ``build`` body, built on a worker."""
+
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
+    build = BuildJobSpecSerializer()
+
+    def options(self) -> dict:
+        """The build's ``build_cluster`` keyword arguments (all but template/hosts/fabric)."""
+        return {k: v for k, v in self.validated_data["build"].items()
+                if k not in ("template", "hosts", "fabric")}

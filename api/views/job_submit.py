@@ -1,4 +1,5 @@
-"""What every ``POST /topologies/<id>/<kind>/`` that submits a job shares (diagnose, explore)."""
+"""What every API view that submits a job shares: ``POST /topologies/<id>/<kind>/`` (diagnose,
+explore) and ``POST /topologies/build-job/`` (a build, whose topology the job creates)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -22,7 +23,7 @@ class JobSubmitView(ApiMixin, APIView):
     at the job-submission rate. The job and its result are read through ``/jobs/<id>/``.
 
     A subclass's ``post`` (which carries its schema) checks its body and calls :meth:`accepted`
-    with the service call that queues the job."""
+    with the service call that queues the job (or :meth:`queued` when no topology exists yet)."""
 
     permission_classes = (IsAuthenticatedUser,)
 
@@ -34,5 +35,10 @@ class JobSubmitView(ApiMixin, APIView):
         """202 with the queued job; the topology is looked up (and the right to run on it
         checked) before ``submit`` reads the body, so a stranger learns nothing from a 400."""
         topology = selectors.topology_get_for(user=request.user, pk=topology_pk, action="run")
-        job = submit(topology)
-        return Response(s.JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        return self.queued(submit(topology))
+
+    @staticmethod
+    def queued(job: SimulationJob) -> Response:
+        """202 with the job, and its status URL in ``Location`` too (what to poll)."""
+        body = s.JobSerializer(job).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})

@@ -89,6 +89,8 @@ class JobViewSet(ApiMixin, viewsets.GenericViewSet):
         if view not in RESULT_VIEWS:
             raise ValidationError({"view": [f"choose one of {', '.join(RESULT_VIEWS)}"]})
         job = _finished_job(self._job(pk))
+        if job.kind == JobKind.BUILD:  # a build's result is the topology it made
+            return Response(s.BuildResultSerializer(job).data)
         row = selectors.result_get(user=request.user, job_pk=job.pk)
         if view == "summary":
             return Response(results.summary_of(row.data))

@@ -56,7 +56,8 @@ class TopologyViewSet(ApiMixin, TopologyImportActions, viewsets.GenericViewSet):
             topology = services.topology_build(
                 owner=request.user, name=data["name"], description=data["description"],
                 template=build.validated_data["template"], hosts=build.validated_data["hosts"],
-                fabric=build.validated_data["fabric"], options=build.options())
+                fabric=build.validated_data["fabric"], options=build.options(),
+                larger=f"build fewer hosts, or build it as a job: {s.BUILD_JOB_PATH} with the same body")
         else:
             topology = services.topology_create(
                 owner=request.user, name=data["name"], description=data["description"],

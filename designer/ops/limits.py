@@ -137,9 +137,11 @@ def build_elements(*, template, hosts: int, options: dict | None = None) -> int:
     return hosts * host_elements(template, (options or {}).get("params"))
 
 
-def check_build(*, user, template, hosts: int, options: dict | None = None) -> int:
+def check_build(*, user, template, hosts: int, options: dict | None = None,
+                larger: str = "build fewer hosts") -> int:
     """Refuse a build before it starts when it is too large for one request, or when the user
-    has spent the minute's build budget; returns its element count.
+    has spent the minute's build budget; returns its element count. ``larger`` ends the
+    too-large message: what the caller offers instead (the API names its build-job path).
 
     Raises
     ------
@@ -154,7 +156,7 @@ def check_build(*, user, template, hosts: int, options: dict | None = None) -> i
     if limit and elements > limit:
         raise BuildTooLarge(
             f"{hosts:,} hosts of {template} make about {elements:,} nodes and links; one build "
-            f"request makes at most {limit:,} (FABRICSCOPE_BUILD_MAX_ELEMENTS): build fewer hosts",
+            f"request makes at most {limit:,} (FABRICSCOPE_BUILD_MAX_ELEMENTS): {larger}",
             details={"hosts": hosts, "elements": elements, "limit_elements": limit})
     _spend_build_budget(user, elements)
     return elements

@@ -7,6 +7,9 @@ the request (:func:`designer.services.topologies.topology_new`); a larger one, u
 ``FABRICSCOPE_BUILD_JOB_MAX_HOSTS`` hosts and ``FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS`` nodes +
 links, creates the topology with no revision and queues a job of kind ``build``.
 
+The REST API's ``POST /api/v1/topologies/build-job/`` (``api/views/builds.py``) calls
+:func:`topology_build_submit` directly, for any size up to the job's limits.
+
 :func:`build_run` (called by the runner) builds the document, then writes the first revision and
 the job's success in one transaction, only while this run still owns the job and the topology
 still has no revision: a failed, cancelled or superseded build saves nothing, and its topology

@@ -52,8 +52,9 @@ def topology_create(*, owner: AbstractBaseUser, name: str, description: str = ""
 
 def topology_build(*, owner: AbstractBaseUser, name: str, template: str, hosts: int,
                    fabric: str = "rail-optimized", options: dict | None = None,
-                   description: str = "") -> Topology:
-    """Generate a cluster (``hosts`` × ``template`` wired by ``fabric``) as a new topology.
+                   description: str = "", larger: str = "build fewer hosts") -> Topology:
+    """Generate a cluster (``hosts`` × ``template`` wired by ``fabric``) as a new topology;
+    ``larger`` ends the too-large message (what the caller offers for a larger build).
 
     Raises
     ------
@@ -69,7 +70,7 @@ def topology_build(*, owner: AbstractBaseUser, name: str, template: str, hosts: 
     check_printable(name)
     with transaction.atomic():  # checked again, under the lock, when the topology is created
         limits.check_topology_quota(user=owner)
-    limits.check_build(user=owner, template=template, hosts=hosts, options=options)
+    limits.check_build(user=owner, template=template, hosts=hosts, options=options, larger=larger)
     document = bridge.build_cluster_document(name=name, template=template, hosts=hosts,
                                              fabric=fabric, options=options)
     message = f"generated: {hosts} x {template}, {fabric} fabric"

@@ -18,7 +18,7 @@ ENDPOINTS = [
     ("get", "topologies/{t}/revisions/"), ("post", "topologies/{t}/revisions/"),
     ("get", "topologies/{t}/revisions/1/"), ("get", "topologies/{t}/export/"),
     ("post", "topologies/import/"), ("post", "topologies/import-preview/"),
-    ("post", "topologies/build-preview/"),
+    ("post", "topologies/build-preview/"), ("post", "topologies/build-job/"),
     ("get", "scenarios/"), ("post", "scenarios/"), ("get", "scenarios/{s}/"),
     ("patch", "scenarios/{s}/"), ("delete", "scenarios/{s}/"),
     ("get", "jobs/"), ("post", "jobs/"), ("get", "jobs/{j}/"), ("post", "jobs/{j}/cancel/"),

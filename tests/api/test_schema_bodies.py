@@ -6,6 +6,7 @@
 - Bodies the server takes in one of two forms (a revision: ``document`` or ``patch``; a grant:
   ``username`` or ``group``; an import: ``file`` or ``text``) say so with ``oneOf``, and a JSON
   import body has no binary field.
+- A build job's spec takes no key but its own (``additionalProperties: false``).
 - A NUL in a free-text query parameter is a documented 400.
 """
 from __future__ import annotations
@@ -81,6 +82,10 @@ def _request_schema(schema, path, method, media="application/json"):
     return body
 
 
+def _component(schema, ref: dict) -> dict:
+    return schema["components"]["schemas"][ref["$ref"].rsplit("/", 1)[1]]
+
+
 def _one_of_required(body) -> list[list[str]]:
     return sorted(sorted(alternative["required"]) for alternative in body["oneOf"])
 
@@ -89,6 +94,17 @@ def test_revision_body_is_document_or_patch(schema):
     body = _request_schema(schema, f"{API}/topologies/{{topology_pk}}/revisions/", "post")
     assert _one_of_required(body) == [["document"], ["patch"]]
     assert "base_revision" in body["required"]
+
+
+def test_a_build_jobs_spec_is_closed_and_its_answer_is_the_job_to_poll(schema):
+    """An unknown build option is a 400 at it (tests/api/test_build_job.py): the schema says the
+    spec takes no other key; the 202 is the job, with the URL to poll and its result's."""
+    operation = schema["paths"][f"{API}/topologies/build-job/"]["post"]
+    body = _request_schema(schema, f"{API}/topologies/build-job/", "post")
+    spec = _component(schema, body["properties"]["build"])
+    assert spec["additionalProperties"] is False and {"template", "hosts"} <= set(spec["required"])
+    job = _component(schema, operation["responses"]["202"]["content"]["application/json"]["schema"])
+    assert {"url", "result_url", "progress", "state"} <= set(job["properties"])
 
 
 def test_share_grant_is_username_or_group(schema):

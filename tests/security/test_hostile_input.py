@@ -126,7 +126,7 @@ def test_deeply_nested_json_bodies_are_400_in_the_api(world, api_as):
     client = api_as("owner")
     t = world.topology.pk
     for url in ("/api/v1/validate/", f"/api/v1/topologies/{t}/revisions/", "/api/v1/topologies/",
-                "/api/v1/topologies/build-preview/"):
+                "/api/v1/topologies/build-preview/", "/api/v1/topologies/build-job/"):
         response = client.post(url, data=nested(1000), content_type="application/json")
         assert_client_error(response, 400, "nested deeper than")
         assert response.json()["error"]["code"] == "parse_error"

@@ -24,7 +24,7 @@ import json
 import pytest
 
 from designer import services
-from designer.models import Topology, TopologyRevision
+from designer.models import SimulationJob, Topology, TopologyRevision
 from designer.ops import limits
 
 pytestmark = pytest.mark.django_db
@@ -60,7 +60,10 @@ def test_topology_quota(world, api_as, settings):
     assert error["details"] == {"quota": "topologies", "used": 1, "limit": 1}
     build = {"name": "built", "build": {**ONE_GPU, "hosts": 1}}
     error_of(client.post("/api/v1/topologies/", build, format="json"), 403, "quota_exceeded")
-    assert Topology.objects.count() == before
+    # the job path creates its topology when it queues the job: refused the same, nothing queued
+    jobs = SimulationJob.objects.count()
+    error_of(client.post("/api/v1/topologies/build-job/", build, format="json"), 403, "quota_exceeded")
+    assert Topology.objects.count() == before and SimulationJob.objects.count() == jobs
     settings.FABRICSCOPE_QUOTA_TOPOLOGIES = 2
     assert client.post("/api/v1/topologies/", {"name": "second", "document": TWO_GPUS},
                        format="json").status_code == 201

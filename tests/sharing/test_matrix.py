@@ -115,8 +115,16 @@ def _document(world) -> dict:
     return world.topology.current_revision.document
 
 
+# Creating a topology needs an account, no role on any topology: inline or as a build job alike.
+CREATE = expect(owner=201, editor=201, viewer=201, team_viewer=201, team_editor=201, stranger=201,
+                anon=401, link=403, result_link=403, revoked_link=401, expired_link=401)
+_BUILD = {"name": "new-pod", "build": {"template": "dgx-h100", "hosts": 2}}
+
 # name -> (method, url template, body factory, expected row)
 API_WRITES = {
+    "build topology inline": ("post", "topologies/", lambda w: _BUILD, CREATE),
+    "build topology as a job": ("post", "topologies/build-job/", lambda w: _BUILD,
+                                {p: 202 if code == 201 else code for p, code in CREATE.items()}),
     "rename topology": ("patch", "topologies/{t}/", lambda w: {"description": "changed"}, EDIT),
     "delete topology": ("delete", "topologies/{t}/", None, _with(OWNER_ONLY, owner=204)),
     "save revision": ("post", "topologies/{t}/revisions/",
