@@ -8,8 +8,9 @@ size of what it wrote:
 - ``build_100k``: ``build --template dgx-h100 --hosts 12500 --tiers 3 -o topology.json`` (build,
   validate, normalize, write). Target: ≤ 10 s CPU, ≤ 2 GB peak RSS.
 - ``allreduce_ring_100k`` / ``allreduce_tree_100k``: ``simulate`` of a 1 GB all-reduce over all
-  100,000 GPUs, topology read from that file, the result written (its ``resources`` grouped
-  by symmetry). Targets: ≤ 10 s CPU each, a result ≤ 100 MB.
+  100,000 GPUs, topology read from that file (straight into columns, ``Topology.read_file_bytes``),
+  the result written (its ``resources`` grouped by symmetry). Targets: ≤ 10 s CPU each, a result
+  ≤ 100 MB.
 
 The topology is built once per process of the bench (not timed) and numba's on-disk cache is
 warmed by a tiny ``solve`` first. Figures and their history: docs/PERFORMANCE.md, "100,000 GPUs".

@@ -25,7 +25,7 @@ import orjson
 from designer.engine.collector import gc_paused
 from designer.engine.errors import InvalidScenario, Problem
 
-__all__ = ["read_json", "load_scenario", "progress_printer", "write", "loads", "dumps",
+__all__ = ["read_json", "read_topology", "load_scenario", "progress_printer", "write", "loads", "dumps",
            "read_bytes", "gc_paused", "write_stdout", "write_data", "array_chunks", "array_region",
            "OBJECT_LAYOUTS", "split_strings", "object_heads", "object_json", "numbers_json", "ObjectWriter"]
 
@@ -84,7 +84,11 @@ def dumps(doc, *, indent: int | None = 2) -> bytes:
 
 
 def read_json(path: str, where: str):
-    data = read_bytes(path)
+    return _parsed(read_bytes(path), where)
+
+
+def _parsed(data: bytes, where: str):
+    """:func:`loads` of ``data``, bad JSON an ``InvalidScenario`` located at ``where``."""
     try:
         return loads(data)
     except json.JSONDecodeError as exc:
@@ -92,13 +96,29 @@ def read_json(path: str, where: str):
                                                           f"{exc.colno}: {exc.msg}")]) from None
 
 
-def load_scenario(path: str):
-    """The scenario dict and a loader resolving a topology path relative to the scenario file."""
+def load_scenario(path: str, *, compiled_topology: bool = False):
+    """The scenario dict and a loader resolving a topology path relative to the scenario file.
+    ``compiled_topology``: the loader may give the compiled ``Topology`` of the file (read
+    into columns, :func:`read_topology`) instead of its document, for a caller that passes it
+    on to the engine's scenario (``simulate``)."""
     scenario = read_json(path, path)
     if not isinstance(scenario, dict):
         raise InvalidScenario("a scenario must be a JSON object", [Problem(path, "not an object")])
     base = os.path.dirname(os.path.abspath(path)) if path != "-" else os.getcwd()
-    return scenario, (lambda ref: read_json(os.path.join(base, ref), f"topology ({ref})"))
+    read = read_topology if compiled_topology else read_json
+    return scenario, (lambda ref: read(os.path.join(base, ref), f"topology ({ref})"))
+
+
+def read_topology(path: str, where: str):
+    """The topology file at ``path`` as a compiled ``Topology`` when the columnar reader vouches
+    for it (``Topology.read_file_bytes``: no dict per node or link), else its parsed document
+    as :func:`read_json` gives it (validated later, every problem located, as before)."""
+    from designer.engine.model.topology import Topology
+
+    data = read_bytes(path)
+    with gc_paused():
+        topology = Topology.read_file_bytes(data)
+    return topology if topology is not None else _parsed(data, where)
 
 
 def progress_printer(quiet: bool):

@@ -32,7 +32,7 @@ def run(args) -> int:
     from designer.engine.analysis.result_groups import GROUP_FROM, is_grouped
     from designer.engine.analysis.simulate import simulate
 
-    scenario, loader = load_scenario(args.scenario)
+    scenario, loader = load_scenario(args.scenario, compiled_topology=True)
     if args.max_flows_listed is not None:
         scenario = {**scenario, "options": {**(scenario.get("options") or {}),
                                             "max_flows_listed": args.max_flows_listed}}

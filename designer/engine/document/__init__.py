@@ -7,6 +7,8 @@ Modules
 - :mod:`.normalizer`: the normalized copy of a valid document (key order, link ids, catalog
   capacities and latencies), from the columns the acceptance read when it could;
 - :mod:`.accept`: the columnar fast path that accepts a well-formed document in one pass;
+- :mod:`.columnar`: a topology file's raw bytes read straight into those columns (no dict per
+  item; the CLI's ``simulate``), or "don't know" and the file is parsed as before;
 - :mod:`.rules`: the format name, size limits and value rules both of those check;
 - :mod:`.keys`: the fields each level may hold, and the located refusal of any other;
 - :mod:`.patch`: JSON-Patch-like edits applied to a document (the editor's saves).

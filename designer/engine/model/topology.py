@@ -29,6 +29,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from designer.engine.document.columnar import read_columns
 from designer.engine.document.validator import _normalize
 from designer.engine.numbers import first_appearance_codes
 
@@ -142,6 +143,16 @@ class Topology:
         # The columns validation read are handed over, not read again from the normalized
         # document (one pass over every item fewer); None when the item walk validated.
         return cls._assemble(normalized, columns or _document_columns(normalized))
+
+    @classmethod
+    def read_file_bytes(cls, data: bytes, kernels=None) -> "Topology | None":
+        """The topology of a document file's raw bytes read straight into columns
+        (:func:`~designer.engine.document.columnar.read_columns`: no dict per node or link; the
+        document is built at the first read of :attr:`doc`), or None when that reader cannot
+        vouch for the file: then parse it and use :meth:`from_document`, which validates it
+        and reports every problem, located."""
+        read = read_columns(data, kernels)
+        return None if read is None else cls._assemble(*read)
 
     @classmethod
     def compile(cls, doc: dict) -> "Topology":

@@ -90,7 +90,8 @@ def normalize_scenario(scenario: dict, *, topology_loader=None) -> Scenario:
     topology_loader : callable, optional
         ``loader(reference) -> document dict`` for a topology given as a string (a path for the
         CLI, a revision reference for the API). Each call must return a new dict nobody else
-        holds (the CLI's file reader parses one): it is normalized in place, not copied.
+        holds (the CLI's file reader parses one): it is normalized in place, not copied. It may
+        return a compiled ``Topology`` instead (the CLI's ``simulate`` reads a file into columns).
 
     Returns
     -------
@@ -247,6 +248,8 @@ def _topology(raw, loader) -> Topology:
             raise InvalidScenario("topology reference without a loader", [Problem(
                 "topology", "a topology given by reference needs a loader (give the document inline)")])
         raw = loader(raw)
+        if isinstance(raw, Topology):
+            return raw
     if isinstance(raw, dict) and "build" in raw:
         raw, owned = _build(raw["build"]), False
     if not isinstance(raw, dict):

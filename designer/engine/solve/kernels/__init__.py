@@ -6,6 +6,7 @@ Kernels, by owner (entry points in parentheses; each module's docstring states i
 - :mod:`.timeline`: the fluid timeline, warm-started from the fill's state (``tl_start``, ``tl_run``);
 - :mod:`.id_table`: id → index tables over UTF-8 bytes (``id_table_build``, ``find_joined``);
 - :mod:`.json_scan`: the ``solve`` reader's scanners (``scan_paths``, ``scan_flows``);
+- :mod:`.item_scan`: a topology file's "nodes" and "links" arrays read into columns (``scan_items``);
 - :mod:`.json_write`: the ``solve`` answer's object writer (``write_object``);
 - :mod:`.paths`: routing's path assembly (``path_lengths``, ``path_entries``);
 - :mod:`.hashing`: splitmix64 hashing (``group_identical``, ``hashed_rows``);

@@ -16,6 +16,8 @@ __all__ = [
     "SCAN_OK", "SCAN_NOT_AN_OBJECT", "SCAN_LINKS_KEYS", "SCAN_NOT_STRINGS", "SCAN_UNKNOWN_ID", "SCAN_COUNTS",
     "SCAN_TRUNCATED",
     "FLOWS_OK", "FLOWS_OUTSIDE", "FLOWS_FULL", "FLOWS_NO_CAP", "FLOW_ID", "FLOW_LINKS", "FLOW_DEMAND", "FLOW_BYTES",
+    "ITEMS_OK", "ITEMS_OUTSIDE", "ITEMS_FULL", "ITEMS_UNKNOWN_REF",
+    "VALUE_STRING", "VALUE_NUMBER", "VALUE_OBJECT", "VALUE_REF",
     "PIECE_SINGLE", "PIECE_INTRA", "PIECE_ROWS", "PIECE_FIELDS",
     "GOLDEN",
 ]
@@ -57,6 +59,16 @@ FLOWS_OK = 0
 FLOWS_OUTSIDE = 7    # bytes outside the accepted subset of JSON (or not JSON at all)
 FLOWS_FULL = 8       # an output buffer is too small
 FLOWS_NO_CAP = 9     # a flow with no link and no demand: the located path reports it
+# ``scan_items`` (a topology file's "nodes" / "links" read into columns):
+ITEMS_OK = 0
+ITEMS_OUTSIDE = 1       # bytes outside the subset read (or not JSON): an unknown or repeated key, ...
+ITEMS_FULL = 2          # an output is too small
+ITEMS_UNKNOWN_REF = 3   # a reference that is not a key of the id table
+# The value class of each key it reads (its ``classes``), and what it writes per item:
+VALUE_STRING = 1   # a non-empty plain string: its bytes then a NUL in the field (a NUL alone when absent)
+VALUE_NUMBER = 2   # a number token: its bytes then a comma (nothing when absent)
+VALUE_OBJECT = 3   # an object of scalars: its text then a NUL (a NUL alone when absent)
+VALUE_REF = 4      # a string that is a key of the id table: its index in ``refs`` (-1 when absent)
 # The keys of a flow, as bits; in ``scan_flows``' ``flags``: the flow gives a number for that key.
 FLOW_ID, FLOW_LINKS, FLOW_DEMAND, FLOW_BYTES = 1, 2, 4, 8
 

@@ -56,6 +56,10 @@ ENTRY_POINTS_BY_FILE = {
         "scan_paths": "piece key_bytes key_ptr table lens out!",
         "scan_flows": "piece key_bytes key_ptr table lens! out! ids! id_ptr! dem_nums! size_nums! flags! counts!",
     },
+    "item_scan": {
+        "scan_items": "piece names name_ptr classes key_bytes key_ptr table fields! field_size field_used! "
+                      "refs! present! counts!",
+    },
     "json_write": {
         "write_object": "keys values value_ptr pick layout layout_ptr text!",
     },
@@ -90,7 +94,8 @@ PARAM_TYPES = {
     "owner": "i8[]", "n_flows": "int64", "tab_ptr": "i8[]", "tab_data": "i8[]", "host_base": "i8[]",
     "host_flat": "i8[]", "flow_ptr": "i8[]", "flow_res": "i8[]", "src": "i8[]", "dst": "i8[]",
     "pattern": "i8[]", "index": "i8[]", "seed": "int64", "salt": "int64", "first": "i8[]", "count": "i8[]",
-    "rows": "i8[]",
+    "rows": "i8[]", "names": "u1[]", "name_ptr": "i8[]", "classes": "i8[]", "fields": "u1[]",
+    "field_size": "int64", "field_used": "i8[]", "refs": "i8[]", "present": "i8[]",
 }
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
