@@ -94,7 +94,8 @@ def _cost(bom: dict) -> dict:
 
 
 def _job_steps(request: dict, result: dict) -> list[dict]:
-    """Per job ``{"id", "step_time_s", "complete"}`` from a simulation result."""
+    """Per job ``{"id", "step_time_s", "complete"}`` from a simulation result (a ``job``
+    workload's also ``events`` and ``event_quantum``)."""
     section = result.get("jobs")
     if request.get("jobs") is not None and section is not None:
         rows = section["jobs"] if isinstance(section, dict) else section
@@ -103,7 +104,9 @@ def _job_steps(request: dict, result: dict) -> list[dict]:
     job = result["summary"].get("job")
     if job is not None:
         step = job.get("step_time_s")
-        return [{"id": "job", "step_time_s": step, "complete": step is not None}]
+        # The step's event count and completion quantum: a batched step says so (dag.py).
+        return [{"id": "job", "step_time_s": step, "complete": step is not None, "events": job.get("events"),
+                 "event_quantum": job.get("event_quantum")}]
     times = [p.get("completion_s") for p in result["summary"]["patterns"].values()]
     done = bool(times) and all(t is not None for t in times)
     return [{"id": "workload", "step_time_s": max(times) if done else None, "complete": done}]

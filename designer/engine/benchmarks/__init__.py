@@ -14,6 +14,8 @@ Modules
 - :mod:`.steps`: training steps at scale (Llama-3-405B-class on 16,384 and 100,000 GPUs, a
   DeepSeek-V3-class MoE step with EP 64 on 16,384), each a whole process;
 - :mod:`.explore`: the design-space explorer, a 36-point grid for 1,024 GPUs on one and two processes;
+- :mod:`.batching`: the job loop's batched completions (``event_quantum``) against the exact loop:
+  error and events on 128-256-GPU steps, random instances, and the explorer's 1,024-GPU slow point;
 - :mod:`.chakra`: importing Chakra traces of 1,024 ranks (1.8 million nodes);
 - :mod:`.fidelity`: published measurements against the engine's predictions
   (cases in ``fidelity_cases.json``).

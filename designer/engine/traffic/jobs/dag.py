@@ -16,6 +16,25 @@ re-solved at each, so the loop is exact under max-min (the timeline mode of
 of the transferring paths that changed are re-solved (:mod:`designer.engine.traffic.jobs.rates`):
 the others keep their max-min rates, which a full re-solve would give them again.
 
+**Batched completions** (``event_quantum`` ε, default :data:`EVENT_QUANTUM`; 0: the exact loop
+above, bit for bit). ECMP-hashed flows through an oversubscribed fabric finish at thousands of
+distinct times, each a re-solve of the whole all-to-all. With ε > 0 an event whose earliest
+completion is at ``t1`` extends, at the rates in force, to the last completion no later than
+``t1 + ε (t1 − s)`` (``s``: when the youngest sending pattern began sending), cut at the next
+compute or latency timer and at the first pattern whose every path finishes inside (so timers,
+pattern ends and the phase starts they cause happen at their exact times under those rates). Every
+path in the window finishes at its own time and moves exactly its bytes; the rate it frees is given
+to the others only at the window's end, one re-solve. So no resource is ever loaded past its
+capacity (the rates are a max-min allocation of a superset of the transferring paths), bytes are
+conserved, and each re-solve is late by at most ε × the youngest pattern's elapsed send time. The
+capacity-time each resource leaves idle meanwhile is summed; ``batching_idle_s`` is the largest,
+in seconds of that resource's capacity: when the step ends when one resource has carried its bytes
+(available from the same start) and it is saturated whenever the rates are fresh (an all-to-all's
+hottest spine link), it idles only while batching idles it, so the step is late by at most that
+much and never early; max-min in general is not monotone (a flow leaving can slow another), so
+elsewhere it is an indicator, and the error was measured (docs/PERFORMANCE.md, "Slow points").
+``events_batched`` counts the events that took more than one completion time.
+
 A pattern with a lost flow (unroutable, or routed with no bandwidth) never finishes, so neither
 does its phase, nor anything after it: the job does not complete (``step_time_s: null``) and
 ``reason`` says which phase and pattern.
@@ -25,7 +44,8 @@ compute runs), ``communication_s`` (time during which some pattern is in flight,
 included), ``exposed_communication_s`` (communication time not overlapped by compute),
 ``critical_path`` (phase ids: from the last phase back through the dependency that finished
 last; empty when the step does not complete: nothing is critical in a step that hangs), ``hung``
-(the phase that never finishes and its patterns), and per-phase ``start_s`` / ``end_s``. Under failures the result's ``diff.job``
+(the phase that never finishes and its patterns), ``events`` (rate solves), ``event_quantum``,
+``events_batched`` and ``batching_idle_s`` (Batched completions, above), and per-phase ``start_s`` / ``end_s``. Under failures the result's ``diff.job``
 (:func:`step_diff`) compares the step with the failure-free one.
 
 For ``kv_transfer`` patterns the loop also records which resource limited the pattern's slowest
@@ -43,9 +63,15 @@ from designer.engine.numbers import json_float as _num
 from designer.engine.traffic.jobs import report
 from designer.engine.traffic.jobs.rates import ComponentRates
 
-__all__ = ["TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
+__all__ = ["EVENT_QUANTUM", "TIME_RTOL", "run_job", "step_diff", "step_headline", "union_length"]
 
 _MAX_EVENTS = 200_000
+# ε of the completion window (module docstring, "Batched completions"): a re-solve may wait for the
+# completions up to ε × the youngest sending pattern's elapsed send time past the earliest one.
+# Chosen by measurement (docs/PERFORMANCE.md, "Slow points"; ``bench --only batching``): no error
+# above 1e-6 on the fabrics' steps at any ε up to 0.05, and ≤ 0.3 % on random asymmetric instances
+# at this ε (0.77 % at 0.01).
+EVENT_QUANTUM = 0.005
 
 
 class _State:
@@ -68,6 +94,7 @@ class _State:
         self.pat_paths = _group(self.path_pattern, n_pat)
         self.pat_start = np.full(n_pat, np.nan)
         self.pat_end = np.full(n_pat, np.nan)
+        self.send_start = np.full(n_pat, np.nan)       # when the latency ended and bytes began
         self.sending = np.zeros(n_pat, bool)           # latency over, bytes in flight
         self.active = np.zeros(len(self.left), bool)   # paths transferring now
         n_ph = len(job.phases)
@@ -92,6 +119,7 @@ class _State:
                 self.succ[d].append(k)
         self.ready = [k for k in range(n_ph) if self.deps_left[k] == 0]
         self.pending: list[np.ndarray] = []                 # paths that started since the last solve
+        self.idle = np.zeros(len(self.cap))                 # Gb/s·s left idle by batched completions
         self.rates = ComponentRates(self.cap, self.ptr, self.res, self.demand, self.weight,
                                     self.pat_paths) if incremental else None
 
@@ -102,7 +130,7 @@ def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
     return [order[bounds[k]:bounds[k + 1]] for k in range(n)]
 
 
-def run_job(prep, job, incremental: bool = True) -> dict:
+def run_job(prep, job, incremental: bool = True, quantum: float | None = None) -> dict:
     """Simulate one step of ``job`` on the prepared (routed) scenario.
 
     Parameters
@@ -114,6 +142,9 @@ def run_job(prep, job, incremental: bool = True) -> dict:
         Re-solve only the components of the transferring paths that changed at an event
         (:mod:`designer.engine.traffic.jobs.rates`); False re-solves every transferring path at
         every event (the reference the tests compare it with; same times within 1e-9 relative).
+    quantum : float, optional
+        ε of the completion window (module docstring, "Batched completions"); None: the job's
+        ``event_quantum``, else :data:`EVENT_QUANTUM`. 0 is the exact loop.
 
     Returns
     -------
@@ -127,20 +158,35 @@ def run_job(prep, job, incremental: bool = True) -> dict:
     counters, and the transferring paths are kept as a sorted index array. An imported workload
     of tens of thousands of chained phases costs one small solve per event.
     """
+    eps = _quantum(job, quantum)
     st = _State(prep, job, incremental)
-    t, events = 0.0, 0
+    t, events, batched = 0.0, 0, 0
     _start_ready(st, t)
     while events < _MAX_EVENTS:
         rates, bneck = _solve(st)
         t_next = _next_event(st, t, rates)
         if not np.isfinite(t_next):
             break
+        if eps > 0:
+            t_window = _window_end(st, t, t_next, rates, eps)
+            if t_window > t_next:
+                batched += 1
+                _note_idle(st, rates, t, t_window)
+            t_next = t_window
         if st.tracking:
             _note_limits(st, rates, bneck, t_next - t)
         _advance(st, rates, t, t_next)
         t, events = t_next, events + 1
         _settle(st, t)
-    return _summary(st, events)
+    idle = np.divide(st.idle, st.cap, out=np.zeros(len(st.cap)), where=st.idle > 0)
+    return {**_summary(st, events), "event_quantum": eps, "events_batched": batched,
+            "batching_idle_s": _num(float(np.max(idle, initial=0.0)))}
+
+
+def _quantum(job, quantum: float | None) -> float:
+    if quantum is None:
+        quantum = getattr(job, "event_quantum", None)
+    return EVENT_QUANTUM if quantum is None else float(quantum)
 
 
 def _start_ready(st: _State, t: float) -> None:
@@ -179,6 +225,7 @@ def _settle_pattern(st: _State, p: int, t: float) -> None:
         return
     if not st.sending[p] and st.pat_start[p] + st.latency[p] <= t * (1 + TIME_RTOL) + 1e-15:
         st.sending[p] = True
+        st.send_start[p] = t
         st.latent.discard(p)
         paths = st.pat_paths[p]
         new = paths[st.left[paths] > 0]
@@ -249,16 +296,64 @@ def _next_event(st: _State, t: float, rates: np.ndarray) -> float:
     moving = rates > 0
     if moving.any():
         best = t + float(np.min(st.left[st.idx[moving]] / (rates[moving] * BYTES_PER_GBPS_S)))
+    best = min(best, _next_timer(st, t))
+    if not np.isfinite(best):
+        zero = st.idx[~moving]
+        st.stalled = sorted({st.prep.flows.pattern_ids[int(st.path_pattern[i])] for i in zero[:1000]})
+    return max(best, t)
+
+
+def _next_timer(st: _State, t: float) -> float:
+    """Earliest latency or compute timer still to expire (inf: none)."""
+    best = np.inf
     for p in st.latent:
         best = min(best, st.pat_start[p] + st.latency[p])
     for k in st.running:
         end = st.ph_start[k] + _busy_s(st.job.phases[k])
         if end > t * (1 + TIME_RTOL):
             best = min(best, end)
-    if not np.isfinite(best):
-        zero = st.idx[~moving]
-        st.stalled = sorted({st.prep.flows.pattern_ids[int(st.path_pattern[i])] for i in zero[:1000]})
-    return max(best, t)
+    return best
+
+
+def _window_end(st: _State, t: float, t1: float, rates: np.ndarray, eps: float) -> float:
+    """Where the batched event at ``t1`` (the earliest completion) ends: the last completion, at
+    the current rates, no later than ``t1 + eps × (t1 − s)`` (``s``: when the youngest sending
+    pattern began sending), than the next timer, nor than the first pattern to finish whole (its
+    end, and the phase starts it causes, stay exact). ``t1`` itself when a timer comes first."""
+    timer = _next_timer(st, t)
+    if not t1 < timer:
+        return t1
+    moving = rates > 0
+    paths = st.idx[moving]
+    finish = t + st.left[paths] / (rates[moving] * BYTES_PER_GBPS_S)
+    youngest = float(np.max(st.send_start[st.pat_active > 0]))
+    inside = finish <= min(t1 + eps * (t1 - youngest), timer)
+    if not inside.any():   # t1 is within rounding of the earliest finish: nothing to batch
+        return t1
+    end = float(np.max(finish[inside]))
+    owner = st.path_pattern[paths[inside]]
+    counts = np.bincount(owner, minlength=len(st.pat_active))
+    whole = np.flatnonzero(counts == st.pat_active)
+    whole = whole[counts[whole] > 0]
+    if len(whole):
+        last = np.full(len(st.pat_active), -np.inf)
+        np.maximum.at(last, owner, finish[inside])
+        end = min(end, float(np.min(last[whole])))
+    return max(end, t1)
+
+
+def _note_idle(st: _State, rates: np.ndarray, t: float, t_end: float) -> None:
+    """Add to each resource the capacity-time (Gb/s·s) that paths finishing before ``t_end`` leave
+    unused: their rate comes back to the others only when the window ends."""
+    idx = st.idx
+    finish = np.where(rates > 0, st.left[idx] / np.maximum(rates, 1e-300) / BYTES_PER_GBPS_S, np.inf)
+    early = np.flatnonzero(finish < t_end - t)
+    if not len(early):
+        return
+    paths = idx[early]
+    lens = st.ptr[paths + 1] - st.ptr[paths]
+    pos = np.repeat(st.ptr[paths] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    np.add.at(st.idle, st.res[pos], np.repeat(rates[early] * (t_end - t - finish[early]), lens))
 
 
 def _advance(st: _State, rates: np.ndarray, t: float, t_next: float) -> None:

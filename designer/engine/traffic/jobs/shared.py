@@ -216,10 +216,12 @@ def job_phases(job: PlacedJob) -> list[dict]:
 
 
 def merged_spec(jobs: list[PlacedJob], patterns: list[dict] | None = None) -> JobSpec:
-    """One :class:`JobSpec` running ``jobs``' steps side by side (``after`` shifted per job)."""
+    """One :class:`JobSpec` running ``jobs``' steps side by side (``after`` shifted per job); its
+    ``event_quantum`` is the smallest any job asks for (one loop runs them all: the most exact wins)."""
     phases = []
     for job in jobs:
         base = len(phases)
         phases.extend({**ph, "after": [base + d for d in ph["after"]]} for ph in job_phases(job))
+    asked = [j.spec.event_quantum for j in jobs if j.spec is not None and j.spec.event_quantum is not None]
     return JobSpec(None, phases, "shared cluster: " + ", ".join(j.id for j in jobs[:8])
-                   + (f" … ({len(jobs)} jobs)" if len(jobs) > 8 else ""))
+                   + (f" … ({len(jobs)} jobs)" if len(jobs) > 8 else ""), event_quantum=min(asked, default=None))

@@ -8,7 +8,9 @@ Pattern ids are unique across the job; ``groups: {"layout": "tp"}`` refers to th
 A cycle among ``after`` dependencies is a located error. ``template`` (instead of ``phases``)
 expands a model template (:mod:`designer.engine.traffic.jobs.models`) on the job's layout, or, with
 ``"kind": "inference"``, a disaggregated prefill/decode template
-(:mod:`designer.engine.traffic.jobs.inference`, no layout needed).
+(:mod:`designer.engine.traffic.jobs.inference`, no layout needed). ``event_quantum`` (ε, a number
+in [0, ``MAX_EVENT_QUANTUM``]) sets the step loop's completion window
+(:mod:`designer.engine.traffic.jobs.dag`, "Batched completions"; 0: the exact loop; absent: its default).
 """
 from __future__ import annotations
 
@@ -23,9 +25,12 @@ from designer.engine.traffic.jobs.layout import Layout, normalize_layout
 from designer.engine.traffic.jobs.models import expand_template
 from designer.engine.traffic.workloads import normalize_pattern
 
-__all__ = ["MAX_PHASES", "JobSpec", "job_overview", "normalize_job"]
+__all__ = ["MAX_EVENT_QUANTUM", "MAX_PHASES", "JobSpec", "job_overview", "normalize_job"]
 
-_JOB_KEYS = {"layout", "phases", "name", "source", "template"}
+_JOB_KEYS = {"layout", "phases", "name", "source", "template", "event_quantum"}
+# A wider window would let a re-solve wait longer than a tenth of a pattern's elapsed time: the
+# error bound (dag.py) grows with ε and such a step says little about the exact one.
+MAX_EVENT_QUANTUM = 0.1
 _PHASE_KEYS = {"id", "compute_s", "wait_s", "patterns", "after", "label"}
 
 
@@ -46,6 +51,7 @@ class JobSpec:
     phases: list = field(default_factory=list)
     name: str = ""
     inference: dict | None = None     # the inference template's numbers (KV bytes, rate, …)
+    event_quantum: float | None = None  # ε of the step loop's completion window (None: its default)
 
     def summary_layout(self) -> dict | None:
         return self.layout.as_dict() if self.layout is not None else None
@@ -99,9 +105,22 @@ def normalize_job(topo, raw, where: str = "workload.job", scope=None) -> tuple[l
         phases.append(_phase(topo, ph, f"{where}.phases[{k}]", index, (layout, scope), seen, patterns, problems))
     if not problems:
         _check_acyclic(phases, where, problems)
+    quantum = _event_quantum(raw, where, problems)
     if problems:
         raise InvalidWorkload("invalid job", problems)
-    return patterns, JobSpec(layout, phases, str(raw.get("name", "")), inference)
+    return patterns, JobSpec(layout, phases, str(raw.get("name", "")), inference, quantum)
+
+
+def _event_quantum(raw: dict, where: str, problems: list) -> float | None:
+    """The job's ``event_quantum`` (None when absent or refused)."""
+    value = raw.get("event_quantum")
+    if value is None:
+        return None
+    if not is_real(value) or not 0 <= value <= MAX_EVENT_QUANTUM:
+        problems.append(Problem(f"{where}.event_quantum",
+                                f"must be a number from 0 (exact) to {MAX_EVENT_QUANTUM}, got {value!r}"))
+        return None
+    return float(value)
 
 
 def _phase_index(phases_raw, where, problems) -> dict:
