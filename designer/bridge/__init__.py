@@ -41,7 +41,8 @@ from designer.bridge.documents import (
     fabric_summary, graphml, ops_export, host_document, normalize_document, patch_document, revision_bom,
     topo_matrix, unprintable, validate_document)
 from designer.bridge.diagnose import diagnosis_check, diagnosis_runs, run_diagnose
-from designer.bridge.explore import explore_check, explore_points, merge_explore_parts, run_explore_chunk
+from designer.bridge.explore import (explore_check, explore_chunk_points, explore_points, merge_explore_parts,
+                                     run_explore_chunk)
 from designer.bridge.goodput import goodput_defaults, goodput_plan
 from designer.bridge.plan import physical_plan, plan_cables_csv
 from designer.bridge.nccl_log import nccl_log_check
@@ -63,6 +64,6 @@ __all__ = [
     "nccl_tests_sweep", "warm_up",
     "import_host", "import_simai_job", "import_chakra_job",
     "goodput_plan", "goodput_defaults", "nccl_log_check", "physical_plan", "plan_cables_csv",
-    "explore_check", "explore_points", "run_explore_chunk", "merge_explore_parts",
+    "explore_check", "explore_points", "explore_chunk_points", "run_explore_chunk", "merge_explore_parts",
     "diagnosis_runs", "diagnosis_check", "run_diagnose",
 ]

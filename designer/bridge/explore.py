@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from designer.bridge.common import Progress, engine_errors, json_safe
 
-__all__ = ["BASE_FROM_FABRIC", "explore_check", "explore_points", "run_explore_chunk", "merge_explore_parts"]
+__all__ = ["BASE_FROM_FABRIC", "explore_check", "explore_points", "explore_chunk_points", "run_explore_chunk",
+           "merge_explore_parts"]
 
 # What a built design's ``fabric`` block gives the grid's base (the generator's own names).
 BASE_FROM_FABRIC = {"template": "template", "hosts": "hosts", "kind": "fabric", "oversubscription": "oversubscription",
@@ -55,8 +56,15 @@ def explore_points(job) -> list[dict]:
         return json_safe(points(job.inputs))
 
 
+def explore_chunk_points(points: list, i: int, n: int) -> list:
+    """The points chunk ``(i, n)`` of an explore job evaluates (every n-th from the i-th)."""
+    from designer.engine.analysis.explore import chunk_points
+
+    return chunk_points(points, i, n)
+
+
 def run_explore_chunk(job, chunk: tuple[int, int] | None, progress: Progress) -> dict:
-    """Evaluate block ``chunk = (i, n)`` of an explore job's points (None: all, merged)."""
+    """Evaluate chunk ``(i, n)`` of an explore job's points (None: all, merged)."""
     from designer.engine.analysis.explore import explore
 
     with engine_errors():

@@ -67,8 +67,10 @@ def sweep_prepare(job: SimulationJob, run: Run) -> None:
         job_finish(job.pk, job.attempts, JobState.SUCCEEDED, data=data,
                     message=done_message(job, data))
         return
-    # Same contiguous blocks as the engine's chunk=(i, n); stored so pages can show each chunk.
-    parts = [failures[i * len(failures) // n:(i + 1) * len(failures) // n] for i in range(n)]
+    # What the engine's chunk=(i, n) evaluates, stored so pages can show each chunk: contiguous
+    # blocks of failures, every n-th design point (bridge.explore_chunk_points).
+    parts = ([bridge.explore_chunk_points(failures, i, n) for i in range(n)] if job.kind == JobKind.EXPLORE else
+             [failures[i * len(failures) // n:(i + 1) * len(failures) // n] for i in range(n)])
     with transaction.atomic():
         locked = lock_job(job.pk)
         if locked.state != JobState.RUNNING or locked.attempts != job.attempts:

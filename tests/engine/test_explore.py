@@ -127,6 +127,8 @@ def test_chunks_merge_to_the_unchunked_run_in_any_order():
     whole = explore(_grid())
     parts = [explore(_grid(), chunk=(i, 3)) for i in range(3)]
     assert sum(len(p["points"]) for p in parts) == 4
+    # Strided, not blocks: chunk i holds points i, i + 3, … (one fabric kind's neighbours spread out).
+    assert [[q["index"] for q in p["points"]] for p in parts] == [[0, 3], [1], [2]]
     assert merge_explore(parts[::-1]) == whole
     with pytest.raises(InvalidScenario) as exc:
         merge_explore(parts[:2])

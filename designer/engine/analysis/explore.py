@@ -20,7 +20,8 @@ in docs/FORMATS.md.
 - **network cost**: the plan's switches, cables and optics (every BOM tier but servers and
   storage), per GPU — the figure the rail-only paper's saving is about.
 
-Points are independent: ``chunk=(i, n)`` evaluates the i-th of n contiguous blocks and
+Points are independent: ``chunk=(i, n)`` evaluates every n-th point from the i-th (strided, so
+the costly points of one fabric kind, neighbours in the grid, spread over the workers) and
 :func:`merge_explore` of all n parts equals the unchunked run (the sweep machinery's contract,
 :func:`.whatif.merge_sweeps`).
 """
@@ -183,7 +184,7 @@ def explore(request, *, chunk=None, progress=None) -> dict:
     request : dict
         A grid request (docs/FORMATS.md, "Design-space explorer").
     chunk : (int, int) or "i/n", optional
-        Evaluate only the i-th of n contiguous blocks of points.
+        Evaluate only points i, i + n, i + 2n, … (:func:`chunk_points`).
     progress : callable, optional
         ``progress(fraction, message)``.
 
@@ -201,17 +202,25 @@ def explore(request, *, chunk=None, progress=None) -> dict:
     checked = check_request(request)
     points = grid_points(checked)
     part = _parse_chunk(chunk, len(points))
-    lo, hi = (part[0] * len(points) // part[1], (part[0] + 1) * len(points) // part[1]) if part else (0, len(points))
+    mine = chunk_points(points, *part) if part else points
     done, clock = [], time.perf_counter()
-    for k in range(lo, hi):
-        done.append(evaluate_point(checked, points[k]))
+    for k, point in enumerate(mine, 1):
+        done.append(evaluate_point(checked, point))
         now = time.perf_counter()
-        if now - clock > 0.5 or k == hi - 1:
+        if now - clock > 0.5 or k == len(mine):
             clock = now
-            _progress(progress, (k + 1 - lo) / max(hi - lo, 1), f"point {k + 1 - lo}/{hi - lo}: {points[k]['axes']}")
+            _progress(progress, k / len(mine), f"point {k}/{len(mine)}: {point['axes']}")
     doc = {"format": EXPLORE_FORMAT, "request": checked, "points_total": len(points),
            "chunk": list(part) if part else None, "points": done}
     return doc if part else merge_explore([doc])
+
+
+def chunk_points(points: list, i: int, n: int) -> list:
+    """The points chunk ``i`` of ``n`` evaluates: every n-th from the i-th. A grid's neighbours
+    share a fabric kind and so a cost (an oversubscribed leaf-spine under an all-to-all takes a few
+    seconds a point, a rail fabric ~1 s), so contiguous blocks would leave one worker the slow
+    kind; striding deals them out evenly."""
+    return points[i::n]
 
 
 def pareto_front(points: list[dict], x: str = "usd_per_gpu", y: str = "step_score") -> list[int]:
