@@ -6,6 +6,8 @@ simulated user and writes a summary). Accounts come from the JSON file in
 ``FABRICSCOPE_LOAD_USERS``: ``[{"username", "password", "token", "topology", "scenario",
 "session", "session_cookie"}, ...]`` (``session`` set: use it instead of signing in);
 each simulated user takes the next one, so nobody waits on another's revisions or job quota.
+Think time between a user's tasks: ``FABRICSCOPE_LOAD_WAIT=MIN,MAX`` seconds (``run.py --wait``;
+0.5,2.0 by default).
 
 Request names start with a category -- ``page``, ``api read``, ``sign-in``, ``api edit``,
 ``api submit``, ``api poll`` -- and :func:`_summary` writes per-category p50/p95 to
@@ -34,13 +36,28 @@ POLL_TIMEOUT_S = float(os.environ.get("FABRICSCOPE_LOAD_POLL_TIMEOUT", "120"))
 CATEGORIES = ("page", "api read", "sign-in", "api edit", "api submit", "api poll")
 
 
+def wait_bounds(text: str) -> tuple[float, float]:
+    """``"MIN,MAX"`` seconds of think time between a user's tasks (``run.py --wait``)."""
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise SystemExit(f"FABRICSCOPE_LOAD_WAIT={text!r}: give MIN,MAX seconds, "
+                         "e.g. 0.5,2.0") from None
+    if not 0 <= low <= high:
+        raise SystemExit(f"FABRICSCOPE_LOAD_WAIT={text!r}: need 0 <= MIN <= MAX")
+    return low, high
+
+
+WAIT_S = wait_bounds(os.environ.get("FABRICSCOPE_LOAD_WAIT", "0.5,2.0"))
+
+
 def _count(key: str) -> None:
     with _lock:
         JOBS[key] += 1
 
 
 class Designer(HttpUser):
-    wait_time = between(0.5, 2.0)
+    wait_time = between(*WAIT_S)
 
     def on_start(self) -> None:
         account = ACCOUNTS[next(_next) % len(ACCOUNTS)]
@@ -141,4 +158,6 @@ def _figures(entry) -> dict:
             "p50_ms": entry.get_response_time_percentile(0.5) if entry.num_requests else None,
             "p95_ms": entry.get_response_time_percentile(0.95) if entry.num_requests else None,
             "max_ms": round(entry.max_response_time) if entry.num_requests else None,
+            # summed over requests: run.py subtracts it from the users' time (offered rate)
+            "response_time_s": round(entry.total_response_time / 1000, 3),
             "rps": round(entry.total_rps, 2)}

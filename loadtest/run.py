@@ -20,6 +20,12 @@ machine (``/proc/stat`` busy time minus both), with the load average before and 
 machine is shared: a p95 is only comparable next to these figures. ``--locust-cpus`` pins locust
 (``taskset -c``) apart from the app (``--app-cpus``) when that makes the figure more honest.
 
+``--wait MIN,MAX`` sets locust's think time between a user's tasks (default 0.5,2.0 s). The
+summary gives two request rates: ``sent_rps``, what locust sent (requests / seconds of load), and
+``offered_rps``, what the same users would have sent had every answer been instant: requests /
+(the users' active time minus the time they spent waiting on answers, per user). The first falls
+as the app saturates; the second is the load it was offered, the x axis of a p95 table.
+
 Only loopback addresses are used; every loop is bounded in time.
 """
 from __future__ import annotations
@@ -204,6 +210,8 @@ def main(argv=None) -> int:
                         help="give each simulated user a signed-in session made in setup instead "
                              "of signing in through the form (PBKDF2, ~0.25 s of CPU each, all "
                              "within the ramp-up): measures browsing, not 200 sign-ins at once")
+    parser.add_argument("--wait", type=wait_arg, default="0.5,2.0", metavar="MIN,MAX",
+                        help="think time between a user's tasks, seconds (locust's between())")
     parser.add_argument("--locust-cpus", default=None, help="taskset -c list for locust, e.g. 1")
     parser.add_argument("--app-cpus", default=None, help="taskset -c list for the app, e.g. 0")
     args = parser.parse_args(argv)
@@ -258,7 +266,8 @@ def main(argv=None) -> int:
              "-t", f"{args.duration}s", "--stop-timeout", "30", "--csv", str(out / "locust"),
              "--only-summary"],
             cwd=ROOT, env={**env, "FABRICSCOPE_LOAD_USERS": str(users_file),
-                           "FABRICSCOPE_LOAD_SUMMARY": str(summary_file)},
+                           "FABRICSCOPE_LOAD_SUMMARY": str(summary_file),
+                           "FABRICSCOPE_LOAD_WAIT": args.wait},
             capture_output=True, text=True, timeout=args.duration + 300)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = cpu_report(cpu_before, app_cpu(app.pid),
@@ -276,6 +285,9 @@ def main(argv=None) -> int:
         summary.update({"users": args.users, "duration_s": args.duration,
                         "wall_s": round(time.time() - started, 1), "jobs_in_database": jobs,
                         "locust_exit_code": locust.returncode, "cpu_s": cpu,
+                        "wait_s": args.wait,
+                        **request_rates(summary["total"], args.users, args.duration,
+                                        args.spawn_rate),
                         "sign_in": "presigned sessions" if args.presigned else "the sign-in form",
                         "backend": {"database": "postgresql" if args.database_url else "sqlite",
                                     "redis": "REDIS_URL" if args.redis_url else "embedded"}})
@@ -290,6 +302,32 @@ def main(argv=None) -> int:
     (out / "summary.md").write_text(markdown(summary))
     print(markdown(summary))
     return 0 if summary.get("total", {}).get("failures") == 0 else 1
+
+
+def wait_arg(text: str) -> str:
+    """``--wait MIN,MAX`` checked (seconds, 0 <= MIN <= MAX), passed on as given."""
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give MIN,MAX seconds, e.g. 0.5,2.0") from None
+    if not 0 <= low <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= MIN <= MAX")
+    return f"{low},{high}"
+
+
+def request_rates(total: dict, users: int, duration_s: float, spawn_rate: float) -> dict:
+    """Sent and offered requests per second (module docstring) from locust's ``total``.
+
+    Users start ``spawn_rate`` a second, so the users' active time is ``users x duration``
+    less the ramp's missing half triangle; the time spent waiting on answers is locust's summed
+    response time. Nothing here is tuned: both are ratios of measured totals.
+    """
+    requests = total.get("requests") or 0
+    ramp_s = min(users / spawn_rate, duration_s) if spawn_rate > 0 else 0.0
+    active_s = users * duration_s - users * ramp_s / 2
+    idle_per_user_s = (active_s - total.get("response_time_s", 0.0)) / users if users else 0.0
+    return {"sent_rps": round(requests / duration_s, 1) if duration_s else None,
+            "offered_rps": round(requests / idle_per_user_s, 1) if idle_per_user_s > 0 else None}
 
 
 def pin(cpus: str | None) -> list[str]:
@@ -308,7 +346,9 @@ def markdown(s: dict) -> str:
     seen = s["jobs_seen_by_users"]
     return "\n".join([
         f"{s['users']} users, {s['duration_s']} s of load ({s['wall_s']} s wall), "
-        f"{s.get('backend')}, signed in with {s.get('sign_in')}", "", *rows, "",
+        f"{s.get('backend')}, signed in with {s.get('sign_in')}, think time {s.get('wait_s')} s",
+        f"requests per second: offered {s.get('offered_rps')} (had every answer been instant), "
+        f"sent {s.get('sent_rps')}", "", *rows, "",
         f"jobs submitted (201) {seen['submitted']}, refused {seen['refused']}; in the database "
         f"after draining: {jobs}; seen finished by their users: succeeded {seen['succeeded']}, "
         f"failed {seen['failed']}, still polling at the end {seen['unfinished']}",

@@ -34,12 +34,13 @@ __all__ = ["sharing", "share_grant", "share_role", "share_revoke", "link_create"
 def sharing(request, pk: int):
     topology = selectors.topology_get_for(user=request.user, pk=pk, action="audit")
     is_owner = selectors.topology_can(request.user, topology, "manage")
-    return render(request, "designer/sharing.html", {
+    return render(request, "designer/sharing.html", {  # the checked topology passed on
         "topology": topology, "is_owner": is_owner,
-        "shares": selectors.share_list(user=request.user, topology_pk=pk),
-        "links": selectors.share_link_list(user=request.user, topology_pk=pk) if is_owner else [],
-        "jobs": selectors.job_list(user=request.user, topology_pk=pk, state="succeeded")[:50],
-        "audit": selectors.audit_list(user=request.user, topology_pk=pk)[:100],
+        "shares": selectors.share_list(user=request.user, topology=topology),
+        "links": (selectors.share_link_list(user=request.user, topology=topology)
+                  if is_owner else []),
+        "jobs": selectors.job_list(user=request.user, topology=topology, state="succeeded")[:50],
+        "audit": selectors.audit_list(user=request.user, topology=topology)[:100],
         "grant_form": ShareGrantForm(), "link_form": ShareLinkForm(),
         "transfer_form": TransferForm(),
         "new_link": request.session.pop("new_share_link", None) if is_owner else None})

@@ -65,13 +65,14 @@ def topology_new(request):
 
 @login_required
 def topology_detail(request, pk: int):
+    # Fetched and checked once; the selectors below take the checked topology, not its pk.
     topology = selectors.topology_get(user=request.user, pk=pk)
     return render(request, "designer/topology_detail.html", {
         "topology": topology,
         **selectors.topology_access(user=request.user, topology=topology),
-        "revisions": selectors.revision_list(user=request.user, topology_pk=pk)[:50],
-        "scenarios": selectors.scenario_list(user=request.user, topology_pk=pk),
-        "jobs": selectors.recent_jobs(user=request.user, topology_pk=pk),
+        "revisions": selectors.revision_list(user=request.user, topology=topology)[:50],
+        "scenarios": selectors.scenario_list(user=request.user, topology=topology),
+        "jobs": selectors.recent_jobs(user=request.user, topology=topology),
         "export_formats": export_menu(pk) if topology.current_revision_id else [],
         # From the revision's digest: this page never reads the (up to 40 MB) document.
         **_revision_digest_context(pages.revision_head(topology.current_revision_id))})

@@ -2,7 +2,7 @@
 
 A ranking runs inside the request, bounded by the design's size (``bridge.MAX_PLACE_HOSTS``,
 measured in :mod:`designer.bridge.shared`); it is a read, kept here with the scenario's other
-actions because ``designer/selectors.py`` is at the house's module-length limit.
+actions (the other bounded in-request engine reads are in ``designer/selectors/inline.py``).
 """
 from __future__ import annotations
 

@@ -33,11 +33,11 @@ PAGE_QUERIES = {
 }
 API_QUERIES = {
     "topologies": 3,       # token (+user), count, page
-    "topology": 2,         # token, the topology
-    "revisions": 4,        # token, topology visible?, count, page
-    "revision": 3,         # token, the revision, its document as text
+    "topology": 2,         # token, the topology (by key; the owner is checked in memory)
+    "revisions": 4,        # token, the topology (as above), count, page
+    "revision": 3,         # token, the revision with its topology (as above), its document as text
     "jobs": 3,             # token, count, page
-    "job": 2,              # token, the job
+    "job": 2,              # token, the job with its topology (as above)
 }
 
 
@@ -93,9 +93,11 @@ def test_page_queries_do_not_grow_with_rows(alice, user, small_topology, job, pu
 
 def test_topology_page_queries(alice, user, small_topology, scenario, job,
                                django_assert_num_queries):
-    """The owner's topology page: session, user, the topology, its grants and audit trail (each
-    after the topology's visibility check), revisions, scenarios, recent jobs, the revision head.
-    The digest (the document's figures) is read once on a cold cache, never on a warm one."""
+    """The owner's topology page: session, user, the topology (read by key, checked once in
+    memory: the owner needs no grants query), its grants and audit trail, revisions, scenarios,
+    recent jobs, the revision head. It was 12 while each of grants, audit trail and revisions
+    fetched and checked the topology again. The digest (the document's figures) is read once on
+    a cold cache, never on a warm one."""
     url = reverse("topology_detail", args=[small_topology.pk])
     digest_cache.PAGE_DIGESTS.clear()
     with django_assert_num_queries(TOPOLOGY_PAGE_QUERIES + 1):
@@ -104,7 +106,23 @@ def test_topology_page_queries(alice, user, small_topology, scenario, job,
         assert alice.get(url).status_code == 200
 
 
-TOPOLOGY_PAGE_QUERIES = 12
+TOPOLOGY_PAGE_QUERIES = 9
+
+
+def test_topology_page_queries_for_a_viewer(client, user, other_user, small_topology, scenario,
+                                            django_assert_num_queries):
+    """A viewer's page: session, user, the topology, the viewer's grants (the role: asked once,
+    the page's later checks read it from the checked topology), revisions, scenarios, recent
+    jobs, the revision head; no grant list or audit trail (owner and editors only). It was 9:
+    the revisions list fetched and checked the topology again."""
+    services.share_grant(topology=small_topology, actor=user, role="viewer", user=other_user)
+    client.force_login(other_user)
+    url = reverse("topology_detail", args=[small_topology.pk])
+    client.get(url)
+    with django_assert_num_queries(8):
+        response = client.get(url)
+    assert response.status_code == 200 and response.context["role"] == "viewer"
+    assert response.context["shares"] == [] and response.context["audit"] == []
 
 
 def test_api_reads_do_not_grow_with_rows(api, user, small_topology, job, published,
@@ -178,3 +196,32 @@ def test_load_test_presigned_session_signs_its_user_in(client, tmp_path):
     assert client.get(reverse("topology_detail", args=[account["topology"]])).status_code == 200
     client.cookies[account["session_cookie"]] = "0" * 32
     assert client.get(reverse("topology_list")).status_code == 302
+
+
+def test_load_test_request_rates_and_wait():
+    """``run.py``'s rates by hand: 10 users for 100 s, 10 started a second (a 1 s ramp: 995
+    user-seconds active), 95 s spent waiting on answers, 1,800 requests: sent 1,800 / 100 = 18.0
+    a second; offered 1,800 / ((995 - 95) / 10) = 20.0 a second. ``--wait`` takes MIN,MAX."""
+    import argparse
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("loadtest_run", ROOT / "loadtest" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    rates = run.request_rates({"requests": 1800, "response_time_s": 95.0}, users=10,
+                              duration_s=100, spawn_rate=10)
+    assert rates == {"sent_rps": 18.0, "offered_rps": 20.0}
+    assert run.wait_arg("0.1, 0.4") == "0.1,0.4"
+    for bad in ("2,1", "1", "a,b", "-1,2"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            run.wait_arg(bad)
+
+
+def test_sharing_page_queries(alice, small_topology, job, django_assert_num_queries):
+    """The owner's sharing page: session, user, the topology (checked once, passed on), its
+    grants, links, succeeded jobs and audit trail. It was 10 while each list fetched and checked
+    the topology again by its pk."""
+    url = reverse("sharing", args=[small_topology.pk])
+    alice.get(url)
+    with django_assert_num_queries(7):
+        assert alice.get(url).status_code == 200
