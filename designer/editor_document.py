@@ -6,13 +6,30 @@ load. Revisions are immutable, so the answer is the revision's stored JSON text 
 holds it — never decoded into Python objects and encoded again (on the 32k design that was most
 of the page's server time) — gzip-compressed once and kept in a small per-process cache keyed
 by the revision id. See docs/PERFORMANCE.md, "Editor: open a 32k-GPU design collapsed".
+
+The compressed form is also kept on disk (``VAR_DIR/editor-documents/``), written when the
+revision is saved (``services.topologies.revision_append``'s after-commit warm-up): a build job
+saves its revision on a worker, a process apart from the web's, and reading back and compressing
+a 100,000-GPU design's 253 MB of text took the web process 1.3–2.8 s on its first open. The web
+and worker processes of one machine share the directory (containers without a shared ``var``
+each keep their own: the web's first open compresses once, then every web process reuses it).
+The file is named by the revision's id *and* its checksum, so a file left by another database (a
+test run, a restored backup) whose ids restart is never taken for this one's; the directory is
+kept under ``DISK_BYTES`` by removing the least recently used files. A process that cannot write
+there (read-only, full) still answers, compressing in memory as before.
 """
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import tempfile
 import threading
 import zlib
 from collections import OrderedDict
+from pathlib import Path
 
+from django.conf import settings
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.http import Http404, HttpResponse
@@ -20,14 +37,21 @@ from django.utils.cache import patch_vary_headers
 
 from designer.models import TopologyRevision
 
-__all__ = ["document_text", "document_gzip", "document_response", "cache_clear", "CACHE_BYTES"]
+__all__ = ["document_text", "document_gzip", "document_response", "cache_clear", "CACHE_BYTES",
+           "DISK_BYTES", "store_dir"]
 
 # Compressed documents kept per process: a 32k-GPU design compresses to a few MB, so this holds
 # the designs being edited right now without growing with the number of revisions.
 CACHE_BYTES = 64 * 1024 * 1024
 # zlib level 1: a fraction of level 6's CPU for a slightly larger result (docs/PERFORMANCE.md);
-# the compressed form is made once per revision and process.
+# the compressed form is made once per revision (disk store below).
 GZIP_LEVEL = 1
+# Compressed documents kept on disk, shared by the web and worker processes of one machine: a
+# 100,000-GPU design is ~17 MB compressed, so this holds ~60 of them.
+DISK_BYTES = 1024 * 1024 * 1024
+SUFFIX = ".json.gz"
+
+log = logging.getLogger(__name__)
 
 _cache: OrderedDict[tuple[int, int], bytes] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -56,26 +80,107 @@ def document_text(topology_id: int, revision_id: int) -> bytes:
 
 
 def document_gzip(topology_id: int, revision_id: int) -> bytes:
-    """The JSON text of :func:`document_text`, gzip-compressed (bytes), from the per-process
-    cache or read and compressed once (a revision never changes: its id is the cache key)."""
+    """The JSON text of :func:`document_text`, gzip-compressed (bytes): from the per-process
+    cache, else from the disk store (``store_dir()``), else read, compressed and written to both
+    (a revision never changes: its id, with its checksum on disk, is the key).
+
+    Raises
+    ------
+    Http404
+        No such revision of this topology.
+    """
     key = (topology_id, revision_id)
     with _cache_lock:
         body = _cache.get(key)
         if body is not None:
             _cache.move_to_end(key)
             return body
-    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip wrapper
-    body = compressor.compress(document_text(topology_id, revision_id)) + compressor.flush()
+    path = _stored_path(topology_id, revision_id)
+    body = _read_stored(path)
+    if body is None:
+        compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip wrapper
+        body = compressor.compress(document_text(topology_id, revision_id)) + compressor.flush()
+        _write_stored(path, body)
+    _remember(key, body)
+    return body
+
+
+def store_dir() -> Path:
+    """Where the compressed documents are kept on disk (``VAR_DIR/editor-documents``)."""
+    return Path(settings.VAR_DIR) / "editor-documents"
+
+
+def _stored_path(topology_id: int, revision_id: int) -> Path:
+    """The disk store's file of the revision: ``<revision id>-<checksum>.json.gz``.
+
+    Raises
+    ------
+    Http404
+        No such revision of this topology.
+    """
+    checksum = (TopologyRevision.objects.filter(pk=revision_id, topology_id=topology_id)
+                .values_list("checksum", flat=True).first())
+    if checksum is None:
+        raise Http404("no such revision")
+    return store_dir() / f"{int(revision_id)}-{checksum}{SUFFIX}"
+
+
+def _read_stored(path: Path) -> bytes | None:
+    """The file's bytes (its time touched, for the least-recently-used pruning), or None."""
+    try:
+        body = path.read_bytes()
+        os.utime(path)
+    except OSError:
+        return None
+    return body
+
+
+def _write_stored(path: Path, body: bytes) -> None:
+    """Write ``body`` to ``path`` whole (a temporary file renamed: a reader in another process
+    never sees half a file), then prune the store to ``DISK_BYTES``; a failure is logged and
+    only costs the next process its own compression."""
+    part = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
+            part.write(body)
+        os.replace(part.name, path)
+        _prune(path.parent, DISK_BYTES)
+    except OSError:
+        log.warning("editor document %s not stored on disk", path.name, exc_info=True)
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.remove(part.name)
+
+
+def _prune(directory: Path, limit: int) -> None:
+    """Remove the least recently used documents of ``directory`` until they fit in ``limit``
+    bytes (the newest is always kept)."""
+    files = []
+    for entry in os.scandir(directory):
+        if entry.name.endswith(SUFFIX):
+            stat = entry.stat()
+            files.append((stat.st_mtime, stat.st_size, entry.path))
+    files.sort(reverse=True)
+    total = 0
+    for index, (_, size, file) in enumerate(files):
+        total += size
+        if total > limit and index > 0:
+            with contextlib.suppress(FileNotFoundError):  # another process pruned it first
+                os.remove(file)
+
+
+def _remember(key: tuple[int, int], body: bytes) -> None:
     with _cache_lock:
         _cache[key] = body
         total = sum(len(b) for b in _cache.values())
         while total > CACHE_BYTES and len(_cache) > 1:
             total -= len(_cache.popitem(last=False)[1])
-    return body
 
 
 def cache_clear() -> None:
-    """Forget every compressed document of this process (tests measure a first open with it)."""
+    """Forget every compressed document of this process, not the disk store (tests measure a
+    first open in a new web process with it)."""
     with _cache_lock:
         _cache.clear()
 

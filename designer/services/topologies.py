@@ -282,7 +282,8 @@ def revision_append(topology: Topology, user, document: dict, message: str,
                  summary=f"r{revision.number}: {message or '(no message)'}"[:500],
                  details={"revision": revision.number})
     # The editor reopens the revision it just saved: compress it for the editor's document URL
-    # now (after commit, once), not on that first open (a good part of a 32k-GPU design's opening time).
+    # now (after commit, once), not on that first open (a good part of a 32k-GPU design's opening
+    # time); it is kept on disk too, so a build job's worker prepares it for the web processes.
     # Not after a patch: the editor that sent it holds the document, and the save (~1 s at 1,024
     # hosts) would wait 0.15 s more for an open that may never come; that open compresses it.
     if warm:

@@ -12,12 +12,12 @@ The editor opens it at the level of its group hierarchy that fits the screen
 (pod ⇄ super-spines). Expanding pod0 shows its 128 racks (closed) and its 128 switches;
 expanding a rack shows its 4 hosts (closed).
 
-Measured and printed (``-s``), for a first open (the server reads the revision's stored text
-and compresses it) and a second one (from the server's cache; the browser's HTTP cache is off
-for both): navigation → first collapsed frame (the 2 s target), split into the page's response,
-the document's request, server time and transfer (``?document=``, preloaded by the page), and
-the browser's part (script start, document ``JSON.parse``, ``new Editor()`` with its first
-render, frame). See docs/PERFORMANCE.md for the figures and the method.
+Measured and printed (``-s``), for a first open in a web process that did not save the design
+(its cache cleared: the compressed document comes from the disk store the save wrote,
+``designer/editor_document.py``) and a second one (from the process's cache; the browser's HTTP
+cache is off for both): navigation → first collapsed frame (the 2 s target), split as
+``tests/browser/editor_timing.py`` describes. See docs/PERFORMANCE.md for the figures and the
+method.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import time
 import pytest
 
 from tests.browser.conftest import wait_until_at_rest
+from tests.browser.editor_timing import open_editor
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,23 +38,6 @@ NAVIGATION_TARGET_MS = 2000
 NAVIGATION_LIMIT_MS = 5 * NAVIGATION_TARGET_MS
 # The page itself stays small: the ~85 MB document is never inlined in it.
 PAGE_LIMIT_BYTES = 1_000_000
-
-FIRST_FRAME = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
-    const nav = performance.getEntriesByType('navigation')[0];
-    const mark = (name) => (performance.getEntriesByName(name)[0] || {}).startTime;
-    const url = new URL(JSON.parse(document.getElementById('editor-config').textContent)
-                        .document_url || '', location.href).href;
-    const doc = performance.getEntriesByName(url)[0] || {};
-    resolve({responseStart: nav.responseStart, responseEnd: nav.responseEnd,
-             pageBytes: nav.decodedBodySize,
-             domInteractive: nav.domInteractive, boot: mark('fs-editor-boot'),
-             fetched: mark('fs-editor-fetched'), config: mark('fs-editor-config'),
-             ready: mark('fs-editor-ready'), frame: performance.now(),
-             docFetches: performance.getEntriesByName(url).length,
-             docStart: doc.startTime, docRequest: doc.requestStart,
-             docFirstByte: doc.responseStart, docEnd: doc.responseEnd,
-             docEncoded: doc.encodedBodySize, docDecoded: doc.decodedBodySize});
-})))"""
 
 
 def test_32k_gpu_design_opens_collapsed(app_page, live_server, user, sign_in, shot, settings):
@@ -78,9 +62,9 @@ def test_32k_gpu_design_opens_collapsed(app_page, live_server, user, sign_in, sh
     editor_document.cache_clear()
     print(f"\n32k-GPU design ({topology.node_count:,} devices, {topology.link_count:,} links; "
           f"build + store {build_cpu_s:.1f} s CPU); target {NAVIGATION_TARGET_MS} ms")
-    # First open: the server reads the stored text and compresses it; then from its cache.
-    for label in ("first open (server reads + compresses)", "second open (server cache)"):
-        t, s = _open(page, cdp, url, label)
+    # First open: as a new web process (the disk store, written by the save); then its cache.
+    for label in ("first open (a new web process)", "second open (server cache)"):
+        t, s = open_editor(page, cdp, url, label)
         assert (s["nodes"], s["links"]) == (206_080, 382_976)
         assert s["visibleNodes"] == 8 + 1 and s["visibleEdges"] == 8
         assert t["docFetches"] == 1  # the preload served the editor's fetch: one download
@@ -99,32 +83,3 @@ def test_32k_gpu_design_opens_collapsed(app_page, live_server, user, sign_in, sh
     page.evaluate("fabricscopeEditor.editor.focusElement('group', 'rack0')")
     wait_until_at_rest(page)
     shot(page, "editor-32k-pod0-rack0")
-
-
-def _open(page, cdp, url: str, label: str) -> tuple[dict, dict]:
-    """Navigate to the editor, wait for its first collapsed frame, print where the time went."""
-    busy0 = _task_seconds(cdp)
-    page.goto(url, timeout=300_000)
-    page.wait_for_function("window.fabricscopeEditor !== undefined", timeout=300_000)
-    t = page.evaluate(FIRST_FRAME)
-    busy = _task_seconds(cdp)
-    busy_ms = (busy - busy0 if busy >= busy0 else busy) * 1000  # restarts with a new renderer
-    s = page.evaluate("fabricscopeEditor.stats()")
-    print(f"{label}: navigation to first collapsed frame {t['frame']:.0f} ms, of which the "
-          f"renderer's main thread was busy {busy_ms:.0f} ms\n"
-          f"  page ({t['pageBytes'] / 1e3:.0f} kB): first byte {t['responseStart']:.0f} ms, "
-          f"last byte {t['responseEnd']:.0f} ms\n"
-          f"  document ({t['docEncoded'] / 1e6:.1f} MB gzip of {t['docDecoded'] / 1e6:.1f} MB): "
-          f"requested {t['docStart']:.0f} ms, server {t['docFirstByte'] - t['docRequest']:.0f} ms "
-          f"(request → first byte), transfer {t['docEnd'] - t['docFirstByte']:.0f} ms, "
-          f"text in the editor at {t['fetched']:.0f} ms\n"
-          f"  browser: script start {t['boot']:.0f} ms, document JSON.parse "
-          f"{t['config'] - t['fetched']:.0f} ms, Editor() {s['loadMs']:.0f} ms with first "
-          f"render {s['lastRenderMs']:.0f} ms, to frame {t['frame'] - t['ready']:.0f} ms; "
-          f"showing {s['visibleNodes']} nodes, {s['visibleEdges']} edges")
-    return t, s
-
-
-def _task_seconds(cdp) -> float:
-    metrics = cdp.send("Performance.getMetrics")["metrics"]
-    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")

@@ -271,3 +271,31 @@ describe('toJSON', () => {
     assert.deepEqual(again.toJSON(), m.toJSON());
   });
 });
+
+describe('Model index at open', () => {
+  it('indexes links by id only when first asked, and again after an edit', () => {
+    const m = new Model(cluster(2), { own: true });
+    assert.equal(m.byIdOfLinks, null); // opening draws from the link ends alone
+    assert.deepEqual(m.linkObjectsOf('h0/gpu1').map((l) => l.id), m.linksOf('h0/gpu1'));
+    assert.equal(m.byIdOfLinks, null);
+    assert.equal(m.link('leaf0-spine0').b, 'spine0');
+    assert.ok(m.byIdOfLinks instanceof Map);
+    const added = { id: 'leaf1-spine0~2', a: 'leaf1', b: 'spine0', tech: 'ib-ndr' };
+    m.apply([m.opAdd('link', added)], 'add');
+    assert.equal(m.byIdOfLinks, null);
+    assert.deepEqual(m.link(added.id), added);
+    assert.ok(m.linksOf('spine0').includes(added.id));
+    assert.equal(m.uniqueLinkId(added.id), `${added.id}~2`);
+  });
+
+  it('answers hand-placed positions in a design that had none', () => {
+    const m = new Model(cluster(1), { own: true });
+    assert.equal(m.position('leaf0'), null);
+    m.apply([m.opPos('leaf0', [10, 20])], 'move');
+    assert.deepEqual(m.position('leaf0'), [10, 20]);
+    m.undo();
+    assert.equal(m.position('leaf0'), null);
+    m.redo();
+    assert.deepEqual(new Model(m.toJSON()).position('leaf0'), [10, 20]);
+  });
+});

@@ -45,6 +45,15 @@ describe('computeVisible', () => {
     for (const w of want.values()) assert.equal(w.data.sig, JSON.stringify({ ...w.data, sig: undefined }));
   });
 
+  it('draws the devices of open groups, in no group and in an unknown group; none inside a closed one', () => {
+    const doc = tiny();
+    doc.nodes.push({ id: 'lost0', kind: 'nic', group: 'no-such-group' });
+    assert.deepEqual(ids(computeVisible(sceneOf(doc)), 'nodes').filter((id) => id.startsWith('n:')),
+      ['n:h0/gpu0', 'n:h0/gpu1', 'n:leaf0', 'n:lost0']);
+    assert.deepEqual(ids(computeVisible(sceneOf(doc, ['h0'])), 'nodes').filter((id) => id.startsWith('n:')),
+      ['n:leaf0', 'n:lost0']);
+  });
+
   it('draws a collapsed group as one box and hides what is inside it, its subgroups too', () => {
     const want = computeVisible(sceneOf(tiny(), ['r0']));
     assert.deepEqual(ids(want), ['g:r0', 'n:leaf0']);
@@ -141,6 +150,19 @@ describe('representatives, boxes and labels', () => {
     const podLabel = 'pod0\npod\n1024 GPUs · 6400 devices';
     const pod = collapsedBox({ w: 20000, h: 5000 }, podLabel);
     assert.ok(pod.big && pod.fs * 0.68 * 23 <= pod.w - 12 && pod.fs * (1.2 * 3 + 0.4) <= pod.h);
+  });
+
+  it('stacks a pod-sized box\'s counts on lines of their own when that reads larger', () => {
+    const doc = { groups: [{ id: 'pod0', kind: 'pod' }, { id: 'h0', kind: 'host', parent: 'pod0' }],
+      nodes: [{ id: 'g0', kind: 'gpu', group: 'h0' }, { id: 'g1', kind: 'gpu', group: 'h0' }, { id: 'n0', kind: 'nic', group: 'h0' }],
+      links: [], layout: { positions: { g0: [0, 0], g1: [20000, 20000], n0: [10000, 100] } } };
+    const pod = computeVisible(sceneOf(doc, ['pod0'])).get('g:pod0').data;
+    assert.equal(pod.label, 'pod0\n2 GPUs\n3 devices');
+    assert.ok(pod.fs > collapsedBox({ w: 20000, h: 20000 }, 'pod0\n2 GPUs · 3 devices').fs);
+    const host = computeVisible(sceneOf(doc, ['h0'])).get('g:h0').data; // the same footprint
+    assert.equal(host.label, 'h0\nhost\n2 GPUs\n3 devices');
+    doc.layout.positions = { g0: [0, 0], g1: [200, 100], n0: [100, 0] }; // a host's size: one line
+    assert.equal(computeVisible(sceneOf(doc, ['h0'])).get('g:h0').data.label, 'h0\nhost\n2 GPUs · 3 devices');
   });
 
   it('labels a GPU\'s NVLinks into NVSwitches once, on the GPU, in nvidia-smi\'s NV# (the H200: NV18)', () => {

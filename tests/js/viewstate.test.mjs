@@ -58,6 +58,20 @@ describe('ViewState.initFor', () => {
     const vs = new ViewState();
     assert.equal(vs.initFor(norm), 'auto');
     assert.deepEqual([...vs.collapsed], ['big']);
+    assert.deepEqual(bigGroups(norm, BIG_HOST_LINKS, new Set(['big'])), []); // closed anyway: not counted
+  });
+
+  it('reads no link when every host opens closed (a 100,000-GPU design: 1.26M links not counted)', () => {
+    const doc = normalizeDocument(cluster(60)); // 60 hosts > AUTO_COLLAPSE_NODES devices: all closed
+    let reads = 0;
+    const links = doc.links;
+    Object.defineProperty(doc, 'links', { get: () => { reads += 1; return links; } });
+    const vs = new ViewState();
+    assert.equal(vs.initFor(doc), 'auto');
+    assert.equal(vs.collapsed.size, 60);
+    assert.equal(reads, 0);
+    bigGroups(doc, BIG_HOST_LINKS, new Set(['h0'])); // one host left open: its links are counted
+    assert.equal(reads, 1);
   });
 
   it('reads a document\'s legacy layout.collapsed hint, dropping unknown groups', () => {

@@ -30,8 +30,8 @@ export function neighbourhood(model, start, hops) {
   for (let k = 0; k < hops; k += 1) {
     const next = [];
     for (const id of frontier) {
-      for (const lid of model.linksOf(id)) {
-        const l = model.link(lid); const o = l.a === id ? l.b : l.a;
+      for (const l of model.linkObjectsOf(id)) {
+        const o = l.a === id ? l.b : l.a;
         if (!seen.has(o)) { seen.add(o); next.push(o); }
       }
     }

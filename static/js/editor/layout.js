@@ -195,8 +195,7 @@ export function hostBlock(model, nodeIds) {
   const roles = new Map(nodeIds.map((id) => [id, (model.node(id).attrs || {}).role]));
   const links = [];
   for (const id of nodeIds) {
-    for (const lid of model.linksOf(id)) {
-      const l = model.link(lid);
+    for (const l of model.linkObjectsOf(id)) {
       if (l.a === id && inHost.has(l.b)) links.push([l.a, l.b]);
     }
   }
@@ -275,27 +274,47 @@ export function autoLayout(model) {
  * shape, and the PCIe-tree walk was 40 % of its open). The tree orders ids naturally, which
  * within one host is the order of the ids below it, so a reused block is the block hostBlock
  * would compute; it is reused only when it places every device of the host by that local id.
+ * A block is two parallel arrays, device ids and their [x, y] relative to the host's
+ * top-centre; a host listing its devices in the first one's order shares its `pts` as they
+ * are (12,500 hosts of 50 devices: no per-host map of positions to build).
+ * @returns {{ids: string[], pts: number[][], width: number, height: number}}
  */
 function sharedBlock(model, hostId, ids, shapes) {
   const prefix = `${hostId}/`;
   let ends = 0;
-  for (const id of ids) ends += model.linksOf(id).length;
+  for (const id of ids) ends += model.linkObjectsOf(id).length;
   const key = `${model.group(hostId).template || ''}|${ids.length}|${ends}`;
   const cached = shapes.get(key);
   if (cached) {
-    const pos = new Map();
+    const { width, height } = cached;
+    if (sameLocalIds(ids, prefix, cached.local)) return { ids, pts: cached.pts, width, height };
+    const byLocal = cached.byLocal || (cached.byLocal = new Map(cached.local.map((id, i) => [id, cached.pts[i]])));
+    const pts = [];
     for (const id of ids) {
-      const p = id.startsWith(prefix) ? cached.pos.get(id.slice(prefix.length)) : undefined;
+      const p = id.startsWith(prefix) ? byLocal.get(id.slice(prefix.length)) : undefined;
       if (!p) break;
-      pos.set(id, p);
+      pts.push(p);
     }
-    if (pos.size === ids.length) return { pos, width: cached.width, height: cached.height };
+    if (pts.length === ids.length) return { ids, pts, width, height };
   }
   const block = hostBlock(model, ids);
-  if (!cached && ids.every((id) => id.startsWith(prefix))) {
-    shapes.set(key, { ...block, pos: new Map([...block.pos].map(([id, p]) => [id.slice(prefix.length), p])) });
+  const pts = ids.map((id) => block.pos.get(id));
+  const whole = pts.every(Boolean) && block.pos.size === ids.length;
+  if (!cached && whole && ids.every((id) => id.startsWith(prefix))) {
+    shapes.set(key, { local: ids.map((id) => id.slice(prefix.length)), pts, width: block.width, height: block.height });
   }
-  return block;
+  return whole ? { ids, pts, width: block.width, height: block.height }
+    : { ids: [...block.pos.keys()], pts: [...block.pos.values()], width: block.width, height: block.height };
+}
+
+/** Whether `ids` are `prefix` + each of `local`, in that order. */
+function sameLocalIds(ids, prefix, local) {
+  if (ids.length !== local.length) return false;
+  for (let i = 0; i < ids.length; i += 1) {
+    const id = ids[i];
+    if (id.length !== prefix.length + local[i].length || !id.startsWith(prefix) || !id.endsWith(local[i])) return false;
+  }
+  return true;
 }
 
 function hasHosts(u) { return u.grid || u.hosts.length ? 1 : 0; }
@@ -378,7 +397,8 @@ function placeDomain(u, x0, y0, blocks, out) {
   const colX = [x0 + (u.width - 2 * colW - u.domain.midW) / 2 - DOMAIN_COL_GAP + colW / 2];
   colX.push(x0 + u.width / 2, 2 * (x0 + u.width / 2) - colX[0]);
   [left, right].forEach((column, side) => column.forEach((h, r) => {
-    for (const [id, p] of blocks.get(h).pos) out.set(id, [Math.round(colX[side * 2] + p[0]), Math.round(top + r * pitch + p[1])]);
+    const { ids, pts } = blocks.get(h);
+    for (let i = 0; i < ids.length; i += 1) out.set(ids[i], [Math.round(colX[side * 2] + pts[i][0]), Math.round(top + r * pitch + pts[i][1])]);
   }));
   chips.forEach((ids, i) => {
     const cy = chips.length === left.length ? top + i * pitch + rowH / 2 : top + ((i + 0.5) * columnsH) / chips.length;
@@ -417,7 +437,7 @@ function placeUnit(model, u, x0, y0, blocks, out) {
   for (const h of u.hosts) {
     const b = blocks.get(h);
     const cx = x + b.width / 2;
-    for (const [id, p] of b.pos) out.set(id, [Math.round(cx + p[0]), Math.round(hostTop + p[1])]);
+    for (let i = 0; i < b.ids.length; i += 1) out.set(b.ids[i], [Math.round(cx + b.pts[i][0]), Math.round(hostTop + b.pts[i][1])]);
     x += b.width + HOST_GAP;
   }
   const w = (u.extra.length - 1) * DX;
@@ -444,8 +464,7 @@ function spreadRow(model, ids, y, centre, width, out) {
   const key = new Map();
   for (const id of ids) {
     let sum = 0; let cnt = 0;
-    for (const lid of model.linksOf(id)) {
-      const l = model.link(lid);
+    for (const l of model.linkObjectsOf(id)) {
       const p = out.get(l.a === id ? l.b : l.a);
       if (p) { sum += p[0]; cnt += 1; }
     }

@@ -61,35 +61,57 @@ export class Model {
 
   reindex() {
     // Plain loops, no temporary [key, value] pairs: on a 383k-link design the pairs were most
-    // of this index's time and garbage.
+    // of this index's time and garbage. Link ends keep the link objects themselves, and links
+    // by id are indexed only when first asked for (an edit, a selection): opening a
+    // 1.26M-link design draws from the ends alone, and hashing every link id was a quarter of
+    // the index's time (docs/PERFORMANCE.md, "100,000 GPUs in the browser").
     const d = this.doc;
+    this.indexed = (this.indexed || 0) + 1; // which index: a view's layout says which it was made for
     this.nodeById = new Map();
-    this.linkById = new Map();
+    this.byIdOfLinks = null;
     this.groupById = new Map();
-    this.linksByNode = new Map();
+    this.linksAt = new Map();
     this.childGroups = new Map();
     this.childNodes = new Map();
+    this.looseNodes = []; // devices in no group (document order), then in an unknown group
+    // Whether anything is placed by hand: a generated design places nothing, and looking each of
+    // its 629k devices up in an empty object cost 0.2 s of every drawing of a 100,000-GPU design.
+    this.anyPlaced = false;
+    for (const id in d.layout.positions) { if (Object.hasOwn(d.layout.positions, id)) { this.anyPlaced = true; break; } }
     for (const g of d.groups) {
       this.groupById.set(g.id, g);
       if (g.parent) push(this.childGroups, g.parent, g.id);
     }
     for (const n of d.nodes) {
       this.nodeById.set(n.id, n);
-      if (n.group) push(this.childNodes, n.group, n.id);
+      if (n.group) push(this.childNodes, n.group, n.id); else this.looseNodes.push(n.id);
     }
+    for (const [g, ids] of this.childNodes) if (!this.groupById.has(g)) this.looseNodes.push(...ids);
     for (const l of d.links) {
-      this.linkById.set(l.id, l);
-      push(this.linksByNode, l.a, l.id);
-      push(this.linksByNode, l.b, l.id);
+      push(this.linksAt, l.a, l);
+      push(this.linksAt, l.b, l);
     }
+  }
+
+  /** Links by id, indexed at the first use after a (re)index. */
+  get linkById() {
+    if (!this.byIdOfLinks) {
+      const byId = new Map();
+      for (const l of this.doc.links) byId.set(l.id, l);
+      this.byIdOfLinks = byId;
+    }
+    return this.byIdOfLinks;
   }
 
   /* ---------------------------------------------------------------- queries */
   node(id) { return this.nodeById.get(id); }
   link(id) { return this.linkById.get(id); }
   group(id) { return this.groupById.get(id); }
-  linksOf(nodeId) { return this.linksByNode.get(nodeId) || []; }
-  position(id) { return this.doc.layout.positions[id] || null; }
+  /** Ids of the links at node `nodeId` (a new array). */
+  linksOf(nodeId) { return this.linkObjectsOf(nodeId).map((l) => l.id); }
+  /** The links at node `nodeId` themselves (the index's array: read it, never change it). */
+  linkObjectsOf(nodeId) { return this.linksAt.get(nodeId) || NO_LINKS; }
+  position(id) { return (this.anyPlaced && this.doc.layout.positions[id]) || null; }
 
   /** Group chain from the innermost group of `nodeId` outwards. */
   ancestors(groupId) {
@@ -199,7 +221,7 @@ export class Model {
     const value = backwards ? op.before : op.after;
     const prev = backwards ? op.after : op.before;
     if (op.t === 'pos') {
-      if (value) this.doc.layout.positions[op.id] = [value[0], value[1]];
+      if (value) { this.doc.layout.positions[op.id] = [value[0], value[1]]; this.anyPlaced = true; }
       else delete this.doc.layout.positions[op.id];
       return;
     }
@@ -305,6 +327,8 @@ export class Model {
     return doc;
   }
 }
+
+const NO_LINKS = Object.freeze([]);
 
 function push(map, key, value) {
   let arr = map.get(key);

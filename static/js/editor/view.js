@@ -70,10 +70,14 @@ export class View {
   setEdgeLabels(on) { this.edgeLabels = on; this.cy.style(this.style()); }
 
   /* ---------------------------------------------------------------- positions */
-  relayout() { this.auto = autoLayout(this.model); }
+  relayout() { this.auto = autoLayout(this.model); this.layoutOf = this.model.indexed; }
 
+  /** Lay out again when a device has no position; not looked for when the model has not been
+   * indexed again since the last layout (nothing was added: 629k devices at 100,000 GPUs). */
   ensureLayout() {
     const m = this.model;
+    if (this.layoutOf === m.indexed) return;
+    this.layoutOf = m.indexed;
     for (const n of m.doc.nodes) if (!m.position(n.id) && !this.auto.has(n.id)) { this.relayout(); return; }
   }
 

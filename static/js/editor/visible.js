@@ -104,9 +104,10 @@ function bounds(ids, posOf) {
   return { x0, x1, y0, y1 };
 }
 
-/** Footprint of group `gid` (its devices laid out): centre, width and height. */
-export function groupBox(model, posOf, gid) {
-  const b = bounds(model.descendantNodes(gid), posOf);
+/** Footprint of group `gid` (its devices laid out, `ids` when the caller has listed them):
+ * centre, width and height. */
+export function groupBox(model, posOf, gid, ids = model.descendantNodes(gid)) {
+  const b = bounds(ids, posOf);
   if (!b) { const p = model.position(gid) || [0, 0]; return { cx: p[0], cy: p[1], w: 0, h: 0 }; }
   return { cx: (b.x0 + b.x1) / 2, cy: (b.y0 + b.y1) / 2, w: b.x1 - b.x0, h: b.y1 - b.y0 };
 }
@@ -220,20 +221,27 @@ function bigLabelFont(w, h, lines) {
   return Math.floor(Math.min(w / 9, h * 0.4, fitW, h / (LINE_HEIGHT * lines.length + 0.4)));
 }
 
-function collapsedLabel(m, g) {
-  const ids = m.descendantNodes(g.id);
+function collapsedLabel(m, g, ids) {
   const kinds = new Map();
   for (const id of ids) { const k = m.node(id).kind; kinds.set(k, (kinds.get(k) || 0) + 1); }
   return groupLabel(g, true, ids.length, kinds);
 }
 
 /** A collapsed group's box: its size, font and position from its laid-out footprint. */
-function placeCollapsed(scene, g, el, scale) {
+function placeCollapsed(scene, g, el, scale, ids) {
   const m = scene.model;
   const data = el.data;
-  const bb = groupBox(m, scene.posOf, g.id);
+  const bb = groupBox(m, scene.posOf, g.id, ids);
   const inDomain = g.parent && (m.group(g.parent) || {}).kind === 'nvlink_domain';
-  const box = collapsedBox(bb, data.label, inDomain ? 1 : 0.8);
+  let box = collapsedBox(bb, data.label, inDomain ? 1 : 0.8);
+  if (box.big && data.label.includes(' · ')) {
+    // A pod-sized box is read from afar (the 25 pods of a 100,000-GPU design fit the screen at
+    // zoom ~0.005): its counts on lines of their own ("4064 GPUs", "25528 devices") read about
+    // twice as large as on one line, which was 5 px on screen there.
+    const stacked = data.label.replace(' · ', '\n');
+    const taller = collapsedBox(bb, stacked, inDomain ? 1 : 0.8);
+    if (taller.fs > box.fs) { box = taller; data.label = stacked; }
+  }
   Object.assign(data, { w: box.w, h: box.h, fs: box.fs });
   if (box.oy !== undefined) data.oy = box.oy; // commitDrag moves by the difference
   el.position = [bb.cx, bb.cy + (box.oy || 0)];
@@ -242,28 +250,48 @@ function placeCollapsed(scene, g, el, scale) {
 
 function groupElement(scene, g, collapsed, scale) {
   const m = scene.model;
+  const inside = collapsed ? m.descendantNodes(g.id) : null; // listed once: a pod holds 80,000
   const data = {
     id: 'g:' + g.id, ref: g.id, etype: 'group', kind: 'group', gkind: g.kind || 'other',
     parent: g.parent && m.group(g.parent) ? 'g:' + g.parent : undefined,
     collapsed: collapsed ? 1 : 0,
-    label: collapsed ? collapsedLabel(m, g) : groupLabel(g, false, 0),
+    label: collapsed ? collapsedLabel(m, g, inside) : groupLabel(g, false, 0),
   };
   const el = { group: 'nodes', data };
-  if (collapsed) placeCollapsed(scene, g, el, scale);
+  if (collapsed) placeCollapsed(scene, g, el, scale, inside);
   else if (!m.descendantNodes(g.id).length && !(m.childGroups.get(g.id) || []).length) {
     el.position = m.position(g.id) || [0, 0];
   }
   return el;
 }
 
+/** Adds the groups drawn; returns those drawn open (their own devices are drawn too). */
 function addGroups(scene, groupRep, want, scale) {
   const m = scene.model;
+  const open = [];
   for (const g of m.doc.groups) {
     const hidden = g.parent && m.group(g.parent) && groupRep(g.parent);
     if (hidden) continue;
-    const el = groupElement(scene, g, scene.viewState.isCollapsed(g.id), scale);
+    const collapsed = scene.viewState.isCollapsed(g.id);
+    const el = groupElement(scene, g, collapsed, scale);
     want.set(el.data.id, el);
+    if (!collapsed) open.push(g.id);
   }
+  return open;
+}
+
+/**
+ * The devices drawn as devices: those directly in each group drawn open (groups in document
+ * order), then those in no group or an unknown one (Model.looseNodes). Read from the model's
+ * index, so a design opened with every host closed reads none of the devices inside them
+ * (600,000 at 100,000 GPUs).
+ * @returns {object[]} the node objects
+ */
+function drawnNodes(model, openGroups) {
+  const out = [];
+  for (const g of openGroups) for (const id of model.childNodes.get(g) || []) out.push(model.node(id));
+  for (const id of model.looseNodes) out.push(model.node(id));
+  return out;
 }
 
 /** NVLinks a technology name bonds ("nvlink4x5" -> 5), 1 when it does not say. */
@@ -277,28 +305,30 @@ export function nvlinkWidth(tech) {
  * devices, summed. With link labels on, a GPU's label says "NV18 3T" (nvidia-smi topo -m
  * vocabulary: 18 bonded NVLinks into the switch plane) instead of one label on each of its
  * links: 4 GPUs × 4 NVSwitches of an H200 host are 16 crossing links, whose labels overlap.
+ * Only the drawn GPUs' links are read (`drawn`: the drawn devices, see drawnNodes).
  * @returns {{gpus: Map<string, {links: number, cap: number}>, links: Set<string>}} node ids, link ids
  */
-export function nvlinkFans(scene, nodeRep) {
+export function nvlinkFans(scene, nodeRep, drawn) {
   const m = scene.model;
   const gpus = new Map();
   const links = new Set();
-  for (const l of m.doc.links) {
-    const a = m.node(l.a); const b = m.node(l.b);
-    if (!a || !b || linkFamily(scene.catalog, l) !== 'nvlink') continue;
-    const gpu = a.kind === 'gpu' && b.kind === 'nvswitch' ? a : b.kind === 'gpu' && a.kind === 'nvswitch' ? b : null;
-    if (!gpu || nodeRep(a.id) !== 'n:' + a.id || nodeRep(b.id) !== 'n:' + b.id) continue;
-    const fan = gpus.get(gpu.id) || { links: 0, cap: 0 };
-    fan.links += nvlinkWidth(l.tech); fan.cap += linkCapacity(scene.catalog, l) || 0;
-    gpus.set(gpu.id, fan); links.add(l.id);
+  for (const gpu of drawn) {
+    if (gpu.kind !== 'gpu') continue;
+    for (const l of m.linkObjectsOf(gpu.id)) {
+      const other = m.node(l.a === gpu.id ? l.b : l.a);
+      if (!other || other.kind !== 'nvswitch' || linkFamily(scene.catalog, l) !== 'nvlink') continue;
+      if (nodeRep(other.id) !== 'n:' + other.id || links.has(l.id)) continue;
+      const fan = gpus.get(gpu.id) || { links: 0, cap: 0 };
+      fan.links += nvlinkWidth(l.tech); fan.cap += linkCapacity(scene.catalog, l) || 0;
+      gpus.set(gpu.id, fan); links.add(l.id);
+    }
   }
   return { gpus, links };
 }
 
-function addNodes(scene, nodeRep, want, fans) {
+function addNodes(scene, drawn, want, fans) {
   const m = scene.model;
-  for (const n of m.doc.nodes) {
-    if (nodeRep(n.id) !== 'n:' + n.id) continue;
+  for (const n of drawn) {
     const attrs = n.attrs || {};
     const data = {
       id: 'n:' + n.id, ref: n.id, etype: 'node', kind: n.kind, role: attrs.role || undefined,
@@ -368,9 +398,9 @@ export function computeVisible(scene) {
   const want = new Map();
   const scale = new Map(); // element id -> edge thickening of a big collapsed group
   const { groupRep, nodeRep } = makeRepResolver(scene.model, scene.viewState);
-  addGroups(scene, groupRep, want, scale);
-  const fans = nvlinkFans(scene, nodeRep);
-  addNodes(scene, nodeRep, want, fans);
+  const drawn = drawnNodes(scene.model, addGroups(scene, groupRep, want, scale));
+  const fans = nvlinkFans(scene, nodeRep, drawn);
+  addNodes(scene, drawn, want, fans);
   addLinks(scene, nodeRep, want, scale, fans);
   for (const el of want.values()) el.data.sig = JSON.stringify(el.data);
   return want;
