@@ -5,6 +5,8 @@ constraints and the job state machine, not workflows.
 """
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -60,10 +62,26 @@ class DocumentField(models.JSONField):
     """A JSON column without SQLite's ``JSON_VALID`` check: every document is validated and
     written by the app (orjson), and SQLite re-parsing it on insert was 0.5-1.1 s of a 32k-GPU
     design's one-node save (90 MB; docs/PERFORMANCE.md, "One-node save of a 32k-GPU design").
-    PostgreSQL's ``jsonb`` has no such check to drop."""
+
+    On PostgreSQL the column is ``json``, not ``jsonb``: ``jsonb``'s binary form stops at 256 MiB
+    ("total size of jsonb object elements exceeds the maximum of 268435455 bytes"), and a
+    100,000-GPU design is 259 MB of JSON; ``json`` keeps the text as written (up to 1 GB, the
+    key order too) and nothing queries inside a document. The value is sent as ``json`` and read
+    back as text (``designer.apps``), so orjson, not the driver, parses it."""
 
     def db_check(self, connection):
         return None
+
+    def db_type(self, connection):
+        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        if connection.vendor != "postgresql":
+            return super().get_db_prep_value(value, connection, prepared)
+        from psycopg.types.json import Json  # PostgreSQL only: psycopg is its driver
+
+        value = value if prepared else self.get_prep_value(value)
+        return Json(value, dumps=lambda obj: json.dumps(obj, cls=self.encoder))
 
 
 class TopologyRevision(models.Model):
