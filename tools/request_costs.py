@@ -177,10 +177,15 @@ def main() -> int:
     parser.add_argument("--profile", default="", help="a request name to profile instead")
     parser.add_argument("--sort", default="cumulative", help="the profile's order (pstats key)")
     args = parser.parse_args()
+    return with_django(_run, args)
+
+
+def with_django(run, args) -> int:
+    """``run(args)`` in a throw-away app (a temporary VAR_DIR, its database dropped after)."""
     with tempfile.TemporaryDirectory() as var_dir:
         made = _django(var_dir)
         try:
-            return _run(args)
+            return run(args)
         finally:
             if made:
                 _drop_postgres(made)

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from request_costs import API, _account, _django, _drop_postgres, measure  # noqa: E402
+from request_costs import API, _account, measure, with_django  # noqa: E402
 
 
 def _sweep(hosts: int) -> dict:
@@ -69,13 +68,7 @@ def main() -> int:
     parser.add_argument("--hosts", type=int, default=512)
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as var_dir:
-        made = _django(var_dir)
-        try:
-            return _run(args)
-        finally:
-            if made:
-                _drop_postgres(made)
+    return with_django(_run, args)
 
 
 def _run(args) -> int:

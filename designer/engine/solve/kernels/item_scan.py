@@ -21,32 +21,10 @@ from designer.engine.solve.kernels.compiler import kernel
 from designer.engine.solve.kernels.constants import (ITEMS_FULL, ITEMS_OK, ITEMS_OUTSIDE, ITEMS_UNKNOWN_REF,
                                                      VALUE_NUMBER, VALUE_OBJECT, VALUE_REF, VALUE_STRING)
 from designer.engine.solve.kernels.id_table import find_until
+# The token helpers the flow scanner uses too: one definition each.
+from designer.engine.solve.kernels.json_scan import _is_number_byte, _plain_string_end, _skip_ws
 
 __all__ = ["scan_items"]
-
-
-@kernel
-def _skip_ws(piece, i):
-    n = len(piece)
-    while i < n and (piece[i] == 32 or piece[i] == 10 or piece[i] == 13 or piece[i] == 9):
-        i += 1
-    return i
-
-
-@kernel
-def _plain_end(piece, i):
-    """The index of the quote closing the string opened at ``piece[i]``, or -1: the bytes end
-    first, or the string holds a control byte (invalid JSON) or a backslash (an escape)."""
-    n = len(piece)
-    i += 1
-    while i < n:
-        c = piece[i]
-        if c == 34:
-            return i
-        if c < 32 or c == 92:
-            return -1
-        i += 1
-    return -1
 
 
 @kernel
@@ -54,10 +32,7 @@ def _number_end(piece, i):
     """The end of the run of number bytes (0-9 + - . e E) from ``piece[i]`` (``i`` when none;
     the caller has orjson check the grammar of what the run holds)."""
     n = len(piece)
-    while i < n:
-        c = piece[i]
-        if not ((48 <= c <= 57) or c == 43 or c == 45 or c == 46 or c == 101 or c == 69):
-            break
+    while i < n and _is_number_byte(piece[i]):
         i += 1
     return i
 
@@ -82,7 +57,7 @@ def _scalar_end(piece, i):
     if i >= len(piece):
         return -1
     if piece[i] == 34:
-        end = _plain_end(piece, i)
+        end = _plain_string_end(piece, i)
         return end + 1 if end >= 0 else -1
     end = _number_end(piece, i)
     if end > i:
@@ -101,7 +76,7 @@ def _object_end(piece, i):
     while True:
         if i >= n or piece[i] != 34:
             return -1
-        end = _plain_end(piece, i)
+        end = _plain_string_end(piece, i)
         if end < 0:
             return -1
         i = _skip_ws(piece, end + 1)
@@ -154,7 +129,7 @@ def _value_span(piece, i, cls):
     -1 when the value is not of that class."""
     n = len(piece)
     if cls == VALUE_STRING:
-        end = _plain_end(piece, i) if i < n and piece[i] == 34 else -1
+        end = _plain_string_end(piece, i) if i < n and piece[i] == 34 else -1
         return i + 1, end, end + 1 if end > i + 1 else -1, 0   # (an empty string: no key allows it)
     if cls == VALUE_NUMBER:
         end = _number_end(piece, i)
@@ -199,7 +174,7 @@ def _members(piece, i, ref_base, ref_slot, names, name_ptr, classes, key_bytes, 
     if i < n and piece[i] == 125:  # '}': an empty object
         return ITEMS_OK, i + 1, seen
     while True:
-        end = _plain_end(piece, i) if i < n and piece[i] == 34 else -1
+        end = _plain_string_end(piece, i) if i < n and piece[i] == 34 else -1
         key = _key_of(piece, i + 1, end, names, name_ptr) if end > i else -1
         if key < 0 or (seen >> key) & 1:
             return ITEMS_OUTSIDE, i, seen   # not a string, a key this does not read, or one given twice
