@@ -19,7 +19,7 @@ __all__ = ["per_flow", "flow_completions", "run_timeline"]
 _COMMON_LEVEL_RTOL = 1e-12
 
 
-def per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=None):
+def per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=None, copied=None):
     """Per flow: rate (Gb/s), bottleneck (resource index) and steady-state completion (s).
 
     ``level`` = the solver's rate per unit of weight of each sub-flow (λ_p; ``path_rate /
@@ -27,7 +27,25 @@ def per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=Non
     when every sub-flow froze at one λ (to the solver's snapping tolerance: Σ w = 1 only up to
     rounding); completion = ``bytes / min λ_p`` (the slowest sub-flow, whose bottleneck is the
     flow's). Weights are the shares (see :mod:`designer.engine.analysis.simulate`), so a level is a whole-flow rate.
+
+    ``copied`` = (distinct routes, per flow its route there, per distinct path its first copy)
+    when ``routes`` were laid out from distinct ones (``Routes.copied_from``) *and* the path
+    answers are the same bits on every copy of a distinct path (a solve grouped by
+    ``aggregate_copies`` gives them so): the rate, bottleneck and pace are then found once per
+    distinct route and copied to its flows — the same reductions over the same values.
     """
+    if copied is not None:
+        distinct, rep, firsts = copied
+        level = None if path_level is None else path_level[firsts]
+        rate, pace, bneck = (a[rep] for a in _rate_pace_bottleneck(distinct, path_rate[firsts], path_bneck[firsts],
+                                                                  level))
+    else:
+        rate, pace, bneck = _rate_pace_bottleneck(routes, path_rate, path_bneck, path_level)
+    return rate, bneck, _completions(flows, pace, np.isnan(rate))
+
+
+def _rate_pace_bottleneck(routes: Routes, path_rate, path_bneck, path_level):
+    """:func:`per_flow`'s rate, pace (slowest level) and bottleneck per flow of ``routes``."""
     n = routes.num_flows
     rate = np.full(n, np.nan)
     pace = np.full(n, np.nan)      # slowest level: the rate at which the flow's bytes complete
@@ -43,11 +61,10 @@ def per_flow(routes: Routes, flows: Flows, path_rate, path_bneck, path_level=Non
         common = hi <= lo * (1 + _COMMON_LEVEL_RTOL)
         rate[has] = np.where(common, lo, np.add.reduceat(path_rate, starts))
         pace[has] = lo
-    if routes.num_paths:
         slowest = path_level == pace[routes.owner]
         owners, first_slow = _first_of_runs(routes.owner[slowest])
         bneck[owners] = path_bneck[np.flatnonzero(slowest)[first_slow]]
-    return rate, bneck, _completions(flows, pace, np.isnan(rate))
+    return rate, pace, bneck
 
 
 def _completions(flows: Flows, pace: np.ndarray, pathless: np.ndarray) -> np.ndarray:

@@ -155,9 +155,13 @@ def group_resource_arrays(entity: np.ndarray, names: list[str], node_from: int, 
     numbers = numbers[entity]
     is_node = entity >= node_from
     direction = np.where(is_node, 2, direction).astype(np.int64)
-    keys = [tcode[entity], direction, np.asarray(tech, dtype=np.int64), np.asarray(tier, dtype=np.int64),
-            *(np.ascontiguousarray(a, dtype=np.float64).view(np.int64) for a in (capacity, load, utilization))]
-    order = np.lexsort(keys[::-1])   # stable: a group's records stay in their order
+    tech, tier = np.asarray(tech, dtype=np.int64), np.asarray(tier, dtype=np.int64)
+    # Template, direction, tech and tier packed into one key (each code below its count, so two
+    # records' packed keys are equal exactly when all four are): three fewer sort keys.
+    packed = _packed(tcode[entity], (direction, 3), (tech, len(techs)), (tier, len(tiers)))
+    codes = [packed] if packed is not None else [tcode[entity], direction, tech, tier]
+    keys = [*codes, *(np.ascontiguousarray(a, dtype=np.float64).view(np.int64) for a in (capacity, load, utilization))]
+    order = np.lexsort(keys[::-1])   # records of equal keys stay in their order
     change = np.zeros(len(order), dtype=bool)
     change[0] = True
     for key in keys:
@@ -174,22 +178,38 @@ def group_resource_arrays(entity: np.ndarray, names: list[str], node_from: int, 
     bounds = np.searchsorted(group[order], np.arange(len(starts) + 1))
     first = order[bounds[:-1]]
     util = utilization[first]
-    out = {"prefix": [], "suffix": [], "kind": []}
-    for code in tcode[entity[first]].tolist():
-        prefix, suffix, node = templates[code]
-        out["prefix"].append(prefix)
-        out["suffix"].append(suffix)
-        out["kind"].append("node" if node else "link")
-    node_first = is_node[first].tolist()
-    out["dir"] = [None if node else ("a>b", "b>a")[d] for node, d in zip(node_first, direction[first].tolist())]
-    out["tech"] = [None if node else techs[t] for node, t in zip(node_first, keys[2][first].tolist())]
-    out["tier"] = [tiers[t] for t in keys[3][first].tolist()]
+    # Each column by one look-up per group (no branch per group: 402,040 at 100,000 GPUs).
+    codes = tcode[entity[first]].tolist()
+    out = {"prefix": list(map([t[0] for t in templates].__getitem__, codes)),
+           "suffix": list(map([t[1] for t in templates].__getitem__, codes)),
+           "kind": list(map(["node" if t[2] else "link" for t in templates].__getitem__, codes))}
+    node_first = is_node[first]
+    out["dir"] = list(map(("a>b", "b>a", None).__getitem__, direction[first].tolist()))   # 2: a node
+    out["tech"] = list(map([*techs, None].__getitem__, np.where(node_first, len(techs), tech[first]).tolist()))
+    out["tier"] = list(map(list(tiers).__getitem__, tier[first].tolist()))
     out["capacity_gbps"] = np.asarray(capacity[first], dtype=np.float64).tolist()
     out["load_gbps"] = np.asarray(load[first], dtype=np.float64).tolist()
-    out["utilization"] = [v if ok else None for v, ok in zip(util.tolist(), np.isfinite(util).tolist())]
+    out["utilization"] = util.tolist()
+    for k in np.flatnonzero(~np.isfinite(util)).tolist():
+        out["utilization"][k] = None
     out["numbers"] = _runs(numbers[order], bounds)
     out["positions"] = _runs(order, bounds)
     return {"format": GROUPS_FORMAT, "count": len(entity), "groups": out}
+
+
+def _packed(first: np.ndarray, *codes: tuple[np.ndarray, int]) -> np.ndarray:
+    """One int64 per record from non-negative codes, ``((first · n1 + c1) · n2 + c2) …`` for
+    ``codes`` = ``(c_i, n_i)`` with every ``c_i < n_i``: equal exactly when every code is. None
+    when the product of the counts could pass 2**62 (then the codes stay separate keys)."""
+    span = int(first.max()) + 1 if len(first) else 1
+    for _, count in codes:
+        span *= max(count, 1)
+    if span >= 1 << 62:
+        return None
+    key = first.astype(np.int64)
+    for code, count in codes:
+        key = key * max(count, 1) + code
+    return key
 
 
 def _split_each(names: list[str], node_from: int) -> tuple[list[tuple], np.ndarray, np.ndarray]:
@@ -282,9 +302,11 @@ def _runs(values: np.ndarray, bounds: np.ndarray) -> list:
     bad = inside & (diffs != step[group_of])
     broken[group_of[bad]] = True
     first = values[starts].tolist() if len(values) else []
-    out = []
-    for k, (f, s, n, b) in enumerate(zip(first, step.tolist(), counts.tolist(), broken.tolist())):
-        out.append(values[starts[k]:ends[k]].tolist() if b else {"from": f, "step": s, "count": n})
+    # Every group as a run, then the broken ones as lists (one comprehension, no branch per group:
+    # 402,040 groups twice for the 100,000-GPU tree).
+    out = [{"from": f, "step": s, "count": n} for f, s, n in zip(first, step.tolist(), counts.tolist())]
+    for k in np.flatnonzero(broken).tolist():
+        out[k] = values[starts[k]:ends[k]].tolist()
     return out
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from designer.engine.solve.kernels.constants import GOLDEN
 from designer.engine.solve.splitmix import mix as _mix
 
-__all__ = ["Aggregation", "aggregate_identical"]
+__all__ = ["Aggregation", "aggregate_copies", "aggregate_identical"]
 
 
 @dataclass
@@ -31,6 +31,10 @@ class Aggregation:
         CSR of the aggregate flows (the path of the group's first member).
     demand_gbps, weights : ndarray of float64, shape (G,)
         Summed demand (Gb/s) and weight of each group.
+    copies : (ndarray, ndarray, ndarray) or None
+        From :func:`aggregate_copies`: per flow the distinct flow it copies, per distinct flow
+        its first copy, and per distinct flow its group; then :meth:`expand` works on the
+        distinct flows and copies their answers.
     """
 
     group: np.ndarray
@@ -38,24 +42,36 @@ class Aggregation:
     flow_res: np.ndarray
     demand_gbps: np.ndarray
     weights: np.ndarray
+    copies: tuple | None = None
 
     def expand(self, level, bottleneck, demand, weights):
         """Per original flow: (rate Gb/s, level, bottleneck) from the aggregate solve.
 
         A member's level is its group's; its rate is ``weight * level`` like the kernel's (and
         exactly its own demand when the group stopped at its demand: the group's level is then
-        ``k·d / k·w``, which may differ from ``d / w`` in the last bit).
+        ``k·d / k·w``, which may differ from ``d / w`` in the last bit). With ``copies``, each
+        answer is computed once per distinct flow and copied: the same bits, as every copy has
+        its distinct flow's demand and weight bits (checked by :func:`aggregate_copies`).
         """
-        lev, bneck = level[self.group], bottleneck[self.group]
-        at_demand = (bneck < 0) & np.isfinite(lev)
-        with np.errstate(invalid="ignore"):   # inf level * weight stays inf
-            rates = weights * lev
-        rates[at_demand] = demand[at_demand]
-        own = demand[at_demand] / weights[at_demand]
-        lev = lev.copy()
-        # The kernel keeps a subnormal demand's level above 0 (MIN_POSITIVE): keep the group's then.
-        lev[at_demand] = np.where((own == 0.0) & (demand[at_demand] > 0.0), lev[at_demand], own)
-        return rates, lev, bneck
+        if self.copies is None:
+            return _expand(self.group, level, bottleneck, demand, weights)
+        copy_of, firsts, distinct_group = self.copies
+        answers = _expand(distinct_group, level, bottleneck, demand[firsts], weights[firsts])
+        return tuple(a[copy_of] for a in answers)
+
+
+def _expand(group, level, bottleneck, demand, weights):
+    """:meth:`Aggregation.expand` for the flows numbered by ``group``."""
+    lev, bneck = level[group], bottleneck[group]
+    at_demand = (bneck < 0) & np.isfinite(lev)
+    with np.errstate(invalid="ignore"):   # inf level * weight stays inf
+        rates = weights * lev
+    rates[at_demand] = demand[at_demand]
+    own = demand[at_demand] / weights[at_demand]
+    lev = lev.copy()
+    # The kernel keeps a subnormal demand's level above 0 (MIN_POSITIVE): keep the group's then.
+    lev[at_demand] = np.where((own == 0.0) & (demand[at_demand] > 0.0), lev[at_demand], own)
+    return rates, lev, bneck
 
 
 def _count_distinct(values: np.ndarray) -> int:
@@ -130,8 +146,9 @@ def aggregate_identical(flow_ptr, flow_res, demand, weights, *, min_gain: float 
         return None
     lens = np.diff(flow_ptr)
     # Cheap first test (an all-to-all has nothing to merge): equal flows share their first and
-    # last resource and their length.
-    if len(flow_res):
+    # last resource and their length. Skipped when any grouping is worth it (min_gain 0): it can
+    # only say "not worth it".
+    if len(flow_res) and min_gain > 0:
         head = np.where(lens > 0, flow_res[np.minimum(flow_ptr[:-1], len(flow_res) - 1)], -1)
         tail = np.where(lens > 0, flow_res[np.maximum(flow_ptr[1:] - 1, 0)], -1)
         with np.errstate(over="ignore"):
@@ -197,3 +214,66 @@ def _aggregation_of(group, reps, flow_ptr, flow_res, demand, weights) -> "Aggreg
     pos = np.arange(int(ptr[-1]), dtype=np.int64) + np.repeat(flow_ptr[reps] - ptr[:-1], rep_lens)
     return Aggregation(group, ptr, flow_res[pos], np.bincount(group, weights=demand, minlength=len(reps)),
                        np.bincount(group, weights=weights, minlength=len(reps)))
+
+
+def aggregate_copies(flow_ptr, flow_res, demand, weights, copy_of, firsts, distinct_ptr, distinct_res, *,
+                     min_gain: float = 0.1):
+    """:func:`aggregate_identical` of paths that are copies of fewer distinct ones, found by
+    grouping the distinct paths only.
+
+    Path ``p`` of ``flow_ptr``/``flow_res`` must cross exactly the resources of distinct path
+    ``copy_of[p]`` of ``distinct_ptr``/``distinct_res`` (the caller's contract: the router lays
+    out each repeated flow's route by copying it, :func:`~designer.engine.routing.routes.take_flows`).
+    Why: NCCL's tree on 100,000 GPUs is 11.6 M paths copied from 1.2 M distinct ones; grouping
+    the copies hashed and compared 26 M entries to find what the distinct paths already say.
+
+    Exact, the same :class:`Aggregation` (groups, their numbering, sums and paths): two copies
+    are identical exactly when their distinct paths are — the same resources by the contract,
+    and the demand and weight bits are checked equal over every copy of a distinct path (else
+    the copies are grouped as :func:`aggregate_identical` does). Groups are numbered by their
+    first member; when each distinct path first appears in ``copy_of`` in order (as laid-out
+    copies do; ``firsts``, per distinct path its first copy, when the caller knows them, else
+    None: found here) the first copy of a distinct group is the first member of the copies' group,
+    so the distinct numbering is the copies' own; otherwise the copies are grouped in full.
+    "Worth it" is decided on the number of groups, as :func:`aggregate_identical` decides it
+    (its cheap first test can only refuse what the count refuses too).
+
+    Returns
+    -------
+    Aggregation or None
+    """
+    n, distinct = len(flow_ptr) - 1, len(distinct_ptr) - 1
+    if firsts is None:
+        firsts = _first_copies(copy_of, distinct)
+    elif len(firsts) != distinct or not np.array_equal(copy_of[firsts], np.arange(distinct)):
+        raise ValueError("firsts: not one copy of each distinct path, in order")
+    if n < 2 or firsts is None:
+        return aggregate_identical(flow_ptr, flow_res, demand, weights, min_gain=min_gain)
+    bits = [np.ascontiguousarray(x, dtype=np.float64).view(np.int64) for x in (demand, weights)]
+    if not all((b == b[firsts][copy_of]).all() for b in bits):
+        return aggregate_identical(flow_ptr, flow_res, demand, weights, min_gain=min_gain)
+    inner = aggregate_identical(distinct_ptr, distinct_res, demand[firsts], weights[firsts], min_gain=0.0) \
+        if distinct > 1 else None
+    inner_group = inner.group if inner is not None else np.zeros(distinct, dtype=np.int64)
+    groups = int(inner_group.max()) + 1 if distinct else 0
+    if groups > int(n * (1 - min_gain)):
+        return None
+    group = inner_group[copy_of]
+    reps = firsts[np.flatnonzero(np.r_[True, inner_group[1:] > np.maximum.accumulate(inner_group)[:-1]])]
+    agg = _aggregation_of(group, reps, flow_ptr, flow_res, demand, weights)
+    agg.copies = (copy_of, firsts, inner_group)
+    return agg
+
+
+def _first_copies(copy_of: np.ndarray, distinct: int) -> np.ndarray | None:
+    """Per distinct path its first copy's position, when every distinct path has copies and
+    they first appear in order (0, 1, 2, …); else None."""
+    if len(copy_of) == 0 or distinct == 0:
+        return None
+    new = np.empty(len(copy_of), dtype=bool)
+    new[0] = True
+    np.greater(copy_of[1:], np.maximum.accumulate(copy_of)[:-1], out=new[1:])
+    firsts = np.flatnonzero(new)
+    if len(firsts) != distinct or not np.array_equal(copy_of[firsts], np.arange(distinct)):
+        return None
+    return firsts
