@@ -13,6 +13,7 @@ import numpy as np
 
 from designer.engine.routing.csr import gather_rows, range_positions
 from designer.engine.model.topology import Topology
+from designer.engine.solve.aggregate import first_in_order
 
 __all__ = [
     "Routes", "REASONS", "path_nodes_from_resources", "replace_flows", "fold_virtual", "take_flows",
@@ -129,7 +130,7 @@ class Routes:
             return None
         distinct, rep = self.copied_from
         copy_of = range_positions(distinct.first[rep], distinct.count[rep])
-        taken = _first_takers(rep, distinct.num_flows)
+        taken = first_in_order(rep, distinct.num_flows)
         in_order = taken is not None and np.array_equal(distinct.first, np.cumsum(distinct.count) - distinct.count)
         firsts = range_positions(self.first[taken], distinct.count) if in_order else None
         return copy_of, firsts, distinct.flow_ptr, distinct.flow_res
@@ -201,16 +202,6 @@ class Routes:
                                     policy=self.nic_policy)
 
 
-def _first_takers(rep: np.ndarray, distinct: int) -> np.ndarray | None:
-    """Per distinct route its first flow in ``rep``, when every one is taken and they are first
-    taken in order (0, 1, 2, …: as the router numbers them); else None."""
-    if len(rep) == 0 or distinct == 0:
-        return None
-    new = np.empty(len(rep), dtype=bool)
-    new[0] = True
-    np.greater(rep[1:], np.maximum.accumulate(rep)[:-1], out=new[1:])
-    taken = np.flatnonzero(new)
-    return taken if len(taken) == distinct and np.array_equal(rep[taken], np.arange(distinct)) else None
 
 
 def path_nodes_from_resources(topo: Topology, start: int, resources) -> list[int]:

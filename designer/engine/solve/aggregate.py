@@ -16,7 +16,7 @@ import numpy as np
 from designer.engine.solve.kernels.constants import GOLDEN
 from designer.engine.solve.splitmix import mix as _mix
 
-__all__ = ["Aggregation", "aggregate_copies", "aggregate_identical"]
+__all__ = ["Aggregation", "aggregate_copies", "aggregate_identical", "first_in_order"]
 
 
 @dataclass
@@ -244,7 +244,7 @@ def aggregate_copies(flow_ptr, flow_res, demand, weights, copy_of, firsts, disti
     """
     n, distinct = len(flow_ptr) - 1, len(distinct_ptr) - 1
     if firsts is None:
-        firsts = _first_copies(copy_of, distinct)
+        firsts = first_in_order(copy_of, distinct)
     elif len(firsts) != distinct or not np.array_equal(copy_of[firsts], np.arange(distinct)):
         raise ValueError("firsts: not one copy of each distinct path, in order")
     if n < 2 or firsts is None:
@@ -265,9 +265,11 @@ def aggregate_copies(flow_ptr, flow_res, demand, weights, copy_of, firsts, disti
     return agg
 
 
-def _first_copies(copy_of: np.ndarray, distinct: int) -> np.ndarray | None:
-    """Per distinct path its first copy's position, when every distinct path has copies and
-    they first appear in order (0, 1, 2, …); else None."""
+def first_in_order(copy_of: np.ndarray, distinct: int) -> np.ndarray | None:
+    """Per distinct item its first copy's position in ``copy_of`` (each copy's distinct item),
+    when every distinct item has copies and they first appear in order (0, 1, 2, …: as they are
+    numbered when made); else None. Distinct paths' copies here, distinct routes' takers in
+    :mod:`designer.engine.routing.routes`."""
     if len(copy_of) == 0 or distinct == 0:
         return None
     new = np.empty(len(copy_of), dtype=bool)
