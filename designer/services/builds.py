@@ -1,9 +1,12 @@
-"""Large topology builds as jobs: the New page's cluster over ``MAX_BUILD_HOSTS`` hosts is built,
-validated and saved on a worker, with progress (docs/PERFORMANCE.md, "100,000 GPUs in the
+"""Large topology builds as jobs: the New page's cluster over ``MAX_BUILD_HOSTS`` hosts, or over
+``FABRICSCOPE_BUILD_MAX_ELEMENTS`` nodes + links (a heavy template), is built, validated and
+saved on a worker, with progress (docs/PERFORMANCE.md, "100,000 GPUs in the
 browser"; docs/RELIABILITY.md, "Exactly-once completion").
 
-:func:`topology_start` is the New page's one call: a build up to ``MAX_BUILD_HOSTS`` hosts runs in
-the request (:func:`designer.services.topologies.topology_new`); a larger one, up to
+:func:`topology_start` is the New page's one call: a build within both inline limits
+(``MAX_BUILD_HOSTS`` hosts, ``FABRICSCOPE_BUILD_MAX_ELEMENTS`` nodes + links, the estimate
+``limits.check_build`` refuses by) runs in the request
+(:func:`designer.services.topologies.topology_new`); a larger one, up to
 ``FABRICSCOPE_BUILD_JOB_MAX_HOSTS`` hosts and ``FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS`` nodes +
 links, creates the topology with no revision and queues a job of kind ``build``.
 
@@ -37,23 +40,40 @@ __all__ = ["topology_start", "topology_build_submit", "build_run", "job_build_li
 
 
 def job_build_limits() -> dict:
-    """The limits of a build job: hosts above the inline ``MAX_BUILD_HOSTS``, up to these."""
+    """The limits of a build job: above either inline limit (``MAX_BUILD_HOSTS`` hosts,
+    ``FABRICSCOPE_BUILD_MAX_ELEMENTS`` nodes + links; 0 = no element limit), up to these."""
     from designer.bridge.facts import MAX_BUILD_HOSTS
 
-    return {"inline_hosts": MAX_BUILD_HOSTS, "max_hosts": settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS,
+    return {"inline_hosts": MAX_BUILD_HOSTS, "inline_elements": settings.FABRICSCOPE_BUILD_MAX_ELEMENTS,
+            "max_hosts": settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS,
             "max_elements": settings.FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS}
+
+
+def _needs_job(*, template: str, hosts, options: dict | None) -> bool:
+    """Whether a cluster is over an inline limit: more hosts than ``MAX_BUILD_HOSTS``, or more
+    nodes + links than one request may build (a heavy template under the host limit: 200
+    GB200 NVL72 racks). The element count is ``limits.build_elements``, the estimate
+    ``limits.check_build`` would refuse the inline build by, so no spec falls between the two."""
+    if isinstance(hosts, bool) or not isinstance(hosts, int):
+        return False  # topology_new reports the bad value, located
+    bound = job_build_limits()
+    if hosts > bound["inline_hosts"]:
+        return True
+    elements = limits.build_elements(template=template, hosts=hosts, options=options)
+    return bool(bound["inline_elements"]) and elements > bound["inline_elements"]
 
 
 def topology_start(*, owner: AbstractBaseUser, name: str, description: str = "", source: str,
                    template: str = "", hosts: int | None = None, fabric: str = "rail-optimized",
                    options: dict | None = None) -> tuple[Topology, SimulationJob | None]:
     """The New page's topology: ``(topology, None)`` when made in the request, or
-    ``(empty topology, queued build job)`` for a cluster over ``MAX_BUILD_HOSTS`` hosts.
+    ``(empty topology, queued build job)`` for a cluster over an inline limit (hosts or
+    nodes + links: :func:`_needs_job`).
 
     Raises as :func:`topology_new` and :func:`topology_build_submit`.
     """
     common = {"owner": owner, "name": name, "description": description}
-    if source == "cluster" and isinstance(hosts, int) and hosts > job_build_limits()["inline_hosts"]:
+    if source == "cluster" and _needs_job(template=template, hosts=hosts, options=options):
         job = topology_build_submit(template=template, hosts=hosts, fabric=fabric, options=options,
                                     **common)
         return job.topology, job

@@ -91,6 +91,43 @@ def test_over_the_element_limit_is_refused_naming_it(small_inline_limit, user, s
     assert not Topology.objects.filter(name="too-many").exists() and not published
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_heavy_template_under_the_host_limit_goes_to_a_job(alice, settings, published):
+    """200 GB200 NVL72 racks: far under MAX_BUILD_HOSTS (2,048) but about 360,000 nodes + links
+    (1,800 a rack, limits.build_elements) over the inline 300,000: a queued build job, not a 400."""
+    settings.FABRICSCOPE_BUILD_MAX_ELEMENTS = 300_000
+    spec = {"name": "nvl72-200", "source": "cluster", "template": "gb200-nvl72", "hosts": 200,
+            "fabric": "rail-optimized", "storage": 0}
+    response = alice.post(reverse("topology_new"), spec)
+    topology = Topology.objects.get(name="nvl72-200")
+    job = SimulationJob.objects.get(topology=topology)
+    assert response.status_code == 302 and response["Location"] == reverse("job_detail", args=[job.pk])
+    assert (job.kind, job.state, job.inputs["hosts"]) == (JobKind.BUILD, JobState.QUEUED, 200)
+    assert topology.revision_number == 0 and [m[1] for m in published] == [[job.pk]]
+
+
+@pytest.mark.django_db
+def test_the_element_limit_routes_by_the_setting_and_under_both_builds_inline(alice, settings, published):
+    """4 DGX-H100 hosts (127 nodes + links each, 508 in all): inline under both limits; a job
+    when FABRICSCOPE_BUILD_MAX_ELEMENTS is below 508; 0 (no element limit) builds inline."""
+    for limit, name in ((300_000, "inline"), (500, "by-job"), (0, "no-limit")):
+        settings.FABRICSCOPE_BUILD_MAX_ELEMENTS = limit
+        response = alice.post(reverse("topology_new"), {"name": name, **SPEC})
+        topology = Topology.objects.get(name=name)
+        job = SimulationJob.objects.filter(topology=topology).first()
+        if name == "by-job":
+            assert job is not None and job.kind == JobKind.BUILD and topology.revision_number == 0
+            assert response["Location"] == reverse("job_detail", args=[job.pk])
+        else:
+            assert job is None and (topology.revision_number, topology.host_count) == (1, 4)
+            assert response["Location"] == reverse("topology_detail", args=[topology.pk])
+
+
+def test_the_new_page_says_when_a_build_runs_as_a_job(alice, db):
+    page = alice.get(reverse("topology_new")).content.decode()
+    assert "Over 2,048 hosts" in page and "nodes + links" in page and "built by a job" in page
+
+
 @pytest.mark.django_db
 def test_a_bad_spec_is_located_before_anything_is_written(small_inline_limit, user, published):
     from designer.exceptions import EngineValidationError

@@ -17,8 +17,8 @@ Ids and groups
   :mod:`.storage_fabric` has the rule and why), else on storage leaves ``sleaf{j}`` (role
   ``leaf``, ``attrs.storage``) uplinked without oversubscription into plane 0 (fat-tree: they
   take the edge ports after the hosts' NICs; a single-leaf fabric: on that leaf).
-- Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks whose
-  hosts reach only those leaves (as ``parent``) and its storage servers; the super-spines are
+- Three tiers: ``pod{p}`` groups (kind ``pod``) hold a pod's spines, leaves, the racks with most
+  of their host ports on those leaves (as ``parent``) and its storage servers; the super-spines are
   in group ``super-spines`` (kind ``other``). See :func:`.pods.group_pods`.
 - Link ids: ``<a>-<b>`` (``h3/nic7-leaf7``, ``leaf7-spine2``).
 - Compute NICs are wired into the compute fabric; storage NICs (one port each) only when there

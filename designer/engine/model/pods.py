@@ -1,10 +1,18 @@
-"""Pod groups of a three-tier fabric: ``pod{p}`` (kind ``pod``) holds its spines and leaves and
-the racks (and storage servers) whose every fabric port lands on those leaves; the super-spines
-form one group ``super-spines`` (kind ``other``).
+"""Pod groups of a three-tier fabric: ``pod{p}`` (kind ``pod``) holds its spines and leaves,
+the racks (each in the pod holding most of its fabric ports) and the storage servers on those
+leaves; the super-spines form one group ``super-spines`` (kind ``other``).
 
 Why: a 32k-GPU design is read pod by pod (the editor opens it as pods → racks and leaves →
 hosts), and a pod is a failure domain a scenario can take down. A leaf belongs to the pod of
-its spines (``attrs.pod``); a rack split over two pods' leaves stays where it was.
+its spines (``attrs.pod``).
+
+A rack can legitimately straddle two pods: the rail-optimized generator splits the hosts into
+equal contiguous leaf blocks (host ``h`` on block ``h * leaves_per_rail // hosts``) whatever the
+rack size, so when a block's host count is not a multiple of ``hosts_per_rack`` (600 DGX-H100 on
+64-port leaves: 31.6 hosts a block) the hosts of the rack at a pod boundary land on the leaves of
+two pods. Such a rack joins the pod that holds most of its fabric ports; a tie goes to the lower
+pod, the one its first host reaches (blocks fill in host order). So every rack of a three-tier
+build is in exactly one pod; its ports to the other pod's leaves are links across pods.
 """
 from __future__ import annotations
 
@@ -76,7 +84,8 @@ def _group_storage(links: list, nodes: dict, pod_of: dict) -> None:
 
 
 def _pods_of_groups(links: list, nodes: dict, groups: dict, pod_of: dict) -> dict:
-    """Top-level groups (racks) whose nodes' fabric ports all land in one pod: {group: pod}."""
+    """Top-level groups (racks) with fabric ports on pod leaves: {group: the pod holding most of
+    those ports, the lower pod on a tie} (see the module docstring for why a rack may reach two)."""
     top = {}
     for g in groups.values():  # the top-level ancestor of every group
         root, seen = g, set()
@@ -84,11 +93,12 @@ def _pods_of_groups(links: list, nodes: dict, groups: dict, pod_of: dict) -> dic
             seen.add(root["id"])
             root = groups[root["parent"]]
         top[g["id"]] = root["id"]
-    seen_pods: dict[str, set] = {}
+    ports: dict[str, dict] = {}  # top-level group -> {pod: its fabric ports on that pod's leaves}
     for link in links:
         for x, y in _ends(link):
             group = nodes[x].get("group")
             if y in pod_of and group in top:
-                seen_pods.setdefault(top[group], set()).add(pod_of[y])
-    return {gid: next(iter(p)) for gid, p in seen_pods.items()
-            if len(p) == 1 and groups[gid].get("parent") is None}
+                count = ports.setdefault(top[group], {})
+                count[pod_of[y]] = count.get(pod_of[y], 0) + 1
+    return {gid: min(count, key=lambda p: (-count[p], p)) for gid, count in ports.items()
+            if groups[gid].get("parent") is None}

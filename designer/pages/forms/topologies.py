@@ -21,12 +21,15 @@ class TopologyNewForm(forms.Form):
     source = forms.ChoiceField(choices=SOURCE_CHOICES, initial="cluster", widget=forms.RadioSelect)
     template = forms.ChoiceField(choices=[], initial="dgx-h100")
     # The live preview counts up to MAX_PREVIEW_HOSTS (no document built); creating one builds
-    # every device, so clean_hosts keeps MAX_BUILD_HOSTS for the submit.
+    # every device: in the request within MAX_BUILD_HOSTS and FABRICSCOPE_BUILD_MAX_ELEMENTS, else
+    # by a job (services.topology_start), up to the job's host limit that clean_hosts keeps.
     hosts = forms.IntegerField(min_value=1, max_value=MAX_PREVIEW_HOSTS, initial=64,
                                label="Hosts (racks for a rack-scale template)",  # GB200 NVL72: 1 = a rack of 18 trays
                                help_text=f"Number of hosts of the template (preview up to "
-                                         f"{MAX_PREVIEW_HOSTS:,}; over {MAX_BUILD_HOSTS:,} it is "
-                                         f"built by a job, with progress).")
+                                         f"{MAX_PREVIEW_HOSTS:,}). Over {MAX_BUILD_HOSTS:,} hosts, "
+                                         f"or over {settings.FABRICSCOPE_BUILD_MAX_ELEMENTS:,} nodes "
+                                         f"+ links (a GB200 NVL72 rack makes about 1,800), it is "
+                                         f"built by a job, with progress.")
     fabric = forms.ChoiceField(choices=FABRIC_CHOICES, initial="rail-optimized")
     rails = forms.IntegerField(min_value=1, max_value=64, required=False,
                                help_text="Default: one rail per compute NIC.")
@@ -75,8 +78,9 @@ class TopologyNewForm(forms.Form):
             field.widget.attrs.update({"data-build-param": name, "data-type": kind})
 
     def clean_hosts(self):
-        """Up to MAX_BUILD_HOSTS hosts are built in the request; more, up to the build job's
-        limit, by a job on a worker (``services.topology_start``)."""
+        """Within MAX_BUILD_HOSTS hosts and FABRICSCOPE_BUILD_MAX_ELEMENTS nodes + links a
+        cluster is built in the request; over either, up to the build job's limits, by a job on a
+        worker (``services.topology_start``)."""
         hosts = self.cleaned_data["hosts"]
         limit = settings.FABRICSCOPE_BUILD_JOB_MAX_HOSTS
         if hosts is not None and self.data.get("source", "cluster") == "cluster" and hosts > limit:
