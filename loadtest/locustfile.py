@@ -25,13 +25,16 @@ import threading
 import time
 
 from locust import HttpUser, between, events, task
+from locust.clients import LocustHttpAdapter
 from locust.stats import StatsEntry
+from urllib3.util.retry import Retry
 
 ACCOUNTS = json.loads(open(os.environ["FABRICSCOPE_LOAD_USERS"]).read()) \
     if os.environ.get("FABRICSCOPE_LOAD_USERS") else []
 _next = itertools.count()
 _lock = threading.Lock()
 JOBS = {"submitted": 0, "succeeded": 0, "failed": 0, "unfinished": 0, "refused": 0}
+RESENT = {"requests": 0}
 POLL_TIMEOUT_S = float(os.environ.get("FABRICSCOPE_LOAD_POLL_TIMEOUT", "120"))
 CATEGORIES = ("page", "api read", "sign-in", "api edit", "api submit", "api poll")
 
@@ -56,10 +59,31 @@ def _count(key: str) -> None:
         JOBS[key] += 1
 
 
+class ResendOnce(Retry):
+    """One resend of a GET whose kept-alive connection closed before any answer, as browsers do
+    (RFC 9112 §9.3.1: a client may retry an idempotent request that met a closed connection).
+    Gunicorn recycles a worker after ``--max-requests``, closing its idle keep-alive connections;
+    a request sent on one at that instant never reached the app. Counted: the summary reports
+    ``resent`` next to the errors, so nothing is hidden."""
+
+    def increment(self, *args, **kwargs):
+        resend = super().increment(*args, **kwargs)   # raises when the request is not resent
+        with _lock:
+            RESENT["requests"] += 1
+        return resend
+
+
+def _resend_once() -> LocustHttpAdapter:
+    return LocustHttpAdapter(None, max_retries=ResendOnce(total=1, connect=1, read=1, status=0, other=0,
+                                                          allowed_methods=frozenset({"GET", "HEAD"}),
+                                                          raise_on_status=False))
+
+
 class Designer(HttpUser):
     wait_time = between(*WAIT_S)
 
     def on_start(self) -> None:
+        self.client.mount("http://", _resend_once())
         account = ACCOUNTS[next(_next) % len(ACCOUNTS)]
         self.account = account
         self.api = {"Authorization": f"Bearer {account['token']}"}
@@ -149,6 +173,7 @@ def _summary(environment, **kwargs) -> None:
     figures["errors"] = [{"method": e.method, "name": e.name, "error": str(e.error),
                           "occurrences": e.occurrences} for e in stats.errors.values()]
     figures["jobs_seen_by_users"] = dict(JOBS)
+    figures["resent"] = RESENT["requests"]
     with open(path, "w") as out:
         json.dump(figures, out, indent=2)
 

@@ -352,7 +352,8 @@ def markdown(s: dict) -> str:
         f"jobs submitted (201) {seen['submitted']}, refused {seen['refused']}; in the database "
         f"after draining: {jobs}; seen finished by their users: succeeded {seen['succeeded']}, "
         f"failed {seen['failed']}, still polling at the end {seen['unfinished']}",
-        f"errors: {s['errors'] or 'none'}", cpu_line(s.get("cpu_s")), ""])
+        f"errors: {s['errors'] or 'none'}; GETs resent once after a kept-alive connection closed "
+        f"unanswered (as browsers do): {s.get('resent', 0)}", cpu_line(s.get("cpu_s")), ""])
 
 
 def cpu_line(cpu: dict | None) -> str:
