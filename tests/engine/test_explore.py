@@ -133,6 +133,12 @@ def test_chunks_merge_to_the_unchunked_run_in_any_order():
     with pytest.raises(InvalidScenario) as exc:
         merge_explore(parts[:2])
     assert "missing chunk(s) [2]" in exc.value.problems[0].message
+    # A part chunked another way (contiguous blocks: a worker of an older version) is refused,
+    # not merged into a grid with one point twice and another missing.
+    blocks = [dict(parts[0], points=whole["points"][:2]), parts[1], parts[2]]
+    with pytest.raises(InvalidScenario) as exc:
+        merge_explore(blocks)
+    assert [str(p) for p in exc.value.problems] == ["parts[0].points: are not chunk 0 of 3's points (0, 3, 6, …)"]
 
 
 def test_a_job_mix_gives_a_step_per_job():

@@ -257,11 +257,23 @@ def _check_parts(parts: list[dict]) -> None:
         if i in seen:
             problems.append(Problem(f"parts[{k}].chunk", f"chunk {i} repeats parts[{seen[i]}]"))
         seen[i] = k
+        problems += _points_problems(k, p, i, n)
     missing = sorted(set(range(n)) - set(seen))
     if missing and not problems:
         problems.append(Problem("parts", f"missing chunk(s) {missing} of {n}"))
     if problems:
         raise InvalidScenario("cannot merge explorer parts", problems)
+
+
+def _points_problems(k: int, part: dict, i: int, n: int) -> list[Problem]:
+    """A part must hold exactly the points chunk ``(i, n)`` evaluates (:func:`chunk_points`): a
+    part chunked another way (contiguous blocks, before striding; a worker of another version)
+    would merge into a grid with points twice and others missing."""
+    total = part.get("points_total")
+    got = [q.get("index") for q in part.get("points") or [] if isinstance(q, dict)]
+    if not isinstance(total, int) or got != chunk_points(list(range(total)), i, n):
+        return [Problem(f"parts[{k}].points", f"are not chunk {i} of {n}'s points ({i}, {i + n}, {i + 2 * n}, …)")]
+    return []
 
 
 def _scores(points: list[dict]) -> None:
