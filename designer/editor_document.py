@@ -25,6 +25,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 import zlib
 from collections import OrderedDict
 from pathlib import Path
@@ -50,6 +51,11 @@ GZIP_LEVEL = 1
 # 100,000-GPU design is ~17 MB compressed, so this holds ~60 of them.
 DISK_BYTES = 1024 * 1024 * 1024
 SUFFIX = ".json.gz"
+# A stored file must at least look like gzip (magic, and header + trailer's length) to be served.
+GZIP_MAGIC = b"\x1f\x8b"
+GZIP_MIN_BYTES = 18
+# A temporary ".part" file older than this was left by a process killed while writing it.
+PART_STALE_S = 3600
 
 log = logging.getLogger(__name__)
 
@@ -126,12 +132,18 @@ def _stored_path(topology_id: int, revision_id: int) -> Path:
 
 
 def _read_stored(path: Path) -> bytes | None:
-    """The file's bytes (its time touched, for the least-recently-used pruning), or None."""
+    """The file's bytes (its time touched, for the least-recently-used pruning), or None: no
+    such file, or not a gzip stream (then it is removed, and compressed again by the caller)."""
     try:
         body = path.read_bytes()
-        os.utime(path)
     except OSError:
         return None
+    if len(body) < GZIP_MIN_BYTES or body[:2] != GZIP_MAGIC:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        return None
+    with contextlib.suppress(OSError):  # a read-only store still serves what it holds
+        os.utime(path)
     return body
 
 
@@ -144,6 +156,8 @@ def _write_stored(path: Path, body: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
             part.write(body)
+            part.flush()
+            os.fsync(part.fileno())  # on disk before its name is: a crash leaves no cut file named
         os.replace(part.name, path)
         _prune(path.parent, DISK_BYTES)
     except OSError:
@@ -156,11 +170,14 @@ def _write_stored(path: Path, body: bytes) -> None:
 def _prune(directory: Path, limit: int) -> None:
     """Remove the least recently used documents of ``directory`` until they fit in ``limit``
     bytes (the newest is always kept)."""
-    files = []
+    files, stale = [], time.time() - PART_STALE_S
     for entry in os.scandir(directory):
         if entry.name.endswith(SUFFIX):
             stat = entry.stat()
             files.append((stat.st_mtime, stat.st_size, entry.path))
+        elif entry.name.endswith(".part") and entry.stat().st_mtime < stale:
+            with contextlib.suppress(FileNotFoundError):  # left by a process killed mid-write
+                os.remove(entry.path)
     files.sort(reverse=True)
     total = 0
     for index, (_, size, file) in enumerate(files):

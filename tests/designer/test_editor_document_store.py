@@ -69,6 +69,35 @@ def test_store_keeps_its_bound_by_removing_the_least_recently_used(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.txt", "used.json.gz"]
 
 
+@pytest.mark.parametrize("content", [b"", b"{\"not\": \"gzip\"}", b"\x1f\x8b\x08"])
+def test_a_damaged_file_is_replaced_not_served(store, user, content):
+    """An empty, foreign or cut file under the revision's name (a crash mid-write on a file
+    system that kept the name) is removed and compressed again, never served."""
+    from designer import editor_document, services
+
+    topology = services.topology_build(owner=user, name="pod-1", template="dgx-h100", hosts=1)
+    revision = topology.current_revision
+    path = store / f"{revision.pk}-{revision.checksum}.json.gz"
+    store.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    editor_document.cache_clear()
+    body = editor_document.document_gzip(topology.pk, revision.pk)
+    assert json.loads(gzip.decompress(body)) == revision.document
+    assert path.read_bytes() == body
+
+
+def test_pruning_removes_part_files_left_by_a_killed_writer(tmp_path):
+    from designer import editor_document
+
+    (tmp_path / "kept.json.gz").write_bytes(b"x" * 10)
+    left, fresh = tmp_path / "tmpold.part", tmp_path / "tmpnew.part"
+    left.write_bytes(b"half")
+    fresh.write_bytes(b"being written")
+    os.utime(left, (1000, 1000))
+    editor_document._prune(tmp_path, 10**9)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json.gz", "tmpnew.part"]
+
+
 def test_unwritable_store_still_answers(store, user, settings, tmp_path):
     from designer import editor_document, services
 
