@@ -219,16 +219,17 @@ def stored_bytes(*, user) -> int:
     return int(total or 0)
 
 
-def check_storage_quota(*, user, adding_bytes: int) -> None:
+def check_storage_quota(*, user, adding_bytes: int, what: str = "this revision") -> None:
     """Raise :class:`QuotaExceeded` when storing ``adding_bytes`` more for ``user`` (the owner of
-    the topology, whoever saves) would pass ``FABRICSCOPE_QUOTA_STORED_BYTES`` (0: no quota)."""
+    the topology, whoever saves) would pass ``FABRICSCOPE_QUOTA_STORED_BYTES`` (0: no quota);
+    ``what`` names the bytes in the message."""
     limit = settings.FABRICSCOPE_QUOTA_STORED_BYTES
     if not limit or _unlimited(user):
         return
     used = stored_bytes(user=user)
     if used + adding_bytes > limit:
         raise QuotaExceeded(
-            f"this revision ({adding_bytes:,} bytes) would take {_owner(user)} stored topology "
+            f"{what} ({adding_bytes:,} bytes) would take {_owner(user)} stored topology "
             f"revisions to {used + adding_bytes:,} bytes, over the quota of {limit:,} "
             "(FABRICSCOPE_QUOTA_STORED_MB); delete old topologies first",
             details={"quota": "stored_bytes", "used_bytes": used, "size_bytes": adding_bytes,

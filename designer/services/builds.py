@@ -38,6 +38,11 @@ from designer.services.topologies import revision_append, topology_create, topol
 
 __all__ = ["topology_start", "topology_build_submit", "build_run", "job_build_limits"]
 
+# The fewest bytes a node or link takes in a stored document: measured 122-166 over the catalog's
+# templates (canonical JSON, 2026-12-06: amd-mi300x 121.7, dgx-b200 122.4, dgx-h100 124.5,
+# gb200-nvl72 165.9), so a build job's lower bound on its document never over-counts.
+MIN_BYTES_PER_ELEMENT = 100
+
 
 def job_build_limits() -> dict:
     """The limits of a build job: above either inline limit (``MAX_BUILD_HOSTS`` hosts,
@@ -101,8 +106,12 @@ def topology_build_submit(*, owner: AbstractBaseUser, name: str, template: str, 
     QuotaExceeded, TooManyJobs, BrokerUnavailable
         As :func:`topology_create` and ``jobs.job_queue``.
     """
-    _check_job_build(template=template, hosts=hosts, options=options)
+    elements = _check_job_build(template=template, hosts=hosts, options=options)
     check_printable(name)
+    # Refused now, not after minutes of a worker's build: even at the fewest bytes a node or link
+    # takes, the document would pass the owner's storage quota (checked again, exactly, at the save).
+    limits.check_storage_quota(user=owner, adding_bytes=elements * MIN_BYTES_PER_ELEMENT,
+                               what=f"this build (at least {MIN_BYTES_PER_ELEMENT} bytes a node or link)")
     bridge.plan_preview(template=template, hosts=hosts, fabric=fabric, options=options or {})
     spec = {"name": name, "template": template, "hosts": hosts, "fabric": fabric,
             "options": options or {}}
@@ -122,7 +131,8 @@ def topology_build_submit(*, owner: AbstractBaseUser, name: str, template: str, 
     return job
 
 
-def _check_job_build(*, template: str, hosts: int, options: dict | None) -> None:
+def _check_job_build(*, template: str, hosts: int, options: dict | None) -> int:
+    """The build's estimated nodes + links, once its hosts and elements are within the job's limits."""
     if isinstance(hosts, bool) or not isinstance(hosts, int) or hosts < 1:
         raise ValidationError({"hosts": "a positive number of hosts is required"})
     bound = job_build_limits()
@@ -138,6 +148,7 @@ def _check_job_build(*, template: str, hosts: int, options: dict | None) -> None
             f"makes at most {bound['max_elements']:,} (FABRICSCOPE_BUILD_JOB_MAX_ELEMENTS): build "
             "fewer hosts", details={"hosts": hosts, "elements": elements,
                                     "limit_elements": bound["max_elements"]})
+    return elements
 
 
 def build_run(job: SimulationJob, run: Run) -> bool:

@@ -188,6 +188,18 @@ def test_the_job_caps_and_rate_apply_and_a_refused_job_leaves_no_topology(api, s
 
 
 @pytest.mark.django_db
+def test_a_build_that_cannot_fit_the_storage_quota_is_refused_before_it_is_queued(api, settings, published):
+    """12,500 DGX-H100 make ~2.1 M nodes and links: at 100 bytes each (below every template's),
+    more than a 100 MB quota; refused at once, not after a worker's minutes of building."""
+    settings.FABRICSCOPE_QUOTA_STORED_BYTES = 100_000_000
+    error = assert_error(api.post(URL, _body("huge", hosts=12_500), format="json"), 403, "quota_exceeded")
+    assert error["details"]["quota"] == "stored_bytes" and error["details"]["size_bytes"] > 100_000_000
+    assert "this build (at least 100 bytes a node or link)" in error["message"]
+    assert not Topology.objects.filter(name="huge").exists() and not published
+    assert api.post(URL, _body("small"), format="json").status_code == 202   # 3 hosts fit
+
+
+@pytest.mark.django_db
 def test_a_build_is_not_a_scenario_job_kind(api, scenario):
     error = assert_error(api.post(f"{API}/jobs/", {"scenario": scenario.pk, "kind": "build"},
                                   format="json"), 400)
