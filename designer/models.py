@@ -67,7 +67,9 @@ class DocumentField(models.JSONField):
     ("total size of jsonb object elements exceeds the maximum of 268435455 bytes"), and a
     100,000-GPU design is 259 MB of JSON; ``json`` keeps the text as written (up to 1 GB, the
     key order too) and nothing queries inside a document. The value is sent as ``json`` and read
-    back as text (``designer.apps``), so orjson, not the driver, parses it."""
+    back as text (``designer.apps``), so orjson, not the driver, parses it. ``json`` has no
+    equality or containment operators: a query that compares, filters on, ``distinct()``s or
+    ``union()``s this column works on SQLite and fails on PostgreSQL — select it, never compare it."""
 
     def db_check(self, connection):
         return None
