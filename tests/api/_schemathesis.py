@@ -123,6 +123,11 @@ def run(url: str, config: Path, report: Path, *, max_examples: int, phases: str,
                # POST/DELETE there would rotate or revoke the very token the run uses.
                "--exclude-path", "/api/v1/auth/token/",
                "--exclude-path", "/api/v1/auth/token/{id}/",
+               # DELETE /plan/ resets the saved placements; the plan is computed from the design
+               # and stays readable, which the stateful phase's use-after-free check reads as a
+               # deleted resource still served (a per-operation check setting is not honoured in
+               # that phase). Its cases, roles included, are in tests/api/test_plan_placements.py.
+               "--exclude-name", "DELETE /api/v1/topologies/{topology_pk}/plan/",
                "--report", "ndjson", "--report-ndjson-path", str(report)]
     for header in headers:
         command += ["-H", header]
