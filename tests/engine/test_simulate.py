@@ -166,6 +166,38 @@ def test_flow_limit(monkeypatch):
         simulate({"topology": mini(hosts=3), "workload": [{"kind": "alltoall", "bytes": 1}]})
 
 
+def test_flow_limit_counts_the_planned_algorithm_not_the_worst_one(monkeypatch):
+    """An ``auto`` collective is refused up front only when even its cheapest algorithm exceeds
+    the limit; generation then holds the planned algorithm's flows to it before building them.
+
+    Hand count: 4 groups of 2 GPUs (one per host of ``mini(hosts=8, gpus=1)``): per group ring
+    2·ch = 16, tree 4·2·ch = 64, NVLS 2·2 = 4, ... so at least 4 × 4 = 16 and at most 4 × 64 = 256
+    flows. The old bound (the worst algorithm, 256) refused it at a limit of 100; it makes
+    4 × (planned bound) flows."""
+    import designer.engine.traffic.scenario as scenario_module
+    import designer.engine.traffic.workloads as workloads
+    from designer.engine.traffic.collectives import flow_bound
+
+    topo = mini(hosts=8, gpus=1)
+    groups = [[f"h{2 * k}/gpu0", f"h{2 * k + 1}/gpu0"] for k in range(4)]
+    work = [{"id": "ar", "kind": "allreduce", "bytes": 1e6, "groups": groups}]
+    assert workloads.pattern_flow_count({"kind": "allreduce", "groups": [[0, 1]] * 4, "participants": [0, 1]}) == 256
+    assert workloads.pattern_flow_count({"kind": "allreduce", "groups": [[0, 1]] * 4, "participants": [0, 1]}, min) == 16
+    for module in (scenario_module, workloads):
+        monkeypatch.setattr(module, "MAX_FLOWS", 100)
+    result = simulate({"topology": topo, "workload": work})
+    algorithm = result["summary"]["patterns"]["ar"]["algorithm"]
+    assert result["summary"]["flows_total"] <= 4 * flow_bound("allreduce", algorithm, 2) <= 100
+    for module in (scenario_module, workloads):      # planned bound above the limit, least below
+        monkeypatch.setattr(module, "MAX_FLOWS", 4 * flow_bound("allreduce", algorithm, 2) - 1)
+    with pytest.raises(LimitExceeded, match="planned algorithms"):
+        simulate({"topology": topo, "workload": work})
+    for module in (scenario_module, workloads):      # below the least: refused before any planning
+        monkeypatch.setattr(module, "MAX_FLOWS", 15)
+    with pytest.raises(LimitExceeded, match="at least 16 flows"):
+        simulate({"topology": topo, "workload": work})
+
+
 def test_failures_fill_the_diff_and_link_selectors_validate():
     """simulate() with failures is the what-if: result after the failures + diff against the
     baseline. A link selector degrade of h0's PCIe links halves gpu0's 400 Gb/s path."""

@@ -116,11 +116,19 @@ def _of_stage(layout, groups, stage, where) -> list[np.ndarray]:
     pp = layout.sizes["pp"]
     if not isinstance(stage, int) or isinstance(stage, bool) or not 0 <= stage < pp:
         raise _bad(where, f"must be a pipeline stage 0..{pp - 1}")
-    of_rank = dict(zip(layout.ranks.tolist(), layout.stage_of().tolist()))
-    kept = [g for g in groups if all(of_rank[n] == stage for n in g.tolist())]
+    node_stage = layout.node_stage()
+    kept = [g for g, inside in zip(groups, _all_in_stage(node_stage, groups, stage)) if inside]
     if not kept:
         raise _bad(where, f"no group lies inside stage {stage} (pp groups span stages)")
     return kept
+
+
+def _all_in_stage(node_stage: np.ndarray, groups: list[np.ndarray], stage: int) -> list[bool]:
+    """Per group: do all its members sit in ``stage``? (One array operation when the groups are
+    of one size, as a layout's are: a pipeline's patterns ask it once per stage and phase.)"""
+    if len({len(g) for g in groups}) == 1:
+        return (node_stage[np.stack(groups)] == stage).all(axis=1).tolist()
+    return [bool((node_stage[g] == stage).all()) for g in groups]
 
 
 def _explicit(topo, spec, participants, where, explicit) -> list[np.ndarray]:

@@ -24,13 +24,14 @@ latency is the largest and its efficiency the smallest over its groups.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
 from designer.engine.document.bounds import MAX_BYTES, MAX_RATE_GBPS, magnitude_problem
 from designer.engine.catalog_copies import COPY_ENGINES
 from designer.engine.errors import InvalidWorkload, LimitExceeded, Problem
-from designer.engine.model.topology import Topology
+from designer.engine.model.topology import Topology, kind_nodes
 from designer.engine.traffic.collectives import (COLLECTIVE_KINDS, PROTOCOLS, build_flows, candidates, flow_bound,
                                                  plan_pattern, ring_orders)
 from designer.engine.traffic.collectives.launch import gpus_per_thread_of, issue_floor_s
@@ -136,7 +137,8 @@ def _by_kind_and_group(topo: Topology, selector: dict, where: str) -> np.ndarray
     """The nodes of the selector's ``kind`` inside its ``group`` (either optional), in document order."""
     mask = np.ones(topo.num_nodes, dtype=bool)
     if "kind" in selector:
-        mask &= np.array([k == selector["kind"] for k in topo.node_kind], dtype=bool)
+        mask = np.zeros(topo.num_nodes, dtype=bool)
+        mask[kind_nodes(topo, selector["kind"])] = True
     if "group" in selector:
         group = selector["group"]
         if group not in topo.groups:
@@ -380,17 +382,16 @@ def _is_number(x) -> bool:
         return False
 
 
-def pattern_flow_count(pattern: dict) -> int:
-    """Number of flows a normalized pattern will produce (checked against :data:`MAX_FLOWS`)."""
+def pattern_flow_count(pattern: dict, over=max) -> int:
+    """Number of flows a normalized pattern will produce; for a collective left to ``auto``, a
+    bound over its kind's algorithms (:func:`~designer.engine.traffic.collectives.flow_bound`:
+    ``over=max`` at most, ``over=min`` at least)."""
     kind = pattern["kind"]
-    if pattern.get("groups") is not None:
-        return sum(pattern_flow_count({**pattern, "participants": g, "groups": None}) for g in pattern["groups"])
-    if kind == "alltoall":
-        n = len(pattern["participants"])
-        return n * (n - 1)
     if kind in COLLECTIVE_KINDS:
-        return flow_bound(kind, pattern.get("algorithm") or "auto", len(pattern["participants"]),
-                          pattern.get("channels"))
+        groups = pattern.get("groups")
+        sizes = Counter(map(len, groups)) if groups is not None else {len(pattern["participants"]): 1}
+        algorithm, channels = pattern.get("algorithm") or "auto", pattern.get("channels")
+        return sum(count * flow_bound(kind, algorithm, n, channels, over) for n, count in sizes.items())
     if kind == "p2p":
         return max(len(pattern["src"]), len(pattern["dst"]))
     if kind == "kv_transfer":
@@ -415,18 +416,20 @@ def generate(topo: Topology, patterns: list[dict], routing: dict | None = None) 
     InvalidWorkload
         An explicit algorithm that does not run on the topology.
     """
-    total = sum(pattern_flow_count(p) for p in patterns)
-    if total > MAX_FLOWS:
-        raise LimitExceeded(f"the workload makes {total:,} flows (limit {MAX_FLOWS:,})",
-                            [Problem("workload", f"{total:,} flows exceed the limit of {MAX_FLOWS:,}")])
+    least = sum(pattern_flow_count(p, min) for p in patterns)
+    if least > MAX_FLOWS:
+        raise LimitExceeded(f"the workload makes at least {least:,} flows (limit {MAX_FLOWS:,})",
+                            [Problem("workload", f"{least:,} flows exceed the limit of {MAX_FLOWS:,}")])
     parts, ids, kinds, plans = [], [], [], []
     shape_plans: dict[tuple, object] = {}     # grouped collectives of one shape share a plan
+    budget = _FlowBudget(least)
     for k, pattern in enumerate(patterns):
         plan = None
         if pattern["kind"] in COLLECTIVE_KINDS and pattern.get("groups") is not None:
-            plan, src, dst, size = _grouped(topo, pattern, routing, shape_plans)
+            plan, src, dst, size = _grouped(topo, pattern, routing, shape_plans, budget)
         elif pattern["kind"] in COLLECTIVE_KINDS:
             plan = plan_pattern(topo, pattern, routing)
+            budget.plan(pattern, plan.algorithm, len(pattern["participants"]))
             src, dst, size = build_flows(topo, pattern, plan.algorithm)
         else:
             src, dst, size = _PATTERN_BUILDERS[pattern["kind"]](topo, pattern)
@@ -459,7 +462,27 @@ def _shape(topo, nodes) -> tuple:
     return tuple(hosts.values())
 
 
-def _grouped(topo, pattern, routing, cache: dict):
+class _FlowBudget:
+    """The flow limit while a workload is generated: up front only the fewest flows any algorithm
+    could make is known (``least``); each collective group, once its algorithm is planned, takes
+    its planned bound in place of its least one, so the limit holds before its flows are built."""
+
+    def __init__(self, least: int):
+        self.total = least
+        self._extra: dict[tuple, int] = {}   # groups of one size and algorithm: ~1M at 100,000 GPUs
+
+    def plan(self, pattern: dict, algorithm: str, n: int) -> None:
+        key = (pattern["kind"], algorithm, n, pattern.get("channels"))
+        if key not in self._extra:
+            self._extra[key] = flow_bound(*key) - flow_bound(key[0], "auto", n, key[3], min)
+        self.total += self._extra[key]
+        if self.total > MAX_FLOWS:
+            raise LimitExceeded(f"the workload makes more than {MAX_FLOWS:,} flows with the planned algorithms",
+                                [Problem(pattern.get("where", "workload"),
+                                         f"{self.total:,} flows (planned so far) exceed the limit of {MAX_FLOWS:,}")])
+
+
+def _grouped(topo, pattern, routing, cache: dict, budget: _FlowBudget):
     """One collective per group: flows concatenated, planned once per group shape (and kind,
     size, algorithm, protocol, channels: ``cache`` is shared by the patterns of one workload).
 
@@ -477,6 +500,7 @@ def _grouped(topo, pattern, routing, cache: dict):
             if (common, key) not in cache:
                 cache[(common, key)] = plan_pattern(topo, sub, routing)
             plans[key] = cache[(common, key)]
+        budget.plan(pattern, plans[key].algorithm, len(g))
         src, dst, size = build_flows(topo, sub, plans[key].algorithm)
         srcs.append(np.asarray(src, np.int64))
         dsts.append(np.asarray(dst, np.int64))

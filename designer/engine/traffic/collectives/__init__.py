@@ -81,13 +81,15 @@ _BOUNDS = {"ring": lambda n, ch: n * ch, "tree": lambda n, ch: 4 * n * ch, "coll
            "p2p": lambda n, ch: n * max(1, (n - 1).bit_length())}   # hypercube; gather/scatter n−1
 
 
-def flow_bound(kind: str, algorithm: str, n: int, channels: int | None = None) -> int:
-    """Upper bound on the flows of a collective of ``n`` participants (``auto``: the largest
-    over the algorithms of ``kind``), for limits checked before any flow is built."""
+def flow_bound(kind: str, algorithm: str, n: int, channels: int | None = None, over=max) -> int:
+    """Bound on the flows of a collective of ``n`` participants, for limits checked before any
+    flow is built. ``auto`` is bounded over the algorithms of ``kind``: ``over=max`` the most any
+    of them could make, ``over=min`` the fewest (what the workload makes at least, whichever
+    algorithm the planner picks)."""
     if kind == "alltoall":
         return n * (n - 1)
     names = candidates(kind) if algorithm == "auto" else [algorithm]
-    return max(_BOUNDS[a](n, channels or 8) for a in names)
+    return over(_BOUNDS[a](n, channels or 8) for a in names)
 
 
 def build_flows(topo, pattern: dict, algorithm: str):

@@ -88,6 +88,16 @@ class Layout:
         out[grid.ravel()] = stage.ravel()
         return out
 
+    def node_stage(self) -> np.ndarray:
+        """Pipeline stage by node index (−1 for a node that holds no rank); kept on the layout:
+        every pipeline-stage pattern of a job asks it."""
+        table = self.__dict__.get("_node_stage")
+        if table is None:
+            table = np.full(int(self.ranks.max()) + 1 if len(self.ranks) else 0, -1, dtype=np.int64)
+            table[self.ranks] = self.stage_of()
+            self.__dict__["_node_stage"] = table
+        return table
+
     def as_dict(self) -> dict:
         return {**self.sizes, "order": "-".join(self.order), "gpus": len(self.ranks)}
 
