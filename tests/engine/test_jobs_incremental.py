@@ -60,6 +60,32 @@ def test_incremental_step_equals_full_resolve(case, doc, job):
     _assert_same(full, inc)
 
 
+@pytest.mark.parametrize("case, doc, job", [
+    ("dense pipeline", lambda: build_cluster("dgx-h100", 16), DENSE),
+    ("moe all-to-all EP 32, leaf-spine 3:1", lambda: build_cluster("dgx-h100", 8, fabric="leaf-spine",
+                                                                   oversubscription=3, hosts_per_rack=2),
+     {**MOE, "layout": {"tp": 1, "ep": 32, "dp": 64}}),
+])
+def test_local_event_resolves_equal_the_full_resolve(monkeypatch, case, doc, job):
+    """From ``LOCAL_FROM_PATHS`` transferring paths up, an event that only finishes or starts a
+    few paths is re-solved under the max-min certificate (``solve.local``) instead of whole; forced
+    on here from 0 paths, the step equals the full re-solve's, and most events were local."""
+    import designer.engine.traffic.jobs.rates as rates_module
+
+    counts = []
+    real = rates_module.ComponentRates.solve
+
+    def solve(self, active, idx=None, names=True):
+        real(self, active, idx, names)
+        counts[:] = [self.local_events]
+
+    monkeypatch.setattr(rates_module, "LOCAL_FROM_PATHS", 0)
+    monkeypatch.setattr(rates_module.ComponentRates, "solve", solve)
+    full, inc = _both(doc(), job)
+    _assert_same(full, inc)
+    assert counts[0] > inc["events"] // 4, (counts, inc["events"])
+
+
 def test_shared_links_couple_components_and_disjoint_ones_are_left_alone():
     """Three patterns on a 3-resource line ``r0 = 10 Gb/s, r1 = 10 Gb/s, r2 = 40 Gb/s``::
 

@@ -57,15 +57,34 @@ def _rows(ptr: np.ndarray, res: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     return res[pos], lens
 
 
-def _contribution(ptr, res, rows: np.ndarray, rates: np.ndarray, n_res: int) -> np.ndarray:
-    """Per resource, the load of paths ``rows`` at ``rates`` (an entry per crossing)."""
+def _remove_contribution(load: np.ndarray, ptr, res, rows: np.ndarray, rates: np.ndarray) -> None:
+    """Subtract from ``load`` (in place) the load of paths ``rows`` at ``rates``."""
     entries, lens = _rows(ptr, res, rows)
-    return np.bincount(entries, weights=np.repeat(rates[rows], lens), minlength=n_res)
+    np.subtract.at(load, entries, np.repeat(rates[rows], lens))
+
+
+class _Load:
+    """The load per resource while free paths are re-solved: the fixed paths' load plus the free
+    paths' (``used`` resources), read only where the certificate looks (no pass over every
+    resource per round: the job loop re-solves a few paths of millions)."""
+
+    def __init__(self, fixed: np.ndarray, used: np.ndarray, free_load: np.ndarray):
+        self.fixed, self.used, self.free_load = fixed, used, free_load
+        self._extra = None
+
+    def at(self, idx: np.ndarray) -> np.ndarray:
+        if self._extra is None:
+            self._extra = np.zeros(len(self.fixed))   # calloc: only the pages written are touched
+            self._extra[self.used] = self.free_load
+        return self.fixed[idx] + self._extra[idx]
+
+    def saturated(self, cap: np.ndarray, idx: np.ndarray, rtol: float) -> np.ndarray:
+        return self.at(idx) >= cap[idx] * (1 - rtol)
 
 
 def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_gbps, level, bottleneck,
                  fixed_load_gbps, free, crossing, touched, *, rtol: float = 1e-10,
-                 max_paths: int | None = None) -> LocalFill | None:
+                 max_paths: int | None = None, in_place: bool = False, names: bool = True) -> LocalFill | None:
     """The weighted max-min allocation of a problem known to differ little from a solved one.
 
     Parameters
@@ -90,6 +109,13 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
         Relative tolerance of the certificate (saturation, largest level).
     max_paths : int, optional
         Give up (return None) when the free set grows past this many paths.
+    in_place : bool
+        Update ``rates_gbps``, ``level``, ``bottleneck`` and ``fixed_load_gbps`` (which becomes
+        the whole load) instead of copies: the job loop's event re-solve, a few paths of millions.
+        After a None they hold a partial update: the caller solves the whole problem.
+    names : bool
+        Check that every re-solved path's bottleneck is the one a whole solve would name (else
+        None). The rates do not depend on it; the job loop, which reads no bottleneck, skips it.
 
     Returns
     -------
@@ -98,9 +124,10 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
         whole problem instead).
     """
     cap = np.asarray(capacity_gbps, dtype=np.float64)
-    n_res = len(cap)
-    rates, lev, bneck = rates_gbps.copy(), level.copy(), bottleneck.copy()
-    fixed_load = fixed_load_gbps.copy()
+    if in_place:
+        rates, lev, bneck, fixed_load = rates_gbps, level, bottleneck, fixed_load_gbps
+    else:
+        rates, lev, bneck, fixed_load = rates_gbps.copy(), level.copy(), bottleneck.copy(), fixed_load_gbps.copy()
     is_free = np.zeros(len(rates), dtype=bool)
     free = np.unique(np.asarray(free, dtype=np.int64))
     is_free[free] = True
@@ -116,20 +143,23 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
         if more is None:       # a free path fails and freeing fixed paths cannot help
             return None
         if not len(more):
-            if _ambiguous(cap, flow_ptr, flow_res, free, touched, crossing, load, lev, bneck, rtol):
+            if names and _ambiguous(cap, flow_ptr, flow_res, free, touched, crossing, load, lev, bneck, rtol):
                 return None
-            return LocalFill(rates, lev, bneck, load, free, rounds)
-        fixed_load -= _contribution(flow_ptr, flow_res, more, rates, n_res)
+            fixed_load[load.used] += load.free_load     # now the whole load
+            return LocalFill(rates, lev, bneck, fixed_load, free, rounds)
+        _remove_contribution(fixed_load, flow_ptr, flow_res, more, rates)
         is_free[more] = True
-        free = np.flatnonzero(is_free)
+        free = np.union1d(free, more)
     return None
 
 
-def _solve_free(cap, ptr, res, dem, w, free, fixed_load, rates, lev, bneck) -> np.ndarray | None:
+def _solve_free(cap, ptr, res, dem, w, free, fixed_load, rates, lev, bneck) -> _Load | None:
     """Solve the free paths against the capacity the fixed ones leave (in place); the new load.
 
     The sub-problem keeps the resources' relative order (``np.unique``), so ties between resources
     resolve as in a whole solve (the compiled filling orders its heap by share, then index)."""
+    if not len(free):
+        return _Load(fixed_load, np.zeros(0, dtype=np.int64), np.zeros(0))
     entries, lens = _rows(ptr, res, free)
     used, local = np.unique(entries, return_inverse=True)
     sub_ptr = np.zeros(len(free) + 1, dtype=np.int64)
@@ -143,9 +173,7 @@ def _solve_free(cap, ptr, res, dem, w, free, fixed_load, rates, lev, bneck) -> n
     rates[free] = alloc.rates_gbps
     lev[free] = alloc.flow_level
     bneck[free] = np.where(alloc.bottleneck >= 0, used[np.maximum(alloc.bottleneck, 0)], -1)
-    load = fixed_load.copy()
-    load[used] += alloc.load_gbps
-    return load
+    return _Load(fixed_load, used, alloc.load_gbps)
 
 
 def _ambiguous(cap, ptr, res, free, touched, crossing, load, lev, bneck, rtol) -> bool:
@@ -164,7 +192,7 @@ def _ambiguous(cap, ptr, res, free, touched, crossing, load, lev, bneck, rtol) -
     er, ep = crossing(np.unique(entries))
     top = np.zeros(len(cap))
     np.maximum.at(top, er, lev[ep])
-    explains = (load[entries] >= cap[entries] * (1 - rtol)) & (lev[owner] >= top[entries] * (1 - rtol))
+    explains = load.saturated(cap, entries, rtol) & (lev[owner] >= top[entries] * (1 - rtol))
     pairs = np.unique(owner[explains] * len(cap) + entries[explains])
     names = np.bincount(pairs // len(cap), minlength=len(lev))[paths] + (bneck[paths] < 0)
     return bool((names > 1).any())
@@ -177,9 +205,8 @@ def _violations(cap, ptr, res, free, is_free, touched, crossing, load, lev, bnec
     region = np.union1d(np.unique(entries), touched)
     er, ep = crossing(region)
     # The largest level on each resource of the region, over all its paths (free ones solved).
-    top = np.zeros(len(cap))
+    top = np.zeros(len(cap))   # calloc: only the region's pages are touched
     np.maximum.at(top, er, lev[ep])
-    saturated = load >= cap * (1 - rtol)
     in_region = np.zeros(len(cap), dtype=bool)
     in_region[region] = True
     fixed = ~is_free[ep]
@@ -187,10 +214,10 @@ def _violations(cap, ptr, res, free, is_free, touched, crossing, load, lev, bnec
     b = bneck[ep]
     recheck = fixed & (b >= 0) & in_region[np.maximum(b, 0)]
     bb = b[recheck]
-    lost = ep[recheck][~(saturated[bb] & (lev[ep[recheck]] >= top[bb] * (1 - rtol)))]
+    lost = ep[recheck][~(load.saturated(cap, bb, rtol) & (lev[ep[recheck]] >= top[bb] * (1 - rtol)))]
     # A free path must out-rank every fixed path on its bottleneck: free the ones above it.
-    fb = bneck[free]
-    bad_free = free[(fb >= 0) & ~(saturated[np.maximum(fb, 0)] & (lev[free] >= top[np.maximum(fb, 0)] * (1 - rtol)))]
+    fb = np.maximum(bneck[free], 0)
+    bad_free = free[(bneck[free] >= 0) & ~(load.saturated(cap, fb, rtol) & (lev[free] >= top[fb] * (1 - rtol)))]
     crowded = np.zeros(len(cap), dtype=bool)
     crowded[bneck[bad_free]] = True
     above = ep[fixed & crowded[er]]

@@ -264,7 +264,7 @@ def _solve(st: _State) -> tuple[np.ndarray, np.ndarray]:
         st.idx = np.sort(np.concatenate([st.idx, *st.pending]))
         st.pending = []
     if st.rates is not None:
-        st.rates.solve(st.active, st.idx)
+        st.rates.solve(st.active, st.idx, names=st.tracking)
         return st.rates.rate[st.idx], st.rates.bneck[st.idx]
     idx = st.idx
     if len(idx) == 0:
@@ -376,6 +376,7 @@ def _advance(st: _State, rates: np.ndarray, t: float, t_next: float) -> None:
         np.subtract.at(st.pat_active, st.path_pattern[gone], 1)
         st.idx = idx[~done]
         if st.rates is not None:
+            st.rates.finished(gone)
             for p in np.unique(st.path_pattern[gone]).tolist():
                 st.rates.changed(p, bool(st.pat_active[p] > 0))
 

@@ -20,6 +20,15 @@ no resource set, no component, and every event it changes is the plain full solv
 transferring paths. Components are built only when a second pattern starts sending beside it;
 and when the components have merged into one, that one is solved as the full solve too.
 
+**Local events.** From :data:`LOCAL_FROM_PATHS` transferring paths up (and when the caller reads
+no bottleneck: no KV-cache transfer is tracked), an event is re-solved under the max-min
+certificate of :mod:`designer.engine.solve.local` instead: the finished paths' load leaves the
+kept per-resource load, the started patterns' paths are free, and the certificate frees the
+paths it must (those bottlenecked where the load changed, then whatever they out-rank) until the
+allocation is provably the max-min one. A pipeline's send finishing a few of its ECMP-hashed paths
+re-solves a few dozen paths, not the 40,000 transferring at 100,000 GPUs. When the free set
+outgrows a quarter of the transferring paths the whole problem is solved and the load rebuilt.
+
 Equality with a full re-solve at every event (the job loop's reference path,
 :func:`designer.engine.traffic.jobs.dag.run_job` with ``incremental=False``): on one component
 the water-filling takes the same steps in the same order (the heap orders resources by share,
@@ -33,8 +42,14 @@ from __future__ import annotations
 import numpy as np
 
 from designer.engine.solve import solver
+from designer.engine.solve.local import maxmin_local
 
-__all__ = ["ComponentRates", "solve_paths"]
+__all__ = ["ComponentRates", "LOCAL_FROM_PATHS", "solve_paths"]
+
+# From this many transferring paths up, an event that only adds and removes a few paths is
+# re-solved locally under the max-min certificate (:mod:`designer.engine.solve.local`): below
+# it a whole solve costs less than the certificate's bookkeeping.
+LOCAL_FROM_PATHS = 4_000
 
 
 def _entries(ptr: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,6 +118,15 @@ class ComponentRates:
         self.solo = -1               # the one sending pattern, kept without components (module docstring)
         self.solo_dirty = False
         self.resolved_paths = 0      # paths re-solved, summed over events (a diagnostic)
+        # Local re-solves ("Local events" in the module docstring): the allocation's levels and
+        # load, valid while ``load`` is not None; what changed since the last solve.
+        self.local_from = LOCAL_FROM_PATHS
+        self.level = np.zeros(len(demand))
+        self.load: np.ndarray | None = None
+        self._started: list[int] = []
+        self._gone: list[np.ndarray] = []
+        self._inverse: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.local_events = 0        # events answered by a local re-solve (a diagnostic)
 
     def _resources(self, p: int) -> np.ndarray:
         """Finite-capacity resources of every path of pattern ``p`` (cached: fixed per pattern)."""
@@ -116,6 +140,7 @@ class ComponentRates:
     def add(self, p: int) -> None:
         """Pattern ``p`` starts sending: alone if no other pattern is, else join (and merge) the
         components it overlaps (a pattern sending alone until now gets its component first)."""
+        self._started.append(p)
         if self.solo < 0 and not self.members:
             self.solo, self.solo_dirty = p, True
             return
@@ -168,12 +193,33 @@ class ComponentRates:
         for q in sorted(rest):
             self._join(q)
 
-    def solve(self, active: np.ndarray, idx: np.ndarray | None = None) -> None:
+    def finished(self, paths: np.ndarray) -> None:
+        """Transferring ``paths`` finished (before :meth:`changed` is called for their patterns)."""
+        if self.load is not None:
+            self._gone.append(paths)
+
+    def solve(self, active: np.ndarray, idx: np.ndarray | None = None, names: bool = True) -> None:
         """Re-solve every changed component over its transferring paths (``active``: a mask over
         paths; ``idx``: its true positions, sorted, if the caller has them). A pattern sending
-        alone, or one component holding every sending pattern, is the full solve of ``idx``."""
+        alone, or one component holding every sending pattern, is the full solve of ``idx``.
+        ``names=False``: the caller reads no bottleneck, so a large problem may be re-solved
+        locally (module docstring, "Local events")."""
+        paths = np.flatnonzero(active) if idx is None else idx
+        local = not names and len(paths) >= self.local_from
+        if local and self.load is not None:
+            done = self._solve_local(active, paths)
+            if done is not None:
+                self.dirty.clear()
+                self.solo_dirty = False
+                return
+            self.dirty.update(self.members)   # rates were partly updated in place: solve it all
+            self.solo_dirty = self.solo >= 0
+        self._started, self._gone = [], []
+        self._solve_components(active, paths)
+        self.load = self._whole_load(paths) if local else None
+
+    def _solve_components(self, active: np.ndarray, paths: np.ndarray) -> None:
         if self.solo_dirty or (len(self.members) == 1 and self.dirty):
-            paths = np.flatnonzero(active) if idx is None else idx
             if len(paths):
                 self.rate[paths], self.bneck[paths] = solve_paths(self.cap, self.ptr, self.res, self.demand,
                                                                   self.weight, paths, whole=True)
@@ -189,3 +235,71 @@ class ComponentRates:
                                                                   self.weight, paths)
                 self.resolved_paths += len(paths)
         self.dirty.clear()
+
+    # ------------------------------------------------------------------------------ local events
+    def _whole_load(self, paths: np.ndarray) -> np.ndarray:
+        """The load of ``paths`` at their rates, per resource; their levels set from the rates."""
+        self.level[paths] = self.rate[paths] / self.weight[paths]
+        _, pos = _entries(self.ptr, paths)
+        lens = self.ptr[paths + 1] - self.ptr[paths]
+        return np.bincount(self.res[pos], weights=np.repeat(self.rate[paths], lens),
+                           minlength=len(self.cap)).astype(np.float64, copy=False)   # int64 when empty
+
+    def _crossing(self, active: np.ndarray, transferring: np.ndarray):
+        """``crossing(resources)`` of :func:`~designer.engine.solve.local.maxmin_local` over the
+        ``transferring`` paths. From a resource → paths index of every path (built at the first
+        local event), unless those resources are crossed by more paths of other phases than the
+        transferring paths have entries (an imported workload's phases reuse the same links):
+        then from a scan of the transferring paths' entries, made once per event."""
+        if self._inverse is None:
+            counts = np.bincount(self.res, minlength=len(self.cap))
+            start = np.zeros(len(self.cap) + 1, dtype=np.int64)
+            np.cumsum(counts, out=start[1:])
+            owner = np.repeat(np.arange(len(self.ptr) - 1, dtype=np.int64), np.diff(self.ptr))
+            self._inverse = (start, owner[np.argsort(self.res, kind="stable")], np.isfinite(self.cap))
+        start, owner, finite = self._inverse
+        scan: list = []
+
+        def crossing(resources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            resources = resources[finite[resources]]   # an unbounded resource certifies nothing
+            first, lens = start[resources], start[resources + 1] - start[resources]
+            total = int(lens.sum())
+            if not scan and total > 4 * len(transferring):
+                _, pos = _entries(self.ptr, transferring)
+                scan.append((self.res[pos], np.repeat(transferring, self.ptr[transferring + 1] - self.ptr[transferring])))
+            if scan and total > 4 * len(transferring):
+                er, ep = scan[0]
+                inside = np.zeros(len(self.cap), dtype=bool)   # calloc: only the pages written are touched
+                inside[resources] = True
+                keep = inside[er]
+                return er[keep], ep[keep]
+            pos = np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(lens) - lens), lens)
+            paths = owner[pos]
+            keep = active[paths]
+            return np.repeat(resources, lens)[keep], paths[keep]
+        return crossing
+
+    def _solve_local(self, active: np.ndarray, transferring: np.ndarray) -> bool | None:
+        """The event's changes (paths that finished, patterns that started) re-solved under the
+        certificate, in place; None when it gave up (then the caller solves the whole problem)."""
+        started = [self.pat_paths[p] for p in self._started]
+        new = np.concatenate(started) if started else np.zeros(0, dtype=np.int64)
+        new = new[active[new]]
+        gone = np.concatenate(self._gone) if self._gone else np.zeros(0, dtype=np.int64)
+        self._started, self._gone = [], []
+        if not len(new) and not len(gone):
+            return True
+        touched = np.zeros(0, dtype=np.int64)
+        if len(gone):
+            _, pos = _entries(self.ptr, gone)
+            touched = np.unique(self.res[pos])
+            np.subtract.at(self.load, self.res[pos], np.repeat(self.rate[gone], self.ptr[gone + 1] - self.ptr[gone]))
+        fill = maxmin_local(self.cap, self.ptr, self.res, self.demand, self.weight, self.rate, self.level,
+                            self.bneck, self.load, new, self._crossing(active, transferring), touched,
+                            max_paths=max(1_000, len(transferring) // 4), in_place=True, names=False)
+        if fill is None:
+            self.load = None
+            return None
+        self.resolved_paths += fill.resolved_paths
+        self.local_events += 1
+        return True
