@@ -71,13 +71,13 @@ def _distinct(entries: np.ndarray, n_res: int) -> np.ndarray:
 
 
 def solve_paths(cap: np.ndarray, ptr: np.ndarray, res: np.ndarray, demand: np.ndarray, weight: np.ndarray,
-                paths: np.ndarray, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Max-min rates (Gb/s) and bottleneck resources (global index, -1: demand-limited or
-    unbounded) of ``paths`` (sorted path indices) alone, on the resources they cross only
-    (``whole``: on the whole resource array, the job loop's full solve)."""
+    unbounded) of ``paths`` (sorted path indices) alone, on the resources they cross only (on
+    the whole resource array when they cross a large part of it: relabelling would cost more)."""
     sub_ptr, pos = _entries(ptr, paths)
     entries = res[pos]
-    if whole or 8 * len(entries) >= len(cap):   # large: relabelling would cost more than the idle resources
+    if 8 * len(entries) >= len(cap):   # large: relabelling would cost more than the idle resources
         alloc = solver.maxmin(cap, sub_ptr, entries, demand[paths], weights=weight[paths])
         return np.asarray(alloc.rates_gbps, float), np.asarray(alloc.bottleneck, np.int64)
     used = np.unique(entries)
@@ -222,7 +222,7 @@ class ComponentRates:
         if self.solo_dirty or (len(self.members) == 1 and self.dirty):
             if len(paths):
                 self.rate[paths], self.bneck[paths] = solve_paths(self.cap, self.ptr, self.res, self.demand,
-                                                                  self.weight, paths, whole=True)
+                                                                  self.weight, paths)
                 self.resolved_paths += len(paths)
             self.solo_dirty = False
             self.dirty.clear()
