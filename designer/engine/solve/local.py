@@ -69,14 +69,14 @@ class _Load:
     resource per round: the job loop re-solves a few paths of millions)."""
 
     def __init__(self, fixed: np.ndarray, used: np.ndarray, free_load: np.ndarray):
-        self.fixed, self.used, self.free_load = fixed, used, free_load
-        self._extra = None
+        self.fixed, self.used, self.free_load = fixed, used, free_load    # ``used`` sorted, distinct
 
     def at(self, idx: np.ndarray) -> np.ndarray:
-        if self._extra is None:
-            self._extra = np.zeros(len(self.fixed))   # calloc: only the pages written are touched
-            self._extra[self.used] = self.free_load
-        return self.fixed[idx] + self._extra[idx]
+        out = self.fixed[idx]
+        if len(self.used):
+            pos = np.minimum(np.searchsorted(self.used, idx), len(self.used) - 1)
+            out = out + np.where(self.used[pos] == idx, self.free_load[pos], 0.0)
+        return out
 
     def saturated(self, cap: np.ndarray, idx: np.ndarray, rtol: float) -> np.ndarray:
         return self.at(idx) >= cap[idx] * (1 - rtol)
@@ -128,9 +128,7 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
         rates, lev, bneck, fixed_load = rates_gbps, level, bottleneck, fixed_load_gbps
     else:
         rates, lev, bneck, fixed_load = rates_gbps.copy(), level.copy(), bottleneck.copy(), fixed_load_gbps.copy()
-    is_free = np.zeros(len(rates), dtype=bool)
     free = np.unique(np.asarray(free, dtype=np.int64))
-    is_free[free] = True
     touched = np.unique(np.asarray(touched, dtype=np.int64))
     limit = len(rates) if max_paths is None else max_paths
     for rounds in range(1, 64):
@@ -139,7 +137,7 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
         load = _solve_free(cap, flow_ptr, flow_res, demand_gbps, weights, free, fixed_load, rates, lev, bneck)
         if load is None:
             return None
-        more = _violations(cap, flow_ptr, flow_res, free, is_free, touched, crossing, load, lev, bneck, rtol)
+        more = _violations(cap, flow_ptr, flow_res, free, touched, crossing, load, lev, bneck, rtol)
         if more is None:       # a free path fails and freeing fixed paths cannot help
             return None
         if not len(more):
@@ -148,7 +146,6 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
             fixed_load[load.used] += load.free_load     # now the whole load
             return LocalFill(rates, lev, bneck, fixed_load, free, rounds)
         _remove_contribution(fixed_load, flow_ptr, flow_res, more, rates)
-        is_free[more] = True
         free = np.union1d(free, more)
     return None
 
@@ -198,29 +195,36 @@ def _ambiguous(cap, ptr, res, free, touched, crossing, load, lev, bneck, rtol) -
     return bool((names > 1).any())
 
 
-def _violations(cap, ptr, res, free, is_free, touched, crossing, load, lev, bneck, rtol) -> np.ndarray | None:
+def _member(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Which entries of ``x`` are in ``values`` (sorted, distinct): no array over every path or
+    resource (the job loop's problem has millions of both, its change a few dozen)."""
+    if not len(values):
+        return np.zeros(len(x), dtype=bool)
+    return values[np.minimum(np.searchsorted(values, x), len(values) - 1)] == x
+
+
+def _violations(cap, ptr, res, free, touched, crossing, load, lev, bneck, rtol) -> np.ndarray | None:
     """Fixed paths that must become free for the certificate to hold (empty: it holds; None: a
     free path fails with no fixed path to free on its bottleneck)."""
     entries, _ = _rows(ptr, res, free)
-    region = np.union1d(np.unique(entries), touched)
+    region = np.union1d(entries, touched)
     er, ep = crossing(region)
     # The largest level on each resource of the region, over all its paths (free ones solved).
-    top = np.zeros(len(cap))   # calloc: only the region's pages are touched
-    np.maximum.at(top, er, lev[ep])
-    in_region = np.zeros(len(cap), dtype=bool)
-    in_region[region] = True
-    fixed = ~is_free[ep]
+    top = np.zeros(len(region))
+    np.maximum.at(top, np.searchsorted(region, er), lev[ep])
+    fixed = ~_member(free, ep)
     # A fixed path bottlenecked in the region must still be bottlenecked there.
     b = bneck[ep]
-    recheck = fixed & (b >= 0) & in_region[np.maximum(b, 0)]
+    recheck = fixed & (b >= 0) & _member(region, b)
     bb = b[recheck]
-    lost = ep[recheck][~(load.saturated(cap, bb, rtol) & (lev[ep[recheck]] >= top[bb] * (1 - rtol)))]
+    held = load.saturated(cap, bb, rtol) & (lev[ep[recheck]] >= top[np.searchsorted(region, bb)] * (1 - rtol))
+    lost = ep[recheck][~held]
     # A free path must out-rank every fixed path on its bottleneck: free the ones above it.
-    fb = np.maximum(bneck[free], 0)
-    bad_free = free[(bneck[free] >= 0) & ~(load.saturated(cap, fb, rtol) & (lev[free] >= top[fb] * (1 - rtol)))]
-    crowded = np.zeros(len(cap), dtype=bool)
-    crowded[bneck[bad_free]] = True
-    above = ep[fixed & crowded[er]]
+    bounded = free[bneck[free] >= 0]
+    fb = bneck[bounded]
+    held = load.saturated(cap, fb, rtol) & (lev[bounded] >= top[np.searchsorted(region, fb)] * (1 - rtol))
+    bad_free = bounded[~held]
+    above = ep[fixed & _member(np.unique(bneck[bad_free]), er)]
     if len(bad_free) and not len(above):
         return None
     return np.unique(np.concatenate([lost, above]))

@@ -269,9 +269,7 @@ class ComponentRates:
                 scan.append((self.res[pos], np.repeat(transferring, self.ptr[transferring + 1] - self.ptr[transferring])))
             if scan and total > 4 * len(transferring):
                 er, ep = scan[0]
-                inside = np.zeros(len(self.cap), dtype=bool)   # calloc: only the pages written are touched
-                inside[resources] = True
-                keep = inside[er]
+                keep = np.isin(er, resources)
                 return er[keep], ep[keep]
             pos = np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(lens) - lens), lens)
             paths = owner[pos]
