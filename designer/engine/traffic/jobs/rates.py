@@ -49,7 +49,7 @@ __all__ = ["ComponentRates", "LOCAL_FROM_PATHS", "solve_paths"]
 # From this many transferring paths up, an event that only adds and removes a few paths is
 # re-solved locally under the max-min certificate (:mod:`designer.engine.solve.local`): below
 # it a whole solve costs less than the certificate's bookkeeping.
-LOCAL_FROM_PATHS = 4_000
+LOCAL_FROM_PATHS = 1_000
 
 
 def _entries(ptr: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -289,6 +289,10 @@ class ComponentRates:
         self._started, self._gone = [], []
         if not len(new) and not len(gone):
             return True
+        max_paths = max(1_000, len(transferring) // 4)
+        if len(new) > max_paths:     # a large pattern starts: the whole solve is cheaper
+            self.load = None
+            return None
         touched = np.zeros(0, dtype=np.int64)
         if len(gone):
             _, pos = _entries(self.ptr, gone)
@@ -296,7 +300,7 @@ class ComponentRates:
             np.subtract.at(self.load, self.res[pos], np.repeat(self.rate[gone], self.ptr[gone + 1] - self.ptr[gone]))
         fill = maxmin_local(self.cap, self.ptr, self.res, self.demand, self.weight, self.rate, self.level,
                             self.bneck, self.load, new, self._crossing(active, transferring), touched,
-                            max_paths=max(1_000, len(transferring) // 4), in_place=True, names=False)
+                            max_paths=max_paths, in_place=True, names=False)
         if fill is None:
             self.load = None
             return None
