@@ -67,9 +67,10 @@ def test_incremental_step_equals_full_resolve(case, doc, job):
      {**MOE, "layout": {"tp": 1, "ep": 32, "dp": 64}}),
 ])
 def test_local_event_resolves_equal_the_full_resolve(monkeypatch, case, doc, job):
-    """From ``LOCAL_FROM_PATHS`` transferring paths up, an event that only finishes or starts a
-    few paths is re-solved under the max-min certificate (``solve.local``) instead of whole; forced
-    on here from 0 paths, the step equals the full re-solve's, and most events were local."""
+    """From ``LOCAL_FROM_PATHS`` transferring paths up (after ``LOCAL_AFTER_EVENTS`` events), an
+    event that only finishes or starts a few paths is re-solved under the max-min certificate
+    (``solve.local``) instead of whole; forced on here from 0 paths and the first event, the step
+    equals the full re-solve's, and most events were local."""
     import designer.engine.traffic.jobs.rates as rates_module
 
     counts = []
@@ -80,6 +81,7 @@ def test_local_event_resolves_equal_the_full_resolve(monkeypatch, case, doc, job
         counts[:] = [self.local_events]
 
     monkeypatch.setattr(rates_module, "LOCAL_FROM_PATHS", 0)
+    monkeypatch.setattr(rates_module, "LOCAL_AFTER_EVENTS", 0)
     monkeypatch.setattr(rates_module.ComponentRates, "solve", solve)
     full, inc = _both(doc(), job)
     _assert_same(full, inc)

@@ -20,14 +20,16 @@ no resource set, no component, and every event it changes is the plain full solv
 transferring paths. Components are built only when a second pattern starts sending beside it;
 and when the components have merged into one, that one is solved as the full solve too.
 
-**Local events.** From :data:`LOCAL_FROM_PATHS` transferring paths up (and when the caller reads
-no bottleneck: no KV-cache transfer is tracked), an event is re-solved under the max-min
+**Local events.** From :data:`LOCAL_FROM_PATHS` transferring paths up, after the loop's first
+:data:`LOCAL_AFTER_EVENTS` events (the index it needs must be earned back), and when the caller
+reads no bottleneck (no KV-cache transfer is tracked), an event is re-solved under the max-min
 certificate of :mod:`designer.engine.solve.local` instead: the finished paths' load leaves the
 kept per-resource load, the started patterns' paths are free, and the certificate frees the
 paths it must (those bottlenecked where the load changed, then whatever they out-rank) until the
 allocation is provably the max-min one. A pipeline's send finishing a few of its ECMP-hashed paths
-re-solves a few dozen paths, not the 40,000 transferring at 100,000 GPUs. When the free set
-outgrows a quarter of the transferring paths the whole problem is solved and the load rebuilt.
+re-solves a few dozen paths, not the 40,000 transferring at 100,000 GPUs. A change, or a free
+set, larger than a sixteenth of the transferring paths (at most :data:`LOCAL_MAX_PATHS`) is solved
+whole instead, and the load is rebuilt at the next local event.
 
 Equality with a full re-solve at every event (the job loop's reference path,
 :func:`designer.engine.traffic.jobs.dag.run_job` with ``incremental=False``): on one component
@@ -50,6 +52,10 @@ __all__ = ["ComponentRates", "LOCAL_FROM_PATHS", "solve_paths"]
 # re-solved locally under the max-min certificate (:mod:`designer.engine.solve.local`): below
 # it a whole solve costs less than the certificate's bookkeeping.
 LOCAL_FROM_PATHS = 1_000
+LOCAL_MAX_PATHS = 20_000     # ... while the change and the paths it frees stay this few,
+LOCAL_AFTER_EVENTS = 100     # ... and after this many events: the resource → paths index over
+                             # every path costs ~16 whole solves of a 2.2 M-path all-to-all,
+                             # which a step of 18 events never earns back
 
 
 def _entries(ptr: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -120,6 +126,8 @@ class ComponentRates:
         # Local re-solves ("Local events" in the module docstring): the allocation's levels and
         # load, valid while ``load`` is not None; what changed since the last solve.
         self.local_from = LOCAL_FROM_PATHS
+        self.local_after = LOCAL_AFTER_EVENTS
+        self.solves = 0
         self.level = np.zeros(len(demand))
         self.load: np.ndarray | None = None
         self._started: list[int] = []
@@ -194,8 +202,7 @@ class ComponentRates:
 
     def finished(self, paths: np.ndarray) -> None:
         """Transferring ``paths`` finished (before :meth:`changed` is called for their patterns)."""
-        if self.load is not None:
-            self._gone.append(paths)
+        self._gone.append(paths)
 
     def solve(self, active: np.ndarray, idx: np.ndarray | None = None, names: bool = True) -> None:
         """Re-solve every changed component over its transferring paths (``active``: a mask over
@@ -204,18 +211,19 @@ class ComponentRates:
         ``names=False``: the caller reads no bottleneck, so a large problem may be re-solved
         locally (module docstring, "Local events")."""
         paths = np.flatnonzero(active) if idx is None else idx
-        local = not names and len(paths) >= self.local_from
-        if local and self.load is not None:
+        self.solves += 1
+        if not names and len(paths) >= self.local_from and self.solves > self.local_after:
             done = self._solve_local(active, paths)
-            if done is not None:
+            if done:
                 self.dirty.clear()
                 self.solo_dirty = False
                 return
-            self.dirty.update(self.members)   # rates were partly updated in place: solve it all
-            self.solo_dirty = self.solo >= 0
+            if done is None:
+                self.dirty.update(self.members)   # rates were partly updated in place: solve it all
+                self.solo_dirty = self.solo >= 0
         self._started, self._gone = [], []
         self._solve_components(active, paths)
-        self.load = self._whole_load(paths) if local else None
+        self.load = None     # rebuilt at the next local event, if one comes
 
     def _solve_components(self, active: np.ndarray, paths: np.ndarray) -> None:
         if self.solo_dirty or (len(self.members) == 1 and self.dirty):
@@ -281,7 +289,8 @@ class ComponentRates:
 
     def _solve_local(self, active: np.ndarray, transferring: np.ndarray) -> bool | None:
         """The event's changes (paths that finished, patterns that started) re-solved under the
-        certificate, in place; None when it gave up (then the caller solves the whole problem)."""
+        certificate, in place. False: the change is too large to try (nothing touched); None: it
+        gave up midway (rates partly updated: the caller solves the whole problem)."""
         started = [self.pat_paths[p] for p in self._started]
         new = np.concatenate(started) if started else np.zeros(0, dtype=np.int64)
         new = new[active[new]]
@@ -289,14 +298,18 @@ class ComponentRates:
         self._started, self._gone = [], []
         if not len(new) and not len(gone):
             return True
-        max_paths = max(1_000, len(transferring) // 4)
-        if len(new) > max_paths:     # a large pattern starts: the whole solve is cheaper
-            self.load = None
-            return None
+        # A large change (an all-to-all's completions, a data-parallel all-reduce starting) frees
+        # most of what it touches: the whole solve costs less than growing the free set to it.
+        max_paths = max(1_000, min(len(transferring) // 16, LOCAL_MAX_PATHS))
+        if len(new) > max_paths or len(gone) > max_paths:
+            return False
         touched = np.zeros(0, dtype=np.int64)
         if len(gone):
             _, pos = _entries(self.ptr, gone)
             touched = np.unique(self.res[pos])
+        if self.load is None:   # after a whole solve: the load of the paths that kept sending
+            self.load = self._whole_load(np.setdiff1d(transferring, new, assume_unique=True))
+        elif len(gone):
             np.subtract.at(self.load, self.res[pos], np.repeat(self.rate[gone], self.ptr[gone + 1] - self.ptr[gone]))
         fill = maxmin_local(self.cap, self.ptr, self.res, self.demand, self.weight, self.rate, self.level,
                             self.bneck, self.load, new, self._crossing(active, transferring), touched,
