@@ -60,7 +60,9 @@ def job_scenario_document(job) -> dict:
 
 
 def scenario_flow_count(normalized) -> int:
-    """Flows the engine will generate for a normalized scenario (no flow is built)."""
+    """Flows the engine may generate for a normalized scenario, at most (no flow is built: an
+    ``auto`` collective is charged its kind's most prolific algorithm, as the server's per-job
+    limit must hold whatever the planner picks on the worker)."""
     from designer.engine.traffic.workloads import pattern_flow_count
 
     return sum(pattern_flow_count(p) for p in normalized.patterns)
@@ -87,7 +89,7 @@ def validate_scenario(scenario: dict) -> int:
     with engine_errors():
         flows = scenario_flow_count(normalize_scenario(scenario))
         if flows > limit:
-            message = (f"the workload makes {flows:,} flows; this server runs at most {limit:,} "
+            message = (f"the workload may make up to {flows:,} flows; this server runs at most {limit:,} "
                        "per job (FABRICSCOPE_JOB_MAX_FLOWS): use fewer participants or channels")
             raise LimitExceeded(message, [Problem(where, message)])
     return flows
