@@ -30,7 +30,7 @@ import numpy as np
 
 from designer.engine.solve.maxmin import maxmin
 
-__all__ = ["LocalFill", "maxmin_local"]
+__all__ = ["LocalFill", "maxmin_local", "remove_load"]
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _rows(ptr: np.ndarray, res: np.ndarray, rows: np.ndarray) -> tuple[np.ndarra
     return res[pos], lens
 
 
-def _remove_contribution(load: np.ndarray, ptr, res, rows: np.ndarray, rates: np.ndarray) -> None:
+def remove_load(load: np.ndarray, ptr, res, rows: np.ndarray, rates: np.ndarray) -> None:
     """Subtract from ``load`` (in place) the load of paths ``rows`` at ``rates``."""
     entries, lens = _rows(ptr, res, rows)
     np.subtract.at(load, entries, np.repeat(rates[rows], lens))
@@ -145,7 +145,7 @@ def maxmin_local(capacity_gbps, flow_ptr, flow_res, demand_gbps, weights, rates_
                 return None
             fixed_load[load.used] += load.free_load     # now the whole load
             return LocalFill(rates, lev, bneck, fixed_load, free, rounds)
-        _remove_contribution(fixed_load, flow_ptr, flow_res, more, rates)
+        remove_load(fixed_load, flow_ptr, flow_res, more, rates)
         free = np.union1d(free, more)
     return None
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from designer.engine.solve import solver
-from designer.engine.solve.local import maxmin_local
+from designer.engine.solve.local import maxmin_local, remove_load
 
 __all__ = ["ComponentRates", "LOCAL_FROM_PATHS", "solve_paths"]
 
@@ -247,9 +247,8 @@ class ComponentRates:
     def _whole_load(self, paths: np.ndarray) -> np.ndarray:
         """The load of ``paths`` at their rates, per resource; their levels set from the rates."""
         self.level[paths] = self.rate[paths] / self.weight[paths]
-        _, pos = _entries(self.ptr, paths)
-        lens = self.ptr[paths + 1] - self.ptr[paths]
-        return np.bincount(self.res[pos], weights=np.repeat(self.rate[paths], lens),
+        sub_ptr, pos = _entries(self.ptr, paths)
+        return np.bincount(self.res[pos], weights=np.repeat(self.rate[paths], np.diff(sub_ptr)),
                            minlength=len(self.cap)).astype(np.float64, copy=False)   # int64 when empty
 
     def _crossing(self, active: np.ndarray, transferring: np.ndarray):
@@ -303,14 +302,11 @@ class ComponentRates:
         max_paths = max(1_000, min(len(transferring) // 16, LOCAL_MAX_PATHS))
         if len(new) > max_paths or len(gone) > max_paths:
             return False
-        touched = np.zeros(0, dtype=np.int64)
-        if len(gone):
-            _, pos = _entries(self.ptr, gone)
-            touched = np.unique(self.res[pos])
+        touched = np.unique(self.res[_entries(self.ptr, gone)[1]])
         if self.load is None:   # after a whole solve: the load of the paths that kept sending
             self.load = self._whole_load(np.setdiff1d(transferring, new, assume_unique=True))
-        elif len(gone):
-            np.subtract.at(self.load, self.res[pos], np.repeat(self.rate[gone], self.ptr[gone + 1] - self.ptr[gone]))
+        else:
+            remove_load(self.load, self.ptr, self.res, gone, self.rate)
         fill = maxmin_local(self.cap, self.ptr, self.res, self.demand, self.weight, self.rate, self.level,
                             self.bneck, self.load, new, self._crossing(active, transferring), touched,
                             max_paths=max_paths, in_place=True, names=False)
