@@ -24,6 +24,10 @@ def _verdict(summary: dict, pats: dict) -> dict:
             "slowest_completion": fmt_time((pats.get(slowest) or {}).get("completion_s")) if slowest else "—"}
 
 
+# Who picked the algorithm (the result's ``chosen_by``; engine collectives/chooser.py).
+_CHOSEN_BY = {"nccl": "NCCL's cost model", "plugin": "the net plugin's tuner", "request": "the scenario"}
+
+
 def _collectives(pats: dict) -> list[dict]:
     """The algorithm each collective pattern runs (chosen by ``auto`` as NCCL's tuner would), with
     nccl-tests' bus bandwidth and the predicted time of the alternatives."""
@@ -36,7 +40,7 @@ def _collectives(pats: dict) -> list[dict]:
                   if a != p["algorithm"] and (v.get("time_s") if isinstance(v, dict) else v) is not None]
         out.append({"pattern": pid, "algorithm": p["algorithm"], "protocol": p.get("protocol"),
                     "busbw": f"{num(p.get('busbw_gbs'), 0.0):.1f} GB/s", "latency": fmt_time(p.get("latency_s")),
-                    "alternatives": ", ".join(others)})
+                    "alternatives": ", ".join(others), "chosen_by": _CHOSEN_BY.get(p.get("chosen_by"), "")})
     return out
 
 

@@ -374,8 +374,10 @@ def test_result_page_and_api_name_the_chosen_collective_algorithm(alice, scenari
     html = alice.get(reverse("job_result", args=[job.pk])).content.decode()
     line = unescape(re.search(r'id="result-collectives"[^>]*>(.*?)</p>', html, re.S).group(1))
     assert re.search(r"<code>ar</code> runs <b>nvls</b>", line) and "ring" in line
+    assert "(chosen by NCCL's cost model)" in line
     api = alice.get(f"/api/v1/jobs/{job.pk}/result/").json()
     assert api["summary"]["patterns"]["ar"]["algorithm"] == "nvls"
+    assert api["summary"]["patterns"]["ar"]["chosen_by"] == "nccl"
 
 
 def test_pages_describe_a_job_workload(alice, small_topology, user, published):

@@ -1,4 +1,4 @@
-"""Algorithm and protocol selection, as NCCL's tuner does it: the lowest predicted time.
+"""Algorithm and protocol selection, as NCCL (or a net plugin's tuner) does it.
 
 :func:`plan_pattern` lists the algorithms of the pattern's kind, asks each whether it runs on
 the topology (an unsupported one is excluded from ``auto``, with its reason; asked for
@@ -18,7 +18,8 @@ use × pipeline fill at the pattern's size; NCCL ``enqueue.cc``). The protocol e
 and tree is held under NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`,
 the architecture from :func:`.ceilings.gpu_arch`), and a tree all-reduce's carries NCCL's medium-size
 correction (:func:`.protocols.tree_correction`); a ring Simple latency carries NCCL's "plateau"
-factor (:func:`.protocols.ring_plateau`). The chosen (algorithm, protocol) — the fastest — sets the
+factor (:func:`.protocols.ring_plateau`). The (algorithm, protocol) chosen by NCCL's model of
+these times, or the fastest where a net plugin's tuner chooses (:mod:`.chooser`), sets the
 pattern's latency and efficiency, which :mod:`designer.engine.analysis.completion` applies to the
 pattern's *contended* data time in the full scenario.
 
@@ -39,6 +40,8 @@ from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
 from designer.engine.traffic.collectives.ceilings import ceilings_for, cpu_vendor, may_be_capped, protocol_efficiency
+from designer.engine.traffic.collectives.chooser import (chooser_name, compute_nic_models, plugin_tuner_chooses,
+                                                         selection_time)
 from designer.engine.traffic.collectives.sizing import size_factors_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
@@ -89,6 +92,9 @@ class Plan:
         Ranks and hosts.
     size : float
         The pattern's ``bytes`` (nccl-tests' size S).
+    chosen_by : str
+        ``nccl`` (NCCL's cost model), ``plugin`` (the net plugin's tuner: the fastest) or
+        ``request`` (the pattern names its algorithm); :mod:`.chooser`.
     """
 
     algorithm: str
@@ -99,10 +105,11 @@ class Plan:
     nodes: int
     size: float
     alternatives: dict = field(default_factory=dict)
+    chosen_by: str = "nccl"
 
     def as_dict(self) -> dict:
         return {"algorithm": self.algorithm, "protocol": self.protocol, "latency_s": self.latency_s,
-                "alternatives": self.alternatives}
+                "alternatives": self.alternatives, "chosen_by": self.chosen_by}
 
 
 def candidates(kind: str) -> list[str]:
@@ -141,15 +148,7 @@ def net_plugin_latency_of(topo, group: Group) -> float:
     host (no step crosses a network)."""
     if group.nodes < 2:
         return 0.0
-    hosts = {topo.node_host[int(g)] for g in group.participants.tolist()} - {None}
-    return max((net_plugin_latency_us(topo.node_attrs[i].get("model"))
-                for i in kind_nodes(topo, "nic").tolist()
-                if topo.node_host[i] in hosts and topo.node_attrs[i].get("role", "compute") == "compute"),
-               default=0.0)
-
-
-def _algorithm_efficiency(topo, group: Group, algorithm: str) -> float:
-    return group.nvls_efficiency(topo) if algorithm in ("nvls", "nvlstree") else 1.0
+    return max((net_plugin_latency_us(m) for m in compute_nic_models(topo, group)), default=0.0)
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
@@ -442,8 +441,9 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
 
 
 def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
-                   net_steps=None, topo=None, plugin_latency=0.0):
-    """(time_s, protocol, latency_s, efficiency) of the fastest allowed protocol. The efficiency
+                   net_steps=None, topo=None, plugin_latency=0.0, by_plugin=False):
+    """(time_s, protocol, latency_s, efficiency, selection time) of the allowed protocol chosen
+    (:func:`.chooser.selection_time`: by NCCL's model, or ``by_plugin`` the fastest). The efficiency
     includes NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`) and the size
     factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
     best = None
@@ -460,14 +460,13 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
             # NCCL's ring Simple "plateau" (src/tuning/ring.cc ncclTuningRingModelSim).
             lat *= ring_plateau(group.kind, group.n, group.nodes, group.size, ceilings["channels"],
                                 ceilings["arch"], intra)
-        eff = protocol_efficiency(algorithm, p, group, data_s, ceilings) * eff_alg
-        eff *= factor(p)
+        eff = protocol_efficiency(algorithm, p, group, data_s, ceilings) * eff_alg * factor(p)
         if algorithm == "tree" and group.kind == "allreduce":
             # NCCL's own medium-size correction of the tree (tuning.cc ncclTopoGetAlgoTime).
             eff *= tree_correction(p, group.size)
-        t = lat + data_s / eff
-        if best is None or t < best[0]:
-            best = (t, p, lat, eff)
+        score = selection_time(algorithm, lat, data_s, eff, by_plugin)
+        if best is None or score < best[4]:
+            best = (lat + data_s / eff, p, lat, eff, score)
     return best
 
 
@@ -507,9 +506,9 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1
               and not may_be_capped(topo, group, usable[0], protocol))
-    routed = {}
+    routed, by_plugin = {}, plugin_tuner_chooses(topo, group)
     # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
-    alternatives, scored = _predict(topo, group, reasons, protocol, single,
+    alternatives, scored = _predict(topo, group, reasons, protocol, single, by_plugin,
                                     lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed,
                                                          keep=requested in ("auto", a), staged=staged),
                                     network_steps_us(topo, group, routing, failed))
@@ -518,14 +517,16 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
         chosen = requested if requested != "auto" else usable[0]
         raise InvalidWorkload("no algorithm routes here", [Problem(
             f"{where}.algorithm", alternatives[chosen]["reason"] or "no algorithm routes every flow")])
-    chosen = min(pool, key=lambda a: (scored[a][0], ALGORITHMS.index(a)))
+    chosen = min(pool, key=lambda a: (scored[a][4], ALGORITHMS.index(a)))
     # Only the chosen algorithm's flows are routed again (simulate): the others' routes go.
     forget_routes(topo, [r for r in routed.values() if r is not routed.get(chosen)], failed)
-    _, proto, lat, eff = scored[chosen]
-    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives)
+    _, proto, lat, eff, _ = scored[chosen]
+    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives,
+                chooser_name(requested, by_plugin))
 
 
-def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time, net_steps=None):
+def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, by_plugin: bool, data_time,
+             net_steps=None):
     """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored``
     (algorithm → (time, protocol, latency, efficiency) of those that route)."""
     intra = intra_technology(topo, group)
@@ -539,8 +540,9 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
         if reason is not None:
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
-        scored[a] = _best_protocol(a, group, intra, data_s, _algorithm_efficiency(topo, group, a), protocol,
-                                   overhead, net_steps, topo, plugin_latency)
+        eff_alg = group.nvls_efficiency(topo) if a in ("nvls", "nvlstree") else 1.0
+        scored[a] = _best_protocol(a, group, intra, data_s, eff_alg, protocol, overhead, net_steps, topo,
+                                   plugin_latency, by_plugin)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 

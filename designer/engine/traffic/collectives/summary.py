@@ -13,7 +13,8 @@ def collective_fields(plan: Plan, kind: str, completion_s: float | None) -> dict
     ``protocol``, ``latency_s``, ``efficiency`` (protocol × NVLS: the data time is divided by it),
     ``size_bytes`` (its ``bytes``: nccl-tests' size S), ``algbw_gbs`` = S / completion (GB/s) and
     ``busbw_gbs`` = algbw × nccl-tests' factor (None unless it completes), ``alternatives`` (the
-    chosen one with this run's completion, the others as predicted alone on the topology)."""
+    chosen one with this run's completion, the others as predicted alone on the topology) and
+    ``chosen_by`` (``nccl``, ``plugin`` or ``request``: :mod:`.chooser`)."""
     algbw = plan.size / completion_s / 1e9 if completion_s else None
     alternatives = {a: dict(v) for a, v in plan.alternatives.items()}
     alternatives[plan.algorithm] = {**alternatives.get(plan.algorithm, {}), "time_s": completion_s,
@@ -22,7 +23,7 @@ def collective_fields(plan: Plan, kind: str, completion_s: float | None) -> dict
             "efficiency": plan.efficiency,
             "size_bytes": plan.size, "algbw_gbs": algbw,
             "busbw_gbs": algbw * busbw_factor(kind, plan.n) if algbw is not None else None,
-            "alternatives": alternatives}
+            "alternatives": alternatives, "chosen_by": plan.chosen_by}
 
 
 def fallback_fields(topo, pattern: dict, routing: dict, failed, capacity_gbps) -> dict:
