@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 
 from designer import bridge, selectors
 from designer.bridge import digest, facts
+from designer.bridge.common import collector_paused
 from designer.choices import TERMINAL_STATES
 from designer.exceptions import EngineValidationError
 from designer.figures import figures_for_compare
@@ -122,13 +123,18 @@ def revision_bom(revision: TopologyRevision | None) -> dict | None:
     return revision_digest(revision)[0]["bom"]
 
 
-def host_matrix(revision: TopologyRevision, host: str) -> dict:
+def host_matrix(revision_id: int, host: str) -> dict:
     """``nvidia-smi topo -m`` of one host of a revision (engine ``pathclass.topo_matrix``).
+
+    The document is read as text and parsed by orjson with the cyclic collector paused (a
+    2,048-host design: 40 MB, ~300k dicts; a full collection in a long-lived process rescans
+    them all, which doubled this page's CPU in a long test run).
 
     Raises ``Http404`` when the revision has no such host.
     """
     try:
-        matrix = bridge.topo_matrix(revision.document, host)
+        with collector_paused():
+            matrix = bridge.topo_matrix(selectors.revision_document_parsed(pk=revision_id) or {}, host)
     except EngineValidationError as exc:
         raise Http404(exc.engine_message) from exc
     rows = [{"label": label, "id": matrix["ids"][label], "numa": numa,

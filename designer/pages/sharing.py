@@ -226,7 +226,7 @@ def link_hosts(request, token: str):
     if not hosts:
         raise Http404("this topology has no host yet")
     host = request.GET.get("host") or hosts[0]["id"]
-    matrix = pages.host_matrix(topology.current_revision, host)
+    matrix = pages.host_matrix(topology.current_revision_id, host)
     return _link_render(request, "designer/link_host_matrix.html", {
         "topology": topology, "hosts": hosts, "host": host, "matrix": matrix, "token": token,
         "link": visitor.link})

@@ -123,6 +123,6 @@ def host_matrix(request, pk: int):
     if not hosts:
         raise Http404("this topology has no host yet")
     host = request.GET.get("host") or hosts[0]["id"]
-    matrix = pages.host_matrix(topology.current_revision, host)
+    matrix = pages.host_matrix(topology.current_revision_id, host)
     return render(request, "designer/host_matrix.html",
                   {"topology": topology, "hosts": hosts, "host": host, "matrix": matrix})
