@@ -140,3 +140,30 @@ def test_the_ceiling_holds_when_the_capped_pair_is_the_only_candidate(tops):
     plan = plan_pattern(tops["a100"], normalize_pattern(tops["a100"], raw, "workload[0]", set()))
     assert (plan.algorithm, plan.protocol) == ("ring", "LL")
     assert plan.efficiency == pytest.approx(87.7 / 240)
+
+
+def test_a_ring_ll128_with_one_rank_a_host_takes_nccls_0_7():
+    """NCCL's ``LL128Ratio``: 0.7 when nRanks / nNodes < 2 ("sending/receiving at the same GPU
+    through the NIC"), else 0.92 (tuning.cc). On Hopper across 2 hosts with 16 channels the
+    LL128 ceiling is 16 × 36.7 = 587 GB/s, above both: 100 GB/s of bus bandwidth → 70 or 92."""
+    assert bandwidth_efficiency("ring", "LL128", "allreduce", 2, 1.0) == 0.7
+    assert bandwidth_efficiency("ring", "LL128", "allreduce", 2, 8.0) == 0.92
+    assert bandwidth_efficiency("ring", "LL128", "allreduce", 2) == 0.92          # unknown: NCCL's usual
+    assert tuner_efficiency("ring", "LL128", "allreduce", 2, 100.0, "hopper", 16, ranks_per_host=1.0) \
+        == pytest.approx(0.7)
+    assert tuner_efficiency("ring", "LL128", "allreduce", 2, 100.0, "hopper", 16, ranks_per_host=8.0) \
+        == pytest.approx(0.92)
+    assert bandwidth_efficiency("tree", "LL128", "allreduce", 2, 1.0) == pytest.approx(0.92 * 120 / 128)
+
+
+def test_the_ranks_a_host_reach_the_ring_ll128_of_a_plan(tops):
+    """One GPU on each of two DGX H100: the ring's LL128 efficiency is NCCL's 0.7 (at most)."""
+    from designer.engine.traffic.collectives.ceilings import ceilings_for, protocol_efficiency
+
+    topo = tops["h100x2"]
+    pattern = normalize_pattern(topo, {"kind": "allreduce", "bytes": 64 * MIB,
+                                       "participants": {"ids": ["h0/gpu0", "h1/gpu0"]}}, "workload[0]", set())
+    group = group_of(topo, pattern)
+    assert (group.n, group.nodes) == (2, 2)
+    eff = protocol_efficiency("ring", "LL128", group, 1e-3, ceilings_for(topo, group, "ring"))
+    assert eff <= 0.7 + 1e-12

@@ -96,12 +96,13 @@ def protocol_efficiency(algorithm: str, protocol: str, group: Group, data_s: flo
         :func:`.protocols.tuner_efficiency`, or :func:`.protocols.bandwidth_efficiency` without
         ceilings or without a data time.
     """
-    if ceilings is None or not data_s > 0:
-        return bandwidth_efficiency(algorithm, protocol, group.kind, group.nodes)
     n = group.n
+    per_host = n / max(group.nodes, 1)
+    if ceilings is None or not data_s > 0:
+        return bandwidth_efficiency(algorithm, protocol, group.kind, group.nodes, per_host)
     # What each ring link carries per byte of S: a chain (broadcast, reduce) forwards all of it.
     moved = 1.0 if algorithm != "ring" or group.kind in ("broadcast", "reduce") else \
         (2.0 if group.kind == "allreduce" else 1.0) * (n - 1) / n
     busbw_gbs = group.size * moved / data_s / 1e9
     return tuner_efficiency(algorithm, protocol, group.kind, group.nodes, busbw_gbs, ceilings["arch"],
-                            ceilings["channels"], ceilings["cpu_amd"])
+                            ceilings["channels"], ceilings["cpu_amd"], per_host)

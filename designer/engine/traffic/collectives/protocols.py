@@ -59,6 +59,15 @@ PROTOCOLS = ("LL", "LL128", "Simple")
 
 # Bandwidth efficiency of each protocol (see the module docstring; NCCL tuning.cc).
 EFFICIENCY = {"LL": 0.5, "LL128": 0.92, "Simple": 1.0}
+# A ring's LL128 with fewer than two ranks a host: NCCL's ``LL128Ratio`` 0.7 instead of 0.92 ("if
+# ppn < 2, then we are sending/receiving at the same GPU through the NIC, apply some bw discount";
+# NVIDIA/nccl src/graph/tuning.cc, ``nRanks / nNodes < 2``).
+RING_LL128_ONE_PER_HOST = 0.7
+
+
+def _ring_ll128(ranks_per_host: float | None) -> float:
+    one = ranks_per_host is not None and ranks_per_host < 2
+    return RING_LL128_ONE_PER_HOST if one else EFFICIENCY["LL128"]
 
 # NCCL's "various model refinements" of the tree's bus bandwidth (tuning.cc, NCCL 2.23+): an
 # all-reduce tree × 0.92; then LL × 1/3.8, LL128 × 7/9 on one node (120/128 across nodes).
@@ -136,7 +145,8 @@ def _node_column(nodes: int) -> int:
 
 
 def tuner_efficiency(algorithm: str, protocol: str, kind: str, nodes: int, busbw_gbs: float,
-                     arch: str | None, channels: int, cpu_amd: bool = False) -> float:
+                     arch: str | None, channels: int, cpu_amd: bool = False,
+                     ranks_per_host: float | None = None) -> float:
     """:func:`bandwidth_efficiency` with NCCL's per-architecture ceilings applied, in NCCL's
     order (``ncclTopoTuneModel``): ring LL ``min(llMaxBw, busBw·½)``, ring LL128
     ``min(busBw·0.92, nc·perChMaxRingLL128Bw)``; tree all-reduce ``min(busBw·0.92,
@@ -157,13 +167,15 @@ def tuner_efficiency(algorithm: str, protocol: str, kind: str, nodes: int, busbw
         NCCL's channel count ``nc`` for the algorithm.
     cpu_amd : bool
         The hosts' CPUs are AMD (:func:`ll_max_bw` across hosts).
+    ranks_per_host : float, optional
+        nRanks / nNodes (a ring's LL128 under 2: :data:`RING_LL128_ONE_PER_HOST`).
 
     Returns
     -------
     float
         Rate after the ceilings / ``busbw_gbs`` (≤ :func:`bandwidth_efficiency`).
     """
-    base = bandwidth_efficiency(algorithm, protocol, kind, nodes)
+    base = bandwidth_efficiency(algorithm, protocol, kind, nodes, ranks_per_host)
     if arch not in LL_MAX_BW or not busbw_gbs > 0 or not math.isfinite(busbw_gbs):
         return base
     col, b = _node_column(nodes), float(busbw_gbs)
@@ -172,7 +184,7 @@ def tuner_efficiency(algorithm: str, protocol: str, kind: str, nodes: int, busbw
         if protocol == "LL":
             return min(ll_max, b * EFFICIENCY["LL"]) / b
         if protocol == "LL128":
-            return min(b * EFFICIENCY["LL128"], channels * PER_CH_MAX_RING_LL128_BW[arch][col]) / b
+            return min(b * _ring_ll128(ranks_per_host), channels * PER_CH_MAX_RING_LL128_BW[arch][col]) / b
         return base
     if algorithm == "tree" and kind == "allreduce":
         tree = min(b * TREE_ALLREDUCE_FACTOR, channels * PER_CH_MAX_TREE_BW[arch][col])
@@ -185,7 +197,8 @@ def tuner_efficiency(algorithm: str, protocol: str, kind: str, nodes: int, busbw
     return base
 
 
-def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -> float:
+def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int,
+                         ranks_per_host: float | None = None) -> float:
     """Fraction of the bottleneck rate ``algorithm`` moves data at under ``protocol``, as NCCL's
     tuner models it (``ncclTopoTuneModel``'s refinements of ``busBw``): the ring keeps the plain
     protocol figure; the tree pays 0.92 on an all-reduce and its own LL / LL128 factors; PAT
@@ -198,6 +211,8 @@ def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -
         Collective kind (``allreduce``, ``allgather`` …).
     nodes : int
         Hosts the collective spans (the tree's LL128 factor differs on one node).
+    ranks_per_host : float, optional
+        nRanks / nNodes: a ring's LL128 under 2 ranks a host is :data:`RING_LL128_ONE_PER_HOST`.
     """
     if algorithm == "tree":
         base = TREE_ALLREDUCE_FACTOR if kind == "allreduce" else 1.0
@@ -206,6 +221,8 @@ def bandwidth_efficiency(algorithm: str, protocol: str, kind: str, nodes: int) -
         return base * TREE_PROTOCOL_FACTOR[protocol]
     if algorithm == "pat":
         return PAT_FACTOR * EFFICIENCY[protocol]
+    if algorithm == "ring" and protocol == "LL128":
+        return _ring_ll128(ranks_per_host)
     return EFFICIENCY[protocol]
 
 
