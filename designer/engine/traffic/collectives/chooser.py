@@ -26,7 +26,8 @@ from __future__ import annotations
 from designer.engine.model.topology import kind_nodes
 from designer.engine.traffic.collectives.ceilings import gpu_arch
 
-__all__ = ["NCCL_DATA_FACTOR", "PLUGIN_TUNERS", "chooser_name", "compute_nic_models", "plugin_tuner_chooses", "selection_time"]
+__all__ = ["NCCL_DATA_FACTOR", "PLUGIN_TUNERS", "chooser_name", "compute_nic_models", "plugin_tuner_chooses",
+           "selection_time"]
 
 # NCCL's model time of an algorithm's data over the engine's data time of its flows (above).
 NCCL_DATA_FACTOR = {"tree": 2.0}
@@ -40,18 +41,22 @@ PLUGIN_TUNERS = {
 }
 
 
-def plugin_tuner_chooses(topo, group) -> bool:
+def plugin_tuner_chooses(topo, group, nics: set | None = None) -> bool:
     """Whether the participants' net plugin tunes this collective (:data:`PLUGIN_TUNERS`): every
-    compute NIC of their hosts is a model it tunes, on those GPUs, across enough hosts."""
-    if group.nodes < 3:
+    compute NIC of their hosts is a model it tunes, on those GPUs, across enough hosts. ``nics``:
+    :func:`compute_nic_models` when the caller has it already."""
+    if group.nodes < min(hosts for _, hosts, _ in PLUGIN_TUNERS.values()):
         return False
     arch = gpu_arch(topo, group)
-    tuners = [PLUGIN_TUNERS.get(m) for m in compute_nic_models(topo, group)]
+    tuners = [PLUGIN_TUNERS.get(m) for m in (compute_nic_models(topo, group) if nics is None else nics)]
     return bool(tuners) and all(t is not None and arch in t[0] and group.nodes >= t[1] for t in tuners)
 
 
 def compute_nic_models(topo, group) -> set:
-    """The ``model`` of every compute NIC in the participants' hosts (None for a NIC without one)."""
+    """The ``model`` of every compute NIC in the participants' hosts (None for a NIC without one);
+    none on one host, where no step crosses a network."""
+    if group.nodes < 2:
+        return set()
     hosts = {topo.node_host[int(g)] for g in group.participants.tolist()} - {None}
     return {topo.node_attrs[i].get("model") for i in kind_nodes(topo, "nic").tolist()
             if topo.node_host[i] in hosts and topo.node_attrs[i].get("role", "compute") == "compute"}
@@ -63,7 +68,6 @@ def selection_time(algorithm: str, latency_s: float, data_s: float, efficiency: 
     tuner chooses — the engine's prediction of what it achieves."""
     factor = 1.0 if by_plugin else NCCL_DATA_FACTOR.get(algorithm, 1.0)
     return latency_s + data_s * factor / efficiency
-
 
 
 def chooser_name(requested: str, by_plugin: bool) -> str:

@@ -93,8 +93,7 @@ class Plan:
     size : float
         The pattern's ``bytes`` (nccl-tests' size S).
     chosen_by : str
-        ``nccl`` (NCCL's cost model), ``plugin`` (the net plugin's tuner: the fastest) or
-        ``request`` (the pattern names its algorithm); :mod:`.chooser`.
+        Who chose the algorithm: ``nccl``, ``plugin`` or ``request`` (:func:`.chooser.chooser_name`).
     """
 
     algorithm: str
@@ -141,14 +140,15 @@ def net_overhead_us(topo, group: Group) -> float:
     return max(overheads, default=NET_OVERHEAD_US)
 
 
-def net_plugin_latency_of(topo, group: Group) -> float:
+def net_plugin_latency_of(topo, group: Group, nics: set | None = None) -> float:
     """Network latency (µs) the participants' NICs' net plugin reports
     (:func:`designer.engine.catalog.net_plugin_latency_us` by NIC ``model``); the largest over the
     hosts' compute NICs, as NCCL keeps the largest latency of the networks a graph uses. 0 on one
     host (no step crosses a network)."""
     if group.nodes < 2:
         return 0.0
-    return max((net_plugin_latency_us(m) for m in compute_nic_models(topo, group)), default=0.0)
+    return max((net_plugin_latency_us(m) for m in (compute_nic_models(topo, group) if nics is None else nics)),
+               default=0.0)
 
 
 def _data_time(topo, group: Group, algorithm: str, routing: dict, failed=None,
@@ -506,12 +506,13 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     single = (failed is None and len(usable) == 1
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1
               and not may_be_capped(topo, group, usable[0], protocol))
-    routed, by_plugin = {}, plugin_tuner_chooses(topo, group)
+    routed, nics = {}, compute_nic_models(topo, group)   # one scan of the NICs for the latency and the chooser
+    by_plugin = plugin_tuner_chooses(topo, group, nics)
     # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
-    alternatives, scored = _predict(topo, group, reasons, protocol, single, by_plugin,
+    alternatives, scored = _predict(topo, group, reasons, protocol, single,
                                     lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed,
                                                          keep=requested in ("auto", a), staged=staged),
-                                    network_steps_us(topo, group, routing, failed))
+                                    network_steps_us(topo, group, routing, failed), nics, by_plugin)
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
         chosen = requested if requested != "auto" else usable[0]
@@ -521,17 +522,16 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     # Only the chosen algorithm's flows are routed again (simulate): the others' routes go.
     forget_routes(topo, [r for r in routed.values() if r is not routed.get(chosen)], failed)
     _, proto, lat, eff, _ = scored[chosen]
-    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives,
-                chooser_name(requested, by_plugin))
+    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives, chooser_name(requested, by_plugin))
 
 
-def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, by_plugin: bool, data_time,
-             net_steps=None):
-    """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored``
-    (algorithm → (time, protocol, latency, efficiency) of those that route)."""
+def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time, net_steps=None,
+             nics=None, by_plugin=False):
+    """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored`` (algorithm →
+    (time, protocol, latency, efficiency, selection time) of those that route; :func:`_best_protocol`)."""
     intra = intra_technology(topo, group)
     overhead = net_overhead_us(topo, group)
-    plugin_latency = net_plugin_latency_of(topo, group)
+    plugin_latency = net_plugin_latency_of(topo, group, nics)
     alternatives, scored = {}, {}
     for a, reason in reasons.items():
         data_s = 0.0
