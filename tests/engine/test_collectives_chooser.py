@@ -3,9 +3,9 @@
 NCCL converts a tree's bus bandwidth to algorithm bandwidth by ½ and a ring's by nRanks / nsteps
 (NVIDIA/nccl src/graph/tuning.cc, "Convert bus BW to algorithm BW"); the engine's tree flows
 carry the reduce up and the broadcast down at once, so NCCL's model of the tree's data time is
-twice the engine's. AWS's aws-ofi-nccl replaces the choice with regions measured on p5/p5e/p5en/
-p6 from three nodes on (src/tuner/nccl_ofi_tuner.cpp, nccl_ofi_regions.cpp), which the engine
-stands in for with the fastest prediction.
+twice the engine's. AWS's aws-ofi-nccl replaces the choice with regions measured on p5/p5e/p5en
+from three nodes on (src/tuner/nccl_ofi_tuner.cpp, nccl_ofi_regions.cpp): the pair of the polygon
+of (log2 bytes, log2 ranks) holding the collective runs (``collectives.regions``).
 
 Two DGX A100, rail-optimized, 8 × HDR per host at 24 GB/s (catalog effective), all-reduce of
 4 GiB over 16 GPUs — the ring, by hand::
@@ -18,7 +18,8 @@ import pytest
 
 from designer.engine.benchmarks.fidelity import build_topology
 from designer.engine.traffic.collectives import plan_pattern
-from designer.engine.traffic.collectives.chooser import plugin_tuner_chooses, selection_time
+from designer.engine.traffic.collectives.chooser import plugin_choice, plugin_platform, selection_time
+from designer.engine.traffic.collectives.regions import _extend, _log2_point, region_choice
 from designer.engine.traffic.collectives.common import group_of
 from designer.engine.traffic.workloads import normalize_pattern
 
@@ -38,10 +39,9 @@ def _pattern(topo, size):
     return normalize_pattern(topo, raw, "workload[0]", set())
 
 
-def test_nccls_model_counts_the_trees_data_twice_a_plugin_tuner_takes_the_time_achieved():
-    assert selection_time("tree", 1e-5, 0.03, 0.5, by_plugin=False) == pytest.approx(1e-5 + 0.12)
-    assert selection_time("tree", 1e-5, 0.03, 0.5, by_plugin=True) == pytest.approx(1e-5 + 0.06)
-    assert selection_time("ring", 1e-5, 0.03, 0.5, by_plugin=False) == pytest.approx(1e-5 + 0.06)
+def test_nccls_model_counts_the_trees_data_twice():
+    assert selection_time("tree", 1e-5, 0.03, 0.5) == pytest.approx(1e-5 + 0.12)
+    assert selection_time("ring", 1e-5, 0.03, 0.5) == pytest.approx(1e-5 + 0.06)
 
 
 def test_a_large_allreduce_on_two_a100_hosts_runs_the_ring_nccl_models_cheaper(tops):
@@ -54,23 +54,60 @@ def test_a_large_allreduce_on_two_a100_hosts_runs_the_ring_nccl_models_cheaper(t
     assert ring == pytest.approx(2 * 15 / 16 * 4 * GIB / 192e9, rel=0.01)   # 41.94 ms
 
 
-@pytest.mark.parametrize("name, tuned", [("p5x4", True), ("p5x2", False), ("p4dx4", False), ("h100x4", False)])
-def test_the_aws_tuner_chooses_on_hopper_efa_from_three_hosts(tops, name, tuned):
-    """p5 (H100, EFA) from 3 hosts: AWS's regions; 2 hosts, p4d (A100) and ConnectX hosts: NCCL."""
+@pytest.mark.parametrize("name, platform", [("p5x4", "p5/p5e"), ("p5x2", "p5/p5e"), ("p4dx4", None),
+                                            ("h100x4", None)])
+def test_the_aws_tuner_is_the_hopper_efa_hosts_own(tops, name, platform):
+    """p5 (H100, EFA): AWS's region tables; p4d (A100, EFA) and ConnectX hosts: NCCL's model."""
     topo = tops[name]
-    assert plugin_tuner_chooses(topo, group_of(topo, _pattern(topo, 64 * MIB))) is tuned
+    assert plugin_platform(topo, group_of(topo, _pattern(topo, 64 * MIB))) == platform
 
 
-def test_where_the_aws_tuner_chooses_the_fastest_prediction_runs(tops):
-    plan = plan_pattern(tops["p5x4"], _pattern(tops["p5x4"], 64 * MIB))
-    times = {a: v["time_s"] for a, v in plan.alternatives.items() if v["time_s"] is not None}
-    assert plan.algorithm == min(times, key=times.get)
+def test_two_nodes_are_left_to_nccl(tops):
+    """nccl_ofi_regions.cpp skips nNodes <= 2 ("the regions are not well defined")."""
+    group = group_of(tops["p5x2"], _pattern(tops["p5x2"], 64 * MIB))
+    assert plugin_choice(tops["p5x2"], group, None, {"ring": None, "tree": None}) is None
+
+
+@pytest.mark.parametrize("size, ranks, pair", [
+    (32 * MIB, 64, ("tree", "LL128")),         # below the tree polygon's (112 MiB, 64) vertex
+    (2 * GIB, 64, ("ring", "LL128")),          # on the ring polygon's (2 GiB, 64) vertex: an edge counts
+    (4 * GIB, 64, ("ring", "Simple")),
+    (4 * GIB, 128, ("nvlstree", "Simple")),
+    (32 * MIB, 32, ("tree", "LL128")),
+])
+def test_p5_regions_place_a_point_as_the_plugin_does(size, ranks, pair):
+    """Points read off aws-ofi-nccl's p5/p5e all-reduce polygons (8 ranks a node), by hand."""
+    assert region_choice("p5/p5e", "allreduce", size, ranks, ranks // 8, lambda a, p: True) == pair
+
+
+def test_a_pair_nccl_cannot_run_passes_its_polygon_and_the_point_falls_back():
+    """The plugin skips a polygon whose pair NCCL marks ignored; the point lies in no other one."""
+    assert region_choice("p5/p5e", "allreduce", 4 * GIB, 128, 16, lambda a, p: a != "nvlstree") is None
+    assert region_choice("p5/p5e", "alltoall", 4 * GIB, 128, 16, lambda a, p: True) is None
+    assert region_choice("p5/p5e", "allreduce", 4 * GIB, 64, 16, lambda a, p: True) is None  # 4 a node
+
+
+def test_an_extended_vertex_follows_its_line_to_the_limits():
+    """extend_region: a vertical pair goes up to the rank limit; a sloped one to the first limit it meets."""
+    top = _log2_point(100 * GIB, 1024 * 1024)
+    assert _extend(_log2_point(384 * MIB, 2048), _log2_point(384 * MIB, 4096), top) == \
+        pytest.approx(_log2_point(384 * MIB, 1024 * 1024))
+    x, y = _extend((0.0, 0.0), (1.0, 1.0), top)
+    assert (x, y) == pytest.approx((top[1], top[1]))   # y = x meets the rank limit (2^20) first
+
+
+def test_where_the_aws_tuner_forces_a_pair_that_pair_runs(tops):
+    """p5 × 4 (32 ranks), 1 GiB: inside the ring LL128 polygon; NCCL's model alone would rank
+    another pair first, the plan runs the ring with LL128 and says the plugin chose."""
+    plan = plan_pattern(tops["p5x4"], _pattern(tops["p5x4"], GIB))
+    assert (plan.algorithm, plan.protocol, plan.chosen_by) == ("ring", "LL128", "plugin")
+    assert plan.alternatives["ring"]["protocol"] == "LL128"
 
 
 def test_the_plan_says_who_chose(tops):
     """``chosen_by`` (result field, docs/FORMATS.md): NCCL's model, the plugin's tuner, or the scenario."""
     assert plan_pattern(tops["a100x2"], _pattern(tops["a100x2"], 4 * GIB)).chosen_by == "nccl"
-    assert plan_pattern(tops["p5x4"], _pattern(tops["p5x4"], 64 * MIB)).chosen_by == "plugin"
+    assert plan_pattern(tops["p5x4"], _pattern(tops["p5x4"], GIB)).chosen_by == "plugin"
     forced = {**_pattern(tops["a100x2"], 4 * GIB), "algorithm": "tree"}
     plan = plan_pattern(tops["a100x2"], forced)
     assert (plan.algorithm, plan.chosen_by) == ("tree", "request")

@@ -14,42 +14,55 @@ bus-bandwidth definitions in NCCL differ by release — 5/6, 0.75, 0.70·nNodes/
 are not mapped to the engine's flows.)
 
 A net plugin can replace that choice with its own tuner. AWS's aws-ofi-nccl ships one that "bypasses
-the cost function used by NCCL" (aws/aws-ofi-nccl#318) with regions of (size, ranks) measured per
-instance type — p5/p5e, p5en, p6-b200, p6-b300 (``src/tuner/nccl_ofi_tuner.cpp``,
-``is_region_supported``) — loaded by default from the net plugin with NCCL 2.21+ (aws/aws-ofi-nccl#922)
-and skipped on two nodes or fewer, where NCCL's tuner decides ("the regions are not well defined",
-aws/aws-ofi-nccl#778). Regions fitted to measurements pick what runs fastest there; the engine's
-stand-in for that is its own fastest prediction.
+the cost function used by NCCL" (aws/aws-ofi-nccl#318), loaded by default from the net plugin with
+NCCL 2.21+ (aws/aws-ofi-nccl#922): on p5/p5e and p5en (``src/tuner/nccl_ofi_tuner.cpp``) its
+*region* tuner forces the (algorithm, protocol) of the polygon of (size, ranks) a measurement
+found fastest (:mod:`.regions`); off every polygon, on two nodes or fewer, and for what its tables
+do not cover (all-to-all's sends, other ranks-per-node counts) NCCL's own model chooses as above.
 """
 from __future__ import annotations
 
 from designer.engine.model.topology import kind_nodes
 from designer.engine.traffic.collectives.ceilings import gpu_arch
+from designer.engine.traffic.collectives.protocols import protocols_for
+from designer.engine.traffic.collectives.regions import region_choice
 
-__all__ = ["NCCL_DATA_FACTOR", "PLUGIN_TUNERS", "chooser_name", "compute_nic_models", "plugin_tuner_chooses",
-           "selection_time"]
+__all__ = ["FORCED_COST", "NCCL_DATA_FACTOR", "PLUGIN_PLATFORMS", "chooser_name", "compute_nic_models",
+           "plugin_choice", "plugin_platform", "selection_time"]
 
 # NCCL's model time of an algorithm's data over the engine's data time of its flows (above).
 NCCL_DATA_FACTOR = {"tree": 2.0}
 
-# NIC model → (GPU architectures of the instance types the plugin tunes, fewest hosts it tunes).
-PLUGIN_TUNERS = {
-    "EFA": (("hopper", "blackwell"), 3, "aws/aws-ofi-nccl src/tuner/nccl_ofi_tuner.cpp: region tuner for "
-                                         "p5.48xlarge, p5e.48xlarge (H100, H200); p4d/p4de (A100) use NCCL's"),
-    "EFAv3": (("hopper", "blackwell"), 3, "aws/aws-ofi-nccl src/tuner/nccl_ofi_tuner.cpp: p5en.48xlarge, "
-                                           "p6-b200.48xlarge; src/tuner/nccl_ofi_regions.cpp skips nNodes <= 2"),
-}
+# (compute NIC model, GPU architecture) → the instance type whose region tables apply
+# (nccl_ofi_tuner.cpp maps the EC2 product name; the engine knows the hosts by their NICs and GPUs).
+# p6-b200 (EFAv3, Blackwell) has tables in the plugin too, not encoded here: NCCL's model chooses.
+PLUGIN_PLATFORMS = {("EFA", "hopper"): "p5/p5e", ("EFAv3", "hopper"): "p5en"}
+# The cost the plugin writes for the pair it forces (NCCL then runs the cheapest: that one).
+FORCED_COST = 0.0
 
 
-def plugin_tuner_chooses(topo, group, nics: set | None = None) -> bool:
-    """Whether the participants' net plugin tunes this collective (:data:`PLUGIN_TUNERS`): every
-    compute NIC of their hosts is a model it tunes, on those GPUs, across enough hosts. ``nics``:
+def plugin_platform(topo, group, nics: set | None = None) -> str | None:
+    """The instance type whose net plugin tunes this collective (:data:`PLUGIN_PLATFORMS`): every
+    compute NIC of the participants' hosts of one model, on those GPUs, across hosts. ``nics``:
     :func:`compute_nic_models` when the caller has it already."""
-    if group.nodes < min(hosts for _, hosts, _ in PLUGIN_TUNERS.values()):
-        return False
-    arch = gpu_arch(topo, group)
-    tuners = [PLUGIN_TUNERS.get(m) for m in (compute_nic_models(topo, group) if nics is None else nics)]
-    return bool(tuners) and all(t is not None and arch in t[0] and group.nodes >= t[1] for t in tuners)
+    models = compute_nic_models(topo, group) if nics is None else nics
+    if len(models) != 1:
+        return None
+    return PLUGIN_PLATFORMS.get((next(iter(models)), gpu_arch(topo, group)))
+
+
+def plugin_choice(topo, group, nics: set | None, reasons: dict, requested: str = "auto",
+                  protocol: str = "auto") -> tuple[str, str] | None:
+    """The (algorithm, protocol) the participants' net plugin forces, or None where NCCL's model
+    chooses. A pair runs if its algorithm does here (``reasons``: algorithm → why not, or None)
+    and the pattern allows it (``requested`` algorithm, ``protocol``), as NCCL marks the rest of
+    its cost table ignored."""
+    def runs(algorithm: str, proto: str) -> bool:
+        return (reasons.get(algorithm, "unknown") is None and requested in ("auto", algorithm)
+                and protocol in ("auto", proto) and proto in protocols_for(algorithm))
+
+    return region_choice(plugin_platform(topo, group, nics), group.kind, group.size, group.n,
+                         group.nodes, runs)
 
 
 def compute_nic_models(topo, group) -> set:
@@ -62,12 +75,10 @@ def compute_nic_models(topo, group) -> set:
             if topo.node_host[i] in hosts and topo.node_attrs[i].get("role", "compute") == "compute"}
 
 
-def selection_time(algorithm: str, latency_s: float, data_s: float, efficiency: float,
-                   by_plugin: bool) -> float:
-    """The time a (algorithm, protocol) is chosen by: NCCL's model of it, or — when a net plugin's
-    tuner chooses — the engine's prediction of what it achieves."""
-    factor = 1.0 if by_plugin else NCCL_DATA_FACTOR.get(algorithm, 1.0)
-    return latency_s + data_s * factor / efficiency
+def selection_time(algorithm: str, latency_s: float, data_s: float, efficiency: float) -> float:
+    """The time NCCL's model gives a (algorithm, protocol): the engine's data time converted as
+    NCCL converts bus bandwidth (:data:`NCCL_DATA_FACTOR`)."""
+    return latency_s + data_s * NCCL_DATA_FACTOR.get(algorithm, 1.0) / efficiency
 
 
 def chooser_name(requested: str, by_plugin: bool) -> str:

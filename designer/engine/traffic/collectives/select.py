@@ -19,7 +19,7 @@ and tree is held under NCCL's per-architecture ceilings (:func:`.protocols.tuner
 the architecture from :func:`.ceilings.gpu_arch`), and a tree all-reduce's carries NCCL's medium-size
 correction (:func:`.protocols.tree_correction`); a ring Simple latency carries NCCL's "plateau"
 factor (:func:`.protocols.ring_plateau`). The (algorithm, protocol) chosen by NCCL's model of
-these times, or the fastest where a net plugin's tuner chooses (:mod:`.chooser`), sets the
+these times, or the pair a net plugin's tuner forces (:mod:`.chooser`), sets the
 pattern's latency and efficiency, which :mod:`designer.engine.analysis.completion` applies to the
 pattern's *contended* data time in the full scenario.
 
@@ -40,8 +40,8 @@ from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
 from designer.engine.traffic.collectives.ceilings import ceilings_for, cpu_vendor, may_be_capped, protocol_efficiency
-from designer.engine.traffic.collectives.chooser import (chooser_name, compute_nic_models, plugin_tuner_chooses,
-                                                         selection_time)
+from designer.engine.traffic.collectives.chooser import (FORCED_COST, chooser_name, compute_nic_models,
+                                                         plugin_choice, selection_time)
 from designer.engine.traffic.collectives.sizing import size_factors_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
@@ -441,11 +441,10 @@ def network_steps_us(topo, group: Group, routing: dict, failed=None) -> dict[str
 
 
 def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overhead=NET_OVERHEAD_US,
-                   net_steps=None, topo=None, plugin_latency=0.0, by_plugin=False):
-    """(time_s, protocol, latency_s, efficiency, selection time) of the allowed protocol chosen
-    (:func:`.chooser.selection_time`: by NCCL's model, or ``by_plugin`` the fastest). The efficiency
-    includes NCCL's per-architecture ceilings (:func:`.protocols.tuner_efficiency`) and the size
-    factor of :mod:`.sizing` (channels in use × pipeline fill at this size)."""
+                   net_steps=None, topo=None, plugin_latency=0.0, forced=None):
+    """(time_s, protocol, latency_s, efficiency, selection time) of the allowed protocol NCCL's model
+    chooses (a net plugin's ``forced`` pair costs 0); the efficiency holds NCCL's per-architecture
+    ceilings (:func:`.protocols.tuner_efficiency`) and the size factor of :mod:`.sizing`."""
     best = None
     ceilings = ceilings_for(topo, group, algorithm) if topo is not None else None
     factor = size_factors_for(topo, group, algorithm) if topo is not None else (lambda protocol: 1.0)
@@ -464,7 +463,7 @@ def _best_protocol(algorithm, group, intra, data_s, eff_alg, protocol, net_overh
         if algorithm == "tree" and group.kind == "allreduce":
             # NCCL's own medium-size correction of the tree (tuning.cc ncclTopoGetAlgoTime).
             eff *= tree_correction(p, group.size)
-        score = selection_time(algorithm, lat, data_s, eff, by_plugin)
+        score = FORCED_COST if forced == (algorithm, p) else selection_time(algorithm, lat, data_s, eff)
         if best is None or score < best[4]:
             best = (lat + data_s / eff, p, lat, eff, score)
     return best
@@ -507,12 +506,12 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
               and len([p for p in protocols_for(usable[0]) if protocol in ("auto", p)]) == 1
               and not may_be_capped(topo, group, usable[0], protocol))
     routed, nics = {}, compute_nic_models(topo, group)   # one scan of the NICs for the latency and the chooser
-    by_plugin = plugin_tuner_chooses(topo, group, nics)
+    forced = plugin_choice(topo, group, nics, reasons, requested, protocol)
     # An explicit algorithm is the one chosen: the others' routes need not be kept for prepare.
     alternatives, scored = _predict(topo, group, reasons, protocol, single,
                                     lambda a: _data_time(topo, group, a, routing, failed, capacity_gbps, routed,
                                                          keep=requested in ("auto", a), staged=staged),
-                                    network_steps_us(topo, group, routing, failed), nics, by_plugin)
+                                    network_steps_us(topo, group, routing, failed), nics, forced)
     pool = [requested] if requested != "auto" else [a for a in usable if a in scored]
     if not pool or pool[0] not in scored:
         chosen = requested if requested != "auto" else usable[0]
@@ -522,11 +521,12 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     # Only the chosen algorithm's flows are routed again (simulate): the others' routes go.
     forget_routes(topo, [r for r in routed.values() if r is not routed.get(chosen)], failed)
     _, proto, lat, eff, _ = scored[chosen]
-    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives, chooser_name(requested, by_plugin))
+    return Plan(chosen, proto, lat, eff, group.n, group.nodes, group.size, alternatives,
+                chooser_name(requested, forced == (chosen, proto)))
 
 
 def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, data_time, net_steps=None,
-             nics=None, by_plugin=False):
+             nics=None, forced=None):
     """``alternatives`` (every algorithm: predicted time, protocol, reason) and ``scored`` (algorithm →
     (time, protocol, latency, efficiency, selection time) of those that route; :func:`_best_protocol`)."""
     intra = intra_technology(topo, group)
@@ -542,7 +542,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
             continue
         eff_alg = group.nvls_efficiency(topo) if a in ("nvls", "nvlstree") else 1.0
         scored[a] = _best_protocol(a, group, intra, data_s, eff_alg, protocol, overhead, net_steps, topo,
-                                   plugin_latency, by_plugin)
+                                   plugin_latency, forced)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
     return alternatives, scored
 

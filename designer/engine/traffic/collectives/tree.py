@@ -30,14 +30,26 @@ def supports(topo, group: Group) -> str | None:
 
 
 def node_trees(count: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(parent, child) rank pairs of the two binary trees over ``count`` ranks: a heap-ordered
-    binary tree over ranks 0..count−1 and the same tree over the ranks shifted by one."""
+    """(parent, child) rank pairs of NCCL's double binary tree over ``count`` ranks
+    (NVIDIA/nccl ``src/graph/trees.cc``: ``ncclGetBtree``, ``ncclGetDtree``).
+
+    The first tree is the bit tree rooted at 0: a rank's parent clears its lowest set bit and sets
+    the next one up (1, 3 → 2; 2, 6 → 4), or only clears it when that is out of range. Its odd
+    ranks are its leaves. The second tree mirrors it (rank r → count−1−r) when ``count`` is even,
+    or shifts it by one rank when odd — so a rank that forwards in one tree is a leaf in the other
+    (about), and no host carries two trees' interior traffic at once: the property that gives the
+    double binary tree its full bandwidth."""
     if count < 2:
         return [(np.zeros(0, np.int64), np.zeros(0, np.int64))] * 2
-    child = np.arange(1, count)
-    parent = (child - 1) // 2
-    shifted = (np.arange(count) + 1) % count
-    return [(parent, child), (shifted[parent], shifted[child])]
+    child = np.arange(1, count, dtype=np.int64)
+    low = child & -child
+    up = (child ^ low) | (low << 1)
+    parent = np.where(up >= count, child ^ low, up)
+    if count % 2 == 0:
+        second = (count - 1 - parent, count - 1 - child)
+    else:
+        second = ((parent + 1) % count, (child + 1) % count)
+    return [(parent, child), second]
 
 
 def edges_both_ways(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
