@@ -18,6 +18,7 @@ import pytest
 
 from designer.engine.benchmarks.fidelity import build_topology
 from designer.engine.traffic.collectives import plan_pattern
+from designer.engine.traffic.collectives import chooser
 from designer.engine.traffic.collectives.chooser import plugin_choice, plugin_platform, selection_time
 from designer.engine.traffic.collectives.regions import _extend, _log2_point, region_choice
 from designer.engine.traffic.collectives.common import group_of
@@ -63,9 +64,12 @@ def test_the_aws_tuner_is_the_hopper_efa_hosts_own(tops, name, platform):
 
 
 def test_two_nodes_are_left_to_nccl(tops):
-    """nccl_ofi_regions.cpp skips nNodes <= 2 ("the regions are not well defined")."""
-    group = group_of(tops["p5x2"], _pattern(tops["p5x2"], 64 * MIB))
-    assert plugin_choice(tops["p5x2"], group, None, {"ring": None, "tree": None}) is None
+    """nccl_ofi_regions.cpp skips nNodes <= 2 ("the regions are not well defined"): the point a
+    third node would put in the tree LL128 polygon is NCCL's on two."""
+    everything = {a: None for a in ("ring", "tree", "nvls", "nvlstree", "collnet", "pat", "p2p")}
+    group = group_of(tops["p5x2"], _pattern(tops["p5x2"], 16 * MIB))
+    assert plugin_choice(tops["p5x2"], group, None, everything) is None
+    assert region_choice("p5/p5e", "allreduce", 16 * MIB, 24, 3, lambda a, p: True) == ("tree", "LL128")
 
 
 @pytest.mark.parametrize("size, ranks, pair", [
@@ -74,6 +78,7 @@ def test_two_nodes_are_left_to_nccl(tops):
     (4 * GIB, 64, ("ring", "Simple")),
     (4 * GIB, 128, ("nvlstree", "Simple")),
     (32 * MIB, 32, ("tree", "LL128")),
+    (117440512, 64, ("tree", "LL128")),        # a vertex tree LL128 and ring LL128 share: the first wins
 ])
 def test_p5_regions_place_a_point_as_the_plugin_does(size, ranks, pair):
     """Points read off aws-ofi-nccl's p5/p5e all-reduce polygons (8 ranks a node), by hand."""
@@ -81,10 +86,23 @@ def test_p5_regions_place_a_point_as_the_plugin_does(size, ranks, pair):
 
 
 def test_a_pair_nccl_cannot_run_passes_its_polygon_and_the_point_falls_back():
-    """The plugin skips a polygon whose pair NCCL marks ignored; the point lies in no other one."""
+    """The plugin skips a polygon whose pair NCCL marks ignored (an algorithm that does not run,
+    or one the pattern's algorithm or protocol excludes); the point lies in no other one."""
     assert region_choice("p5/p5e", "allreduce", 4 * GIB, 128, 16, lambda a, p: a != "nvlstree") is None
     assert region_choice("p5/p5e", "alltoall", 4 * GIB, 128, 16, lambda a, p: True) is None
     assert region_choice("p5/p5e", "allreduce", 4 * GIB, 64, 16, lambda a, p: True) is None  # 4 a node
+
+
+def test_the_patterns_own_algorithm_or_protocol_bounds_what_the_plugin_may_force(tops):
+    """1 GiB over 32 ranks lies in the ring LL128 polygon: forced under ``auto``; a pattern asking
+    for Simple, or for the tree, leaves the choice to NCCL's model (the polygon's pair is ignored)."""
+    topo = tops["p5x4"]
+    group = group_of(topo, _pattern(topo, GIB))
+    runs = {a: None for a in ("ring", "tree", "nvlstree")}
+    assert plugin_choice(topo, group, None, runs) == ("ring", "LL128")
+    assert plugin_choice(topo, group, None, runs, protocol="Simple") is None
+    assert plugin_choice(topo, group, None, runs, requested="tree") is None
+    assert plugin_choice(topo, group, None, {**runs, "ring": "no ring here"}) is None
 
 
 def test_an_extended_vertex_follows_its_line_to_the_limits():
@@ -96,12 +114,17 @@ def test_an_extended_vertex_follows_its_line_to_the_limits():
     assert (x, y) == pytest.approx((top[1], top[1]))   # y = x meets the rank limit (2^20) first
 
 
-def test_where_the_aws_tuner_forces_a_pair_that_pair_runs(tops):
-    """p5 × 4 (32 ranks), 1 GiB: inside the ring LL128 polygon; NCCL's model alone would rank
-    another pair first, the plan runs the ring with LL128 and says the plugin chose."""
-    plan = plan_pattern(tops["p5x4"], _pattern(tops["p5x4"], GIB))
-    assert (plan.algorithm, plan.protocol, plan.chosen_by) == ("ring", "LL128", "plugin")
-    assert plan.alternatives["ring"]["protocol"] == "LL128"
+@pytest.mark.parametrize("size, forced", [(32 * MIB, ("tree", "LL128")), (2 * GIB, ("ring", "Simple"))])
+def test_where_the_aws_tuner_forces_a_pair_that_pair_runs(tops, monkeypatch, size, forced):
+    """p5 × 4 (32 ranks): the polygons force tree LL128 at 32 MiB and ring Simple at 2 GiB, where
+    NCCL's model alone would run another pair; the plan runs the forced one and says who chose."""
+    topo = tops["p5x4"]
+    plan = plan_pattern(topo, _pattern(topo, size))
+    assert (plan.algorithm, plan.protocol, plan.chosen_by) == (*forced, "plugin")
+    monkeypatch.setattr(chooser, "PLUGIN_PLATFORMS", {})
+    alone = plan_pattern(topo, _pattern(topo, size))
+    assert (alone.algorithm, alone.protocol, alone.chosen_by) != (*forced, "plugin")
+    assert alone.chosen_by == "nccl"
 
 
 def test_the_plan_says_who_chose(tops):

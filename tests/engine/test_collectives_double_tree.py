@@ -40,13 +40,22 @@ def test_an_even_count_mirrors_it_and_an_odd_one_shifts_it():
 @pytest.mark.parametrize("count", [2, 3, 4, 5, 8, 14, 16, 31, 32, 100, 128])
 def test_both_trees_span_the_ranks_and_share_almost_no_forwarder(count):
     trees = node_trees(count)
-    for parent, child in trees:
-        assert sorted(child.tolist()) == sorted(set(range(count)) - {_root(parent, child, count)})
+    for pairs in trees:
+        up = _parents(pairs)
+        assert len(up) == count - 1 and set(up.values()) <= set(range(count))
+        roots = set(range(count)) - set(up)
+        assert len(roots) == 1
+        (root,) = roots
+        assert all(_reaches(rank, root, up) for rank in range(count))
     forwarders = [set(parent.tolist()) for parent, _ in trees]
     both = forwarders[0] & forwarders[1]
     assert both == set() if count % 2 == 0 else both <= {0}
 
 
-def _root(parent, child, count) -> int:
-    (root,) = set(range(count)) - set(child.tolist())
-    return root
+def _reaches(rank: int, root: int, up: dict) -> bool:
+    """Whether walking up from ``rank`` ends at ``root`` (no cycle, no dead end)."""
+    for _ in range(len(up) + 1):
+        if rank == root:
+            return True
+        rank = up[rank]
+    return False

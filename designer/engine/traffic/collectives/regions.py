@@ -8,8 +8,8 @@ point in none, a collective the tables do not cover, or two nodes or fewer ("the
 well defined", aws/aws-ofi-nccl#778) leave the choice to NCCL's own model.
 
 The polygons are data (``aws_regions.json``, with the plugin commit they were read from); this
-module only places a point: on an edge counts as inside, as the plugin's ``is_inside_region``
-returns 0 there and any ``in_out >= 0`` chooses.
+module only places a point, with the plugin's own geometry (``is_inside_region``, ``intersect``,
+``distance``, ``extend_region``): a point on an edge counts as inside (``in_out >= 0`` chooses).
 """
 from __future__ import annotations
 
@@ -70,17 +70,20 @@ def _polygons(platform: str, per_node: str, kind: str) -> tuple:
 def _resolve(vertex, points: dict, limit: dict) -> tuple[float, float]:
     if isinstance(vertex, str):
         return points[vertex]
-    x, y = (_coordinate(c, axis, points, limit) for axis, c in enumerate(vertex))
+    x, y = (_coordinate(c, points, limit) for c in vertex)
     return _log2(x), _log2(y)
 
 
-def _coordinate(value, axis: int, points: dict, limit: dict) -> float:
-    """A vertex coordinate in bytes or ranks: a number, a limit, or one coordinate of a point."""
+def _coordinate(value, points: dict, limit: dict) -> float:
+    """A vertex coordinate in bytes or ranks: a number, a limit, or one coordinate of a point
+    (``name.x``, ``name.y``); anything else is a data error, said as such."""
     if not isinstance(value, str):
         return float(value)
     if value in limit:
         return float(limit[value])
     name, _, which = value.partition(".")
+    if name not in points or which not in ("x", "y"):
+        raise ValueError(f"{REGIONS_PATH.name}: {value!r} is neither a limit nor name.x / name.y of a point")
     return 2.0 ** points[name][0 if which == "x" else 1]
 
 
@@ -93,7 +96,7 @@ def _log2_point(size: float, ranks: float) -> tuple[float, float]:
 
 
 def _log2_vertex(vertex, limit: dict) -> tuple[float, float]:
-    return tuple(_log2(_coordinate(c, axis, {}, limit)) for axis, c in enumerate(vertex))
+    return tuple(_log2(_coordinate(c, {}, limit)) for c in vertex)
 
 
 def _extend(a, b, z) -> tuple[float, float]:
@@ -112,33 +115,42 @@ def _extend(a, b, z) -> tuple[float, float]:
 
 
 def _inside_or_on(p, vertices) -> bool:
+    """The plugin's ``is_inside_region`` ≥ 0: on an edge (its ``distance`` below the tolerance),
+    or inside by even-odd ray casting towards a point beyond both limits."""
     edges = list(zip(vertices, vertices[1:] + vertices[:1]))
-    if any(_on_segment(p, a, b) for a, b in edges):
+    if any(_distance(p, a, b) < _EPS for a, b in edges):
         return True
-    # Even-odd ray casting towards the plugin's far point (twice the limits).
     far = _log2_point(2.0 * _data()["limit"]["max_size"], 2.0 * _data()["limit"]["max_ranks"])
-    return sum(_crosses(p, far, a, b) for a, b in edges) % 2 == 1
+    return sum(_intersect(p, far, a, b)[0] == 1 for a, b in edges) % 2 == 1
 
 
-def _on_segment(p, a, b) -> bool:
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length2 = dx * dx + dy * dy
-    if length2 == 0.0:
-        return math.dist(p, a) < _EPS
-    t = min(1.0, max(0.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
-    return math.dist(p, (a[0] + t * dx, a[1] + t * dy)) < _EPS
+def _cross(a, b) -> float:
+    return a[0] * b[1] - a[1] * b[0]
 
 
-def _crosses(p, far, a, b) -> bool:
-    """Whether the segment ``p → far`` crosses edge ``a → b`` strictly inside the edge (a hit
-    at an edge's end counts for neither edge, as in the plugin)."""
-    rx, ry = far[0] - p[0], far[1] - p[1]
-    ex, ey = b[0] - a[0], b[1] - a[1]
-    denom = ex * ry - ey * rx
-    if abs(denom) < _EPS:
-        return False                         # parallel
-    along_edge = ((p[0] - a[0]) * ry - (p[1] - a[1]) * rx) / denom
+def _intersect(x0, x1, y0, y1) -> tuple[int, tuple[float, float]]:
+    """Whether segment ``x0 → x1`` crosses edge ``y0 → y1``, as the plugin's ``intersect``: 1
+    crossing, −1 not, 0 parallel or at the edge's very end (counted for neither edge); and the
+    point where the lines meet along the edge (the origin when parallel, as the plugin leaves it)."""
+    dx = (x1[0] - x0[0], x1[1] - x0[1])
+    dy = (y1[0] - y0[0], y1[1] - y0[1])
+    d = _cross(dy, dx)
+    if abs(d) < _EPS:
+        return 0, (0.0, 0.0)
+    along_edge = (_cross(x0, dx) - _cross(y0, dx)) / d
+    meet = (y0[0] + along_edge * dy[0], y0[1] + along_edge * dy[1])
+    if along_edge < -_EPS or along_edge > 1 + _EPS:
+        return -1, meet
     if along_edge < _EPS or along_edge > 1 - _EPS:
-        return False
-    along_ray = ((p[0] - a[0]) * ey - (p[1] - a[1]) * ex) / denom
-    return 0.0 <= along_ray <= 1.0
+        return 0, meet
+    along_segment = (_cross(x0, dy) - _cross(y0, dy)) / d
+    return (-1 if along_segment < 0 or along_segment > 1 else 1), meet
+
+
+def _distance(p, a, b) -> float:
+    """The plugin's ``distance``: from ``p`` to the foot of its perpendicular on edge ``a → b``,
+    infinite when the foot is off the edge — or behind ``p`` along the perpendicular it casts
+    (one side of the edge), which makes an edge hold points from one side only, as there."""
+    perpendicular = (p[0] + (b[1] - a[1]), p[1] - (b[0] - a[0]))
+    code, meet = _intersect(p, perpendicular, a, b)
+    return math.inf if code == -1 else math.dist(meet, p)
