@@ -32,6 +32,7 @@ from designer.engine.analysis.acceptance import (
 from designer.engine.analysis.nccl_tests import compile_topology, predict_sweep
 from designer.engine.analysis.tuner_export import SIZE_MAX, tuner_csv, tuner_rows
 from designer.engine.errors import InvalidScenario
+from designer.engine.traffic.collectives import ALGORITHMS
 from designer.engine.io.nccl_tests_log import parse_log
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,8 @@ def test_tuner_file_loads_in_the_plugin_format_and_covers_every_size(four_hosts)
 def test_tuner_lines_say_what_the_engine_predicts_at_each_sampled_size(four_hosts):
     configs = parse_tuner_conf(tuner_csv(tuner_rows(four_hosts, ops=["all_reduce"], min_bytes="1K",
                                                     max_bytes="1G", factor=4)))
-    sweep = predict_sweep(four_hosts, "all_reduce", min_bytes="1K", max_bytes="1G", factor=4)
+    sweep = predict_sweep(four_hosts, "all_reduce", min_bytes="1K", max_bytes="1G", factor=4,
+                          algorithms=ALGORITHMS)
     names = {"ring": "ring", "tree": "tree", "collnet": "collnet_direct", "nvls": "nvls", "nvlstree": "nvls_tree"}
     for row in sweep:
         line = match(configs, "allreduce", row["size_bytes"], 4, 32)
@@ -107,6 +109,18 @@ def test_tuner_lines_say_what_the_engine_predicts_at_each_sampled_size(four_host
     assert len(configs) > 1
     # a communicator of another shape matches nothing: the file is for this design only
     assert match(configs, "allreduce", 1 << 20, 8, 64) is None
+
+
+def test_tuner_names_the_fastest_algorithm_not_the_one_nccl_would_pick():
+    """Two DGX A100, 4 GiB all-reduce: NCCL's model keeps the ring (it charges the tree twice its
+    data time; tests/engine/test_collectives_chooser.py), the engine predicts the tree faster —
+    the file, which exists to override NCCL, says tree."""
+    pair = compile_topology({"build": {"template": "dgx-a100", "hosts": 2, "fabric": "rail-optimized"}})
+    nccl = predict_sweep(pair, "all_reduce", min_bytes="4G", max_bytes="4G")
+    assert nccl[0]["algorithm"] == "ring"
+    line = match(parse_tuner_conf(tuner_csv(tuner_rows(pair, ops=["all_reduce"], min_bytes="4G",
+                                                       max_bytes="4G"))), "allreduce", 4 << 30, 2, 16)
+    assert line["algo"] == "tree"
 
 
 def test_tuner_channels_off_writes_minus_one(four_hosts):

@@ -1,5 +1,6 @@
 """NCCL tuner-plugin configuration from the engine's predictions: per collective and size range,
-the algorithm, protocol and channel count the engine picks for this design.
+the algorithm the engine predicts fastest for this design (each predicted alone), with its
+protocol and channel count.
 
 The format is the CSV of NCCL's example tuner plugin (NVIDIA/nccl ``ext-tuner/example/README.md``
 and ``plugin.c``, https://github.com/NVIDIA/nccl/tree/master/ext-tuner/example), one
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from designer.engine.analysis.nccl_tests import compile_topology, predict_sweep
 from designer.engine.errors import InvalidScenario, Problem
+from designer.engine.traffic.collectives import ALGORITHMS
 from designer.engine.traffic.collectives.common import group_of
 from designer.engine.traffic.collectives.sizing import channels_full, channels_in_use, runs_rccl
 from designer.engine.traffic.workloads import resolve_selector
@@ -139,8 +141,11 @@ def tuner_rows(topology_or_build, *, ops=tuple(TUNER_OPS), min_bytes="8", max_by
     nodes = len({topo.node_host[int(i)] for i in ranks})
     out = []
     for op in ops:
+        # Each algorithm predicted on its own and the fastest kept: the file overrides NCCL's
+        # choice, so it names what the engine predicts fastest, not what NCCL (or a net plugin's
+        # tuner) would pick anyway.
         sweep = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor,
-                              participants=participants, routing=routing)
+                              participants=participants, routing=routing, algorithms=ALGORITHMS)
         choices = [(row["size_bytes"], _choice(topo, ranks, op, row, channels)) for row in sweep]
         for low, high, (algorithm, protocol, nch) in _merge(choices):
             out.append(dict(zip(COLUMNS, (TUNER_OPS[op], low, high, algorithm, protocol, nch, nodes,
