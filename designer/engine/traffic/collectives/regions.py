@@ -44,12 +44,8 @@ def region_choice(platform: str | None, kind: str, size: float, ranks: int, node
     polygon whose pair NCCL's table marks ignored)."""
     if platform is None or nodes <= 2 or ranks % nodes:
         return None
-    table = platform_tables().get(platform, {}).get(str(ranks // nodes))
-    if not table or kind not in table:
-        return None
     point = _log2_point(size, ranks)
-    for region in _polygons(platform, str(ranks // nodes), kind):
-        algorithm, protocol, vertices = region
+    for algorithm, protocol, vertices in _polygons(platform, str(ranks // nodes), kind):
         if runs(algorithm, protocol) and _inside_or_on(point, vertices):
             return algorithm, protocol
     return None
@@ -57,14 +53,14 @@ def region_choice(platform: str | None, kind: str, size: float, ranks: int, node
 
 @lru_cache(maxsize=None)
 def _polygons(platform: str, per_node: str, kind: str) -> tuple:
-    """``(algorithm, protocol, vertices in log2)`` of each polygon, in the plugin's order."""
-    table = platform_tables()[platform][per_node]
+    """``(algorithm, protocol, vertices in log2)`` of each polygon, in the plugin's order; none for
+    a platform, ranks per node or collective its tables do not hold."""
+    table = platform_tables().get(platform, {}).get(per_node) or {}
     limit = _data()["limit"]
-    points = {name: _extend(_log2_vertex(a, limit), _log2_vertex(b, limit),
-                            _log2_point(limit["max_size"], limit["max_ranks"]))
+    points = {name: _extend(_resolve(a, {}, limit), _resolve(b, {}, limit), _far(1.0))
               for name, (a, b) in (table.get("points") or {}).items()}
     return tuple((r["algorithm"], r["protocol"],
-                  tuple(_resolve(v, points, limit) for v in r["vertices"])) for r in table[kind])
+                  tuple(_resolve(v, points, limit) for v in r["vertices"])) for r in table.get(kind, ()))
 
 
 def _resolve(vertex, points: dict, limit: dict) -> tuple[float, float]:
@@ -95,10 +91,6 @@ def _log2_point(size: float, ranks: float) -> tuple[float, float]:
     return _log2(size), _log2(ranks)
 
 
-def _log2_vertex(vertex, limit: dict) -> tuple[float, float]:
-    return tuple(_log2(_coordinate(c, {}, limit)) for c in vertex)
-
-
 def _extend(a, b, z) -> tuple[float, float]:
     """The line through ``a`` and ``b`` carried to ``z``'s x or y, whichever it meets first
     (the plugin's ``extend_region``, in log2 space)."""
@@ -120,8 +112,15 @@ def _inside_or_on(p, vertices) -> bool:
     edges = list(zip(vertices, vertices[1:] + vertices[:1]))
     if any(_distance(p, a, b) < _EPS for a, b in edges):
         return True
-    far = _log2_point(2.0 * _data()["limit"]["max_size"], 2.0 * _data()["limit"]["max_ranks"])
-    return sum(_intersect(p, far, a, b)[0] == 1 for a, b in edges) % 2 == 1
+    return sum(_intersect(p, _far(2.0), a, b)[0] == 1 for a, b in edges) % 2 == 1
+
+
+@lru_cache(maxsize=2)
+def _far(scale: float) -> tuple[float, float]:
+    """The limits (``max_size``, ``max_ranks``) times ``scale``, in log2: 1 is where extended
+    vertices stop, 2 the plugin's ray-casting target beyond every polygon."""
+    limit = _data()["limit"]
+    return _log2_point(scale * limit["max_size"], scale * limit["max_ranks"])
 
 
 def _cross(a, b) -> float:
