@@ -135,3 +135,46 @@ def test_the_plan_says_who_chose(tops):
     plan = plan_pattern(tops["a100x2"], forced)
     assert (plan.algorithm, plan.chosen_by) == ("tree", "request")
     assert plan.as_dict()["chosen_by"] == "request"
+
+
+def test_an_allowed_list_is_chosen_from_by_nccls_model_not_by_speed(tops):
+    """NCCL_ALGO=Ring,Tree leaves NCCL's model to choose between the two: on two A100 hosts at
+    4 GiB it keeps the ring (41.94 ms by hand, above) though the engine predicts the tree
+    faster. Keeping the fastest allowed one would answer tree."""
+    from designer.engine.analysis.nccl_tests import predict_sweep
+
+    topo = tops["a100x2"]
+    nccl = predict_sweep(topo, "all_reduce", sizes=[4 * GIB], algorithms=["ring", "tree"])[0]
+    fastest = predict_sweep(topo, "all_reduce", sizes=[4 * GIB], fastest_of=["ring", "tree"])[0]
+    assert (nccl["algorithm"], fastest["algorithm"]) == ("ring", "tree")
+    assert nccl["time_us"] == pytest.approx(2 * 15 / 16 * 4 * GIB / 192e9 * 1e6, rel=0.01)
+    assert fastest["time_us"] < nccl["time_us"]
+    # the plan says why the others did not run
+    plan = plan_pattern(topo, {**_pattern(topo, 4 * GIB), "algorithms": ("tree",)})
+    assert plan.algorithm == "tree"
+    assert "NCCL_ALGO" in plan.alternatives["ring"]["reason"]
+
+
+def test_the_plugin_forces_only_an_allowed_pair(tops):
+    """p5 × 4 at 32 MiB: the AWS polygons force tree LL128; with the tree left out (NCCL_ALGO=^Tree)
+    NCCL ignores that entry and its own model chooses among the rest."""
+    topo = tops["p5x4"]
+    allowed = ("ring", "nvls", "nvlstree", "collnet", "pat")
+    plan = plan_pattern(topo, {**_pattern(topo, 32 * MIB), "algorithms": allowed})
+    assert plan.algorithm != "tree" and plan.chosen_by == "nccl"
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"algorithms": []}, "non-empty list"),
+    ({"algorithms": "ring"}, "non-empty list"),
+    ({"algorithms": ["ring", "bogus"]}, "unknown algorithm 'bogus'"),
+    ({"algorithms": ["ring"], "algorithm": "tree"}, "applies to algorithm auto only"),
+])
+def test_a_bad_allowed_list_is_refused_where_it_is(tops, extra, message):
+    from designer.engine.errors import InvalidWorkload
+
+    raw = {"kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": GIB, **extra}
+    with pytest.raises(InvalidWorkload) as info:
+        normalize_pattern(tops["a100x2"], raw, "workload[0]", set())
+    where = [p for p in info.value.problems if p.path == "workload[0].algorithms"]
+    assert where and message in where[0].message

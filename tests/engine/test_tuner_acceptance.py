@@ -100,7 +100,7 @@ def test_tuner_lines_say_what_the_engine_predicts_at_each_sampled_size(four_host
     configs = parse_tuner_conf(tuner_csv(tuner_rows(four_hosts, ops=["all_reduce"], min_bytes="1K",
                                                     max_bytes="1G", factor=4)))
     sweep = predict_sweep(four_hosts, "all_reduce", min_bytes="1K", max_bytes="1G", factor=4,
-                          algorithms=ALGORITHMS)
+                          fastest_of=ALGORITHMS)
     names = {"ring": "ring", "tree": "tree", "collnet": "collnet_direct", "nvls": "nvls", "nvlstree": "nvls_tree"}
     for row in sweep:
         line = match(configs, "allreduce", row["size_bytes"], 4, 32)

@@ -8,8 +8,9 @@ https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html):
 knob                       what the engine does with it
 ========================== ==========================================================
 NCCL_ALGO                  the algorithm(s) allowed: one (``Ring``) forces it, a list
-                           (``Ring,Tree``) or an exclusion (``^NVLS``) lets the engine pick
-                           the fastest allowed; NCCL's names ``Ring Tree NVLS NVLSTree
+                           (``Ring,Tree``) or an exclusion (``^NVLS``) leaves NCCL's model
+                           (or the tuner plugin) to choose among the allowed ones, as NCCL
+                           does — not the fastest; NCCL's names ``Ring Tree NVLS NVLSTree
                            CollnetDirect CollnetChain PAT`` → ``ring tree nvls nvlstree
                            collnet collnet pat`` (the engine has one CollNet model, the
                            in-switch reduction, for both)

@@ -112,10 +112,12 @@ def participant_ids(topo: Topology, participants) -> list[str]:
 
 
 def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: str = "auto",
-              channels: int | None = None, root: int = 0, gpus_per_thread: int = 1) -> list[dict]:
+              channels: int | None = None, root: int = 0, gpus_per_thread: int = 1,
+              allowed: list[str] | None = None) -> list[dict]:
     """The workload for one size: one collective pattern, or one p2p per ring neighbour for
     send/recv (nccl-tests' sendrecv: every rank sends S to the next and receives S from the
-    previous, all at once). ``root``: the rank (index into ``ranks``) of a rooted op."""
+    previous, all at once). ``root``: the rank (index into ``ranks``) of a rooted op;
+    ``allowed``: the algorithms ``auto`` chooses from (a list narrower than ``[algorithm]``)."""
     kind = OPS[op]
     if kind == "p2p" and gpus_per_thread != 1:
         raise InvalidScenario("bad nccl-tests sweep", [Problem("gpus_per_thread", f"{op} is predicted as "
@@ -130,6 +132,8 @@ def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: st
     # keeps working on an engine whose validator predates the value.
     if algorithm != "auto":
         pattern["algorithm"] = algorithm
+    elif allowed and allowed != ["auto"]:
+        pattern["algorithms"] = list(allowed)
     if protocol != "auto":
         pattern["protocol"] = protocol
     if channels is not None:
@@ -205,7 +209,7 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
                   participants=None, algorithm: str = "auto", dtype: str = "float", routing: dict | None = None,
                   sizes: list[int] | None = None, protocol: str = "auto", channels: int | None = None,
                   root: int = 0, redop: str = "sum", step_bytes=None, algorithms=None,
-                  gpus_per_thread: int = 1) -> list[dict]:
+                  gpus_per_thread: int = 1, fastest_of=None) -> list[dict]:
     """Predicted nccl-tests rows for ``op`` from ``min_bytes`` to ``max_bytes``.
 
     Parameters
@@ -226,8 +230,11 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
         ``auto`` (the engine's choice) or an algorithm name the engine accepts for the op.
     algorithms : sequence of str, optional
         With ``algorithm="auto"``: the algorithms allowed (``NCCL_ALGO=Ring,Tree``,
-        ``NCCL_NVLS_ENABLE=0``); per size each that runs here is predicted and the fastest kept,
-        as NCCL's tuner picks among the enabled ones.
+        ``NCCL_NVLS_ENABLE=0``); per size NCCL's model (or the hosts' tuner plugin) chooses
+        among those, as NCCL does — which need not be the fastest of them.
+    fastest_of : sequence of str, optional
+        Instead of NCCL's choice: per size each of these algorithms that runs here is predicted
+        alone and the fastest kept (the tuner export names the engine's best, not NCCL's pick).
     dtype : str
         Element type (``-d``); sets the ``count`` column and the rounding of sizes.
     routing : dict, optional
@@ -273,19 +280,21 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     if len(ranks) < 2:
         raise InvalidWorkload("too few ranks", [Problem("participants", "nccl-tests needs at least 2 ranks")])
     _check_root(root, len(ranks))
-    pool = _algorithm_pool(op, algorithm, algorithms)
+    pool = _algorithm_pool(op, algorithm, fastest_of)
+    allowed = _algorithm_pool(op, algorithm, algorithms) if fastest_of is None else [algorithm]
     rows = []
     for requested in sizes:
         size, count = elements(op, requested, len(ranks), TYPE_BYTES[dtype])
-        got = _fastest(topo, routing, [_patterns(op, size, ranks, a, protocol, channels, root, gpus_per_thread)
-                                       for a in pool])
+        got = _fastest(topo, routing, [_patterns(op, size, ranks, a, protocol, channels, root, gpus_per_thread,
+                                                 allowed) for a in pool])
         rows.append({**_row(op, size, count, dtype, len(ranks), got, algorithm, redop, root),
                      "requested_bytes": requested})
     return rows
 
 
 def _algorithm_pool(op: str, algorithm: str, algorithms) -> list[str]:
-    """The algorithms predicted per size: the one asked, or each allowed one (fastest kept)."""
+    """The algorithms of ``algorithms`` that implement ``op`` (with ``algorithm="auto"``), else
+    ``[algorithm]``; a located error when none does."""
     if algorithms is None or algorithm != "auto" or op in _NO_CHANNELS:
         # NCCL applies no algorithm to point-to-point ops (nccl_env.check_env_for_op refuses NCCL_ALGO on
         # them); NCCL_NVLS_ENABLE=0 leaves them as they are.

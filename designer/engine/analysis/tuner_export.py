@@ -145,7 +145,7 @@ def tuner_rows(topology_or_build, *, ops=tuple(TUNER_OPS), min_bytes="8", max_by
         # choice, so it names what the engine predicts fastest, not what NCCL (or a net plugin's
         # tuner) would pick anyway.
         sweep = predict_sweep(topo, op, min_bytes=min_bytes, max_bytes=max_bytes, factor=factor,
-                              participants=participants, routing=routing, algorithms=ALGORITHMS)
+                              participants=participants, routing=routing, fastest_of=ALGORITHMS)
         choices = [(row["size_bytes"], _choice(topo, ranks, op, row, channels)) for row in sweep]
         for low, high, (algorithm, protocol, nch) in _merge(choices):
             out.append(dict(zip(COLUMNS, (TUNER_OPS[op], low, high, algorithm, protocol, nch, nodes,

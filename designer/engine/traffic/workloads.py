@@ -58,13 +58,13 @@ MAX_FLOWS = 20_000_000
 # ---------------------------------------------------------------------------------------- validation
 _COMMON = {"id", "kind", "bytes", "demand_gbps"}
 _FIELDS = {
-    "allreduce": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
-    "allgather": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
-    "reducescatter": {"participants", "algorithm", "protocol", "channels", "groups", "gpus_per_thread"},
+    "allreduce": {"participants", "algorithm", "algorithms", "protocol", "channels", "groups", "gpus_per_thread"},
+    "allgather": {"participants", "algorithm", "algorithms", "protocol", "channels", "groups", "gpus_per_thread"},
+    "reducescatter": {"participants", "algorithm", "algorithms", "protocol", "channels", "groups", "gpus_per_thread"},
     "alltoall": {"participants", "algorithm", "protocol", "groups", "gpus_per_thread"},
     # nccl-tests' rooted and send/receive collectives (collectives.rooted): one communicator, no groups.
-    "broadcast": {"participants", "root", "algorithm", "protocol", "channels", "gpus_per_thread"},
-    "reduce": {"participants", "root", "algorithm", "protocol", "channels", "gpus_per_thread"},
+    "broadcast": {"participants", "root", "algorithm", "algorithms", "protocol", "channels", "gpus_per_thread"},
+    "reduce": {"participants", "root", "algorithm", "algorithms", "protocol", "channels", "gpus_per_thread"},
     "gather": {"participants", "root", "algorithm", "protocol", "gpus_per_thread"},
     "scatter": {"participants", "root", "algorithm", "protocol", "gpus_per_thread"},
     "hypercube": {"participants", "algorithm", "protocol", "gpus_per_thread"},
@@ -185,12 +185,33 @@ def _collective_fields(topo, sel, raw, kind, where, out, problems) -> None:
         problems.append(Problem(f"{where}.protocol", f"unknown protocol {protocol!r} "
                                 f"(choose from auto, {', '.join(PROTOCOLS)})"))
     out["algorithm"], out["protocol"], out["where"] = algorithm, protocol, where
+    out["algorithms"] = _allowed_algorithms(raw, kind, algorithm, where, problems)
     channels = raw.get("channels")
     if channels is not None and (not isinstance(channels, int) or isinstance(channels, bool) or channels < 1):
         problems.append(Problem(f"{where}.channels", "must be an integer >= 1"))
     out["channels"] = channels
     out["gpus_per_thread"] = gpus_per_thread_of(raw, where, out["participants"], problems)
     rooted_fields(topo, raw, kind, where, out, problems)
+
+
+def _allowed_algorithms(raw, kind, algorithm, where, problems) -> tuple | None:
+    """The pattern's ``algorithms``: the ones ``auto`` may choose from (NCCL_ALGO=Ring,Tree), None
+    for all. NCCL's model then picks among them — not the fastest of them."""
+    allowed = raw.get("algorithms")
+    if allowed is None:
+        return None
+    known = candidates(kind)
+    if not isinstance(allowed, list) or not allowed or not all(isinstance(a, str) for a in allowed):
+        problems.append(Problem(f"{where}.algorithms", f"must be a non-empty list of algorithm names "
+                                f"(from {', '.join(known)})"))
+        return None
+    unknown = [a for a in allowed if a not in known]
+    if unknown:
+        problems.append(Problem(f"{where}.algorithms", f"unknown algorithm {unknown[0]!r} for {kind} "
+                                f"(choose from {', '.join(known)})"))
+    if algorithm != "auto":
+        problems.append(Problem(f"{where}.algorithms", f"applies to algorithm auto only (algorithm is {algorithm})"))
+    return tuple(a for a in known if a in allowed)
 
 
 def _p2p_fields(topo, sel, raw, kind, where, out, problems) -> None:

@@ -65,6 +65,16 @@ def plugin_choice(topo, group, nics: set | None, reasons: dict, requested: str =
                          group.nodes, runs)
 
 
+def allowed_only(reasons: dict, allowed) -> dict:
+    """``reasons`` (algorithm → why it does not run, or None) with the algorithms a pattern's
+    ``algorithms`` leaves out marked as not running, as NCCL_ALGO=Ring,Tree leaves the others out
+    of NCCL's cost table: its model (or a tuner plugin) then chooses among the rest."""
+    if allowed is None:
+        return reasons
+    return {a: r if r is not None or a in allowed else "left out by the pattern's algorithms (NCCL_ALGO)"
+            for a, r in reasons.items()}
+
+
 def compute_nic_models(topo, group) -> set:
     """The ``model`` of every compute NIC in the participants' hosts (None for a NIC without one);
     none on one host, where no step crosses a network."""

@@ -40,8 +40,8 @@ from designer.engine.solve import solver
 from designer.engine.traffic.collectives import collnet, nvls, nvlstree, p2p, pat, ring, tree
 from designer.engine.traffic.collectives.common import Group, group_of
 from designer.engine.traffic.collectives.ceilings import ceilings_for, cpu_vendor, may_be_capped, protocol_efficiency
-from designer.engine.traffic.collectives.chooser import (FORCED_COST, chooser_name, compute_nic_models,
-                                                         plugin_choice, selection_time)
+from designer.engine.traffic.collectives.chooser import (FORCED_COST, allowed_only, chooser_name,
+                                                         compute_nic_models, plugin_choice, selection_time)
 from designer.engine.traffic.collectives.sizing import size_factors_for
 from designer.engine.traffic.collectives.protocols import (
     NET_OVERHEAD_BY_VENDOR_US,
@@ -499,7 +499,7 @@ def plan_pattern(topo, pattern: dict, routing: dict | None = None, failed=None, 
     where = pattern.get("where", "workload")
     requested = pattern.get("algorithm") or "auto"
     protocol = pattern.get("protocol") or "auto"
-    reasons = _reasons(topo, group, protocol)
+    reasons = allowed_only(_reasons(topo, group, protocol), pattern.get("algorithms"))
     usable = _check_requested(reasons, requested, protocol, where)
     # One (algorithm, protocol) candidate needs no prediction, except to report a fallback's time.
     single = (failed is None and len(usable) == 1
@@ -552,7 +552,7 @@ def check_algorithm(topo, pattern: dict) -> None:
     not run on ``topo`` — the structural checks of :func:`plan_pattern`, without any solve, so a
     scenario is refused when it is validated, not when it runs."""
     group = group_of(topo, pattern)
-    _check_requested(_reasons(topo, group, pattern.get("protocol") or "auto"),
+    _check_requested(allowed_only(_reasons(topo, group, pattern.get("protocol") or "auto"), pattern.get("algorithms")),
                      pattern.get("algorithm") or "auto", pattern.get("protocol") or "auto",
                      pattern.get("where", "workload"))
 
