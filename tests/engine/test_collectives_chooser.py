@@ -178,3 +178,17 @@ def test_a_bad_allowed_list_is_refused_where_it_is(tops, extra, message):
         normalize_pattern(tops["a100x2"], raw, "workload[0]", set())
     where = [p for p in info.value.problems if p.path == "workload[0].algorithms"]
     assert where and message in where[0].message
+
+
+def test_patterns_that_differ_only_in_their_allowed_list_are_planned_apart(tops):
+    """One workload, two grouped all-reduces alike but for ``algorithms``: each group's plan is
+    shared between patterns of one shape, and the allowed list is part of that shape."""
+    from designer.engine.analysis.simulate import simulate
+
+    topo = tops["a100x2"]
+    groups = [[f"h0/gpu{g}", f"h1/gpu{g}"] for g in range(8)]
+    base = {"kind": "allreduce", "bytes": GIB, "groups": groups}
+    result = simulate({"topology": topo, "options": {"max_flows_listed": 0}, "workload": [
+        {**base, "id": "trees", "algorithms": ["tree"]}, {**base, "id": "rings", "algorithms": ["ring"]}]})
+    chosen = {pid: p["algorithm"] for pid, p in result["summary"]["patterns"].items()}
+    assert chosen == {"trees": "tree", "rings": "ring"}

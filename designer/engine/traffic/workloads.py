@@ -426,8 +426,8 @@ def _grouped(topo, pattern, routing, cache: dict, budget: _FlowBudget):
     """
     plans: dict[tuple, object] = {}
     srcs, dsts, sizes = [], [], []
-    common = (pattern["kind"], pattern["bytes"], pattern.get("algorithm"), pattern.get("protocol"),
-              pattern.get("channels"))
+    common = (pattern["kind"], pattern["bytes"], pattern.get("algorithm"), pattern.get("algorithms"),
+              pattern.get("protocol"), pattern.get("channels"))
     for g in pattern["groups"]:
         sub = {**pattern, "participants": g, "groups": None}
         key = _shape(topo, g)
