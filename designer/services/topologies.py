@@ -287,15 +287,15 @@ def revision_append(topology: Topology, user, document: dict, message: str,
     # Not after a patch: the editor that sent it holds the document, and the save (~1 s at 1,024
     # hosts) would wait 0.15 s more for an open that may never come; that open compresses it.
     if warm:
-        transaction.on_commit(lambda: _warm_editor_document(topology.pk, revision.pk))
+        transaction.on_commit(lambda: _warm_editor_document(topology.pk, revision.pk, document))
     return revision
 
 
-def _warm_editor_document(topology_id: int, revision_id: int) -> None:
+def _warm_editor_document(topology_id: int, revision_id: int, document: dict | None = None) -> None:
     from designer import editor_document  # the page layer's cache; imported only when used
 
     try:
-        editor_document.document_gzip(topology_id, revision_id)
+        editor_document.document_warm(topology_id, revision_id, document)
     except Exception:  # noqa: BLE001 — a cold cache only costs the first open its compression
         logging.getLogger(__name__).warning("editor document of revision %s not precompressed",
                                             revision_id, exc_info=True)

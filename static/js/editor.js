@@ -9,6 +9,7 @@
  * by a `fabricscope:editor-ready` event on document.
  */
 import { Editor } from './editor/app.js';
+import { parseEditorDocument } from './editor/compact.js';
 
 /** The configuration of #editor-config with its `document` in place and `readDocument()` (the
  * stored revision again, parsed anew: the save's base, io.js savedBase). A revision's document
@@ -21,8 +22,9 @@ async function readConfig(cfgEl) {
     if (!resp.ok) throw new Error(`the document did not load (HTTP ${resp.status})`);
     const text = await resp.text();
     performance.mark('fs-editor-fetched');
-    config.document = JSON.parse(text);
-    config.readDocument = () => JSON.parse(text);
+    // A large design comes with each repeated host interior once (editor/compact.js).
+    config.document = parseEditorDocument(text);
+    config.readDocument = () => parseEditorDocument(text);
   } else {
     config.readDocument = () => JSON.parse(cfgEl.textContent).document;
   }
