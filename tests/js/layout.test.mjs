@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 
 import { autoLayout, DX, DY, hostBlock, hostTree } from '../../static/js/editor/layout.js';
 import { Model } from '../../static/js/editor/model.js';
+import { Positions } from '../../static/js/editor/positions.js';
 import { cluster, host, tiny } from './fixtures.mjs';
 import { domain } from './fixtures_domain.mjs';
 
@@ -222,6 +223,46 @@ describe('autoLayout host shapes', () => {
         assert.ok(Math.abs(x - (x0 - bx + bx1)) <= 1 && Math.abs(y - (y0 - by + by1)) <= 1, `${h}: ${id}`);
       }
     }
+  });
+});
+
+describe('Positions', () => {
+  const block = { ids: ['h1/a', 'h1/b'], pts: [[-10, 0], [10.4, 5]], prefix: 'h1/', local: ['a', 'b'], index: new Map([['a', 0], ['b', 1]]) };
+
+  it('reads like the Map of every position, in the order things were placed', () => {
+    const pos = new Positions().set('leaf0', [0, -100]);
+    pos.setBlock(block, 100, 50);
+    pos.set('spine0', [5, -200]);
+    const eager = new Map([['leaf0', [0, -100]], ['h1/a', [90, 50]], ['h1/b', [110, 55]], ['spine0', [5, -200]]]);
+    assert.deepEqual([...pos], [...eager]);
+    assert.equal(pos.size, 4);
+    assert.deepEqual(pos.get('h1/b'), [110, 55]);
+    assert.ok(pos.has('h1/a') && !pos.has('h1/c') && !pos.has('h2/a') && !pos.has('x'));
+    assert.equal(pos.blocks.size, 1); // kept whole: no position built until asked
+  });
+
+  it('lets a device of a block be placed again, keeping its place, as a Map does', () => {
+    const pos = new Positions();
+    pos.setBlock(block, 0, 0);
+    pos.set('h1/b', [7, 7]);
+    assert.deepEqual([...pos], [['h1/a', [-10, 0]], ['h1/b', [7, 7]]]);
+    assert.equal(pos.size, 2);
+  });
+
+  it('places a block without local ids, or a second one of a prefix, device by device', () => {
+    const pos = new Positions();
+    pos.setBlock({ ids: ['x', 'y'], pts: [[0, 0], [1, 1]] }, 0, 0);
+    pos.setBlock(block, 0, 0);
+    pos.setBlock(block, 100, 0);
+    assert.equal(pos.blocks.size, 1);
+    assert.deepEqual(pos.get('x'), [0, 0]);
+    assert.deepEqual(pos.get('h1/a'), [90, 0]); // the later placement wins, as a Map's set
+  });
+
+  it('keeps the hosts of a generated cluster as blocks', () => {
+    const pos = autoLayout(new Model(cluster(6)));
+    assert.equal(pos.blocks.size, 6);
+    for (const [id, p] of pos) assert.deepEqual(pos.get(id), p);
   });
 });
 

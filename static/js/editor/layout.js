@@ -15,6 +15,7 @@
  * Pure: no DOM (it reads the Model only), so it is unit-tested under Node.
  */
 import { naturalCompare } from './model.js';
+import { Positions } from './positions.js';
 
 export const DX = 66;          // px between nodes of one row in a host
 export const DY = 72;          // px between rows in a host
@@ -206,7 +207,7 @@ export function hostBlock(model, nodeIds) {
 
 /** Positions for every node of the document (hand-placed ones are ignored here). */
 export function autoLayout(model) {
-  const out = new Map();
+  const out = new Positions();
   const groups = model.doc.groups;
   const topUnits = groups.filter((g) => !g.parent || !model.group(g.parent)).map((g) => g.id).sort(cmp);
   const hostIds = groups.filter((g) => g.kind === 'host').map((g) => g.id);
@@ -287,7 +288,7 @@ function sharedBlock(model, hostId, ids, shapes) {
   const cached = shapes.get(key);
   if (cached) {
     const { width, height } = cached;
-    if (sameLocalIds(ids, prefix, cached.local)) return { ids, pts: cached.pts, width, height };
+    if (sameLocalIds(ids, prefix, cached.local)) return { ids, pts: cached.pts, width, height, ...wholeShape(cached, prefix) };
     const byLocal = cached.byLocal || (cached.byLocal = new Map(cached.local.map((id, i) => [id, cached.pts[i]])));
     const pts = [];
     for (const id of ids) {
@@ -301,10 +302,18 @@ function sharedBlock(model, hostId, ids, shapes) {
   const pts = ids.map((id) => block.pos.get(id));
   const whole = pts.every(Boolean) && block.pos.size === ids.length;
   if (!cached && whole && ids.every((id) => id.startsWith(prefix))) {
-    shapes.set(key, { local: ids.map((id) => id.slice(prefix.length)), pts, width: block.width, height: block.height });
+    const shape = { local: ids.map((id) => id.slice(prefix.length)), pts, width: block.width, height: block.height };
+    shapes.set(key, shape);
+    return { ids, pts, width: block.width, height: block.height, ...wholeShape(shape, prefix) };
   }
   return whole ? { ids, pts, width: block.width, height: block.height }
     : { ids: [...block.pos.keys()], pts: [...block.pos.values()], width: block.width, height: block.height };
+}
+
+/** What lets Positions keep a block whole: its prefix, its shape's local ids and their rows. */
+function wholeShape(shape, prefix) {
+  if (!shape.index) shape.index = new Map(shape.local.map((id, i) => [id, i]));
+  return { prefix, local: shape.local, index: shape.index };
 }
 
 /** Whether `ids` are `prefix` + each of `local`, in that order. */
@@ -396,10 +405,7 @@ function placeDomain(u, x0, y0, blocks, out) {
   const pitch = rowH + DOMAIN_ROW_GAP;
   const colX = [x0 + (u.width - 2 * colW - u.domain.midW) / 2 - DOMAIN_COL_GAP + colW / 2];
   colX.push(x0 + u.width / 2, 2 * (x0 + u.width / 2) - colX[0]);
-  [left, right].forEach((column, side) => column.forEach((h, r) => {
-    const { ids, pts } = blocks.get(h);
-    for (let i = 0; i < ids.length; i += 1) out.set(ids[i], [Math.round(colX[side * 2] + pts[i][0]), Math.round(top + r * pitch + pts[i][1])]);
-  }));
+  [left, right].forEach((column, side) => column.forEach((h, r) => out.setBlock(blocks.get(h), colX[side * 2], top + r * pitch)));
   chips.forEach((ids, i) => {
     const cy = chips.length === left.length ? top + i * pitch + rowH / 2 : top + ((i + 0.5) * columnsH) / chips.length;
     const step = ids.length > 1 ? (u.domain.midW - DX) / (ids.length - 1) : 0; // the chips span the column
@@ -437,7 +443,7 @@ function placeUnit(model, u, x0, y0, blocks, out) {
   for (const h of u.hosts) {
     const b = blocks.get(h);
     const cx = x + b.width / 2;
-    for (let i = 0; i < b.ids.length; i += 1) out.set(b.ids[i], [Math.round(cx + b.pts[i][0]), Math.round(hostTop + b.pts[i][1])]);
+    out.setBlock(b, cx, hostTop);
     x += b.width + HOST_GAP;
   }
   const w = (u.extra.length - 1) * DX;
