@@ -299,3 +299,31 @@ describe('Model index at open', () => {
     assert.deepEqual(new Model(m.toJSON()).position('leaf0'), [10, 20]);
   });
 });
+
+describe('kinds inside a group', () => {
+  /** What kindCounts answers, counted the long way: every device below the group by id. */
+  const byIds = (m, gid) => {
+    const out = new Map();
+    for (const id of m.descendantNodes(gid)) { const k = m.node(id).kind; out.set(k, (out.get(k) || 0) + 1); }
+    return out;
+  };
+
+  it('counts a group and everything inside it, like its devices listed one by one', () => {
+    const doc = cluster(3);
+    doc.groups.push({ id: 'rackA', kind: 'rack' });
+    for (const g of doc.groups) if (g.kind === 'host' && g.id !== 'h2') g.parent = 'rackA';
+    const m = new Model(doc, { own: true });
+    for (const g of m.doc.groups) assert.deepEqual(new Map([...m.kindCounts(g.id)].sort()), new Map([...byIds(m, g.id)].sort()), g.id);
+    assert.equal(m.kindCounts('rackA').get('gpu'), 2 * m.kindCounts('h0').get('gpu'));
+    assert.equal(m.kindCounts('nowhere').size, 0);
+  });
+
+  it('is counted again after an edit', () => {
+    const m = new Model(cluster(1), { own: true });
+    const gpus = m.kindCounts('h0').get('gpu');
+    m.apply([m.opAdd('node', { id: 'h0/gpu99', kind: 'gpu', group: 'h0' })], 'add');
+    assert.equal(m.kindCounts('h0').get('gpu'), gpus + 1);
+    m.undo();
+    assert.equal(m.kindCounts('h0').get('gpu'), gpus);
+  });
+});

@@ -145,6 +145,34 @@ export class Model {
     return null;
   }
 
+  /** Devices of group `gid` and of the groups inside it, by kind (Map kind -> count; read it,
+   * never change it). Every group's counts come from one pass over the devices per index: a
+   * collapsed pod's label counted its 25,000 devices by id lookups at each drawing. */
+  kindCounts(gid) {
+    if (!this.kindsByGroup || this.kindsByGroup.indexed !== this.indexed) this.kindsByGroup = this.countKinds();
+    return this.kindsByGroup.get(gid) || NO_KINDS;
+  }
+
+  countKinds() {
+    const direct = new Map();
+    for (const n of this.doc.nodes) {
+      if (!n.group || !this.groupById.has(n.group)) continue;
+      let kinds = direct.get(n.group);
+      if (!kinds) direct.set(n.group, (kinds = new Map()));
+      kinds.set(n.kind, (kinds.get(n.kind) || 0) + 1);
+    }
+    const out = new Map();
+    for (const [g, kinds] of direct) {
+      for (const a of this.ancestors(g)) {
+        let total = out.get(a);
+        if (!total) out.set(a, (total = new Map()));
+        for (const [k, c] of kinds) total.set(k, (total.get(k) || 0) + c);
+      }
+    }
+    out.indexed = this.indexed;
+    return out;
+  }
+
   idTaken(id) { return this.nodeById.has(id) || this.groupById.has(id); }
 
   /** Next free id shaped like `base` ("h0/gpu3" -> "h0/gpu8"), among nodes and groups. */
@@ -329,6 +357,7 @@ export class Model {
 }
 
 const NO_LINKS = Object.freeze([]);
+const NO_KINDS = new Map();
 
 function push(map, key, value) {
   let arr = map.get(key);

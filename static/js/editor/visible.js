@@ -131,11 +131,16 @@ export function makeRepResolver(model, viewState) {
     cache.set(gid, rep);
     return rep;
   };
+  const keys = new Map(); // group -> "g:<its representative>" (or null): one string per group
   const nodeRep = (nid) => {
     const n = model.node(nid);
     if (!n) return null;
-    const g = groupRep(n.group);
-    return g ? 'g:' + g : 'n:' + nid;
+    let key = keys.get(n.group);
+    if (key === undefined) {
+      const g = groupRep(n.group);
+      keys.set(n.group, (key = g ? 'g:' + g : null));
+    }
+    return key || 'n:' + nid;
   };
   return { groupRep, nodeRep };
 }
@@ -222,9 +227,7 @@ function bigLabelFont(w, h, lines) {
 }
 
 function collapsedLabel(m, g, ids) {
-  const kinds = new Map();
-  for (const id of ids) { const k = m.node(id).kind; kinds.set(k, (kinds.get(k) || 0) + 1); }
-  return groupLabel(g, true, ids.length, kinds);
+  return groupLabel(g, true, ids.length, m.kindCounts(g.id));
 }
 
 /** A collapsed group's box: its size, font and position from its laid-out footprint. */
