@@ -13,7 +13,12 @@ The form (only the editor's document URL serves it; the API and exports keep the
      "document": {<the document's keys in order; "nodes" and "links" lists whose items are the
                    elements themselves, or an integer k: host k's interior at that place>},
      "host_templates": [{"nodes": [...], "links": [...]}],   # ids relative to the host
-     "hosts": [["h0", 0], ["h1", 0], ...]}                   # host group id, its template
+     "hosts": [["h0", 0], ["h1", 0], ...],                   # host group id, its template
+     "node_shapes": [...], "link_shapes": [...]}              # see below
+
+An element outside the templates that shares everything but its id (a node) or its id and ends
+(a link) with another is ``[shape, id]`` / ``[shape, id, a, b]``: its shape is the element with
+those fields null, in their places (100,000 GPUs: 300,000 NIC and fabric links in a few shapes).
 
 A host's interior is the run of consecutive nodes whose ``group`` is the host's group id, and
 the run of consecutive links whose ``id``, ``a`` and ``b`` all start with ``<host id>/``; in a
@@ -24,6 +29,7 @@ is. So the form never changes what the document says: at worst it is the documen
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import orjson
@@ -52,8 +58,9 @@ def compact_document(document: dict, min_nodes: int = COMPACT_MIN_NODES) -> dict
     if not isinstance(nodes, list) or not isinstance(links, list) or len(nodes) < min_nodes:
         return None
     hosts = {g["id"] for g in document.get("groups") or () if isinstance(g, dict) and g.get("kind") == "host"}
-    node_runs = _runs(nodes, lambda n: n.get("group") if n.get("group") in hosts else None)
-    link_runs = _runs(links, lambda link: _link_host(link, hosts))
+    node_runs = _runs(nodes, lambda n: n.get("group") if n.get("group") in hosts else None,
+                      lambda n, host: n.get("group") == host)
+    link_runs = _runs(links, lambda link: _link_host(link, hosts), _inside)
     templates, used_by = _templates(nodes, links, node_runs, link_runs)
     shared = {h: t for h, t in used_by.items() if len(templates[t][1]) > 1}
     if not shared:
@@ -62,29 +69,87 @@ def compact_document(document: dict, min_nodes: int = COMPACT_MIN_NODES) -> dict
     renumber = {t: k for k, t in enumerate(kept)}
     order = {h: k for k, h in enumerate(shared)}
     body = {k: v for k, v in document.items() if k not in ("nodes", "links")}
-    body["nodes"] = _listed(nodes, node_runs, order)
-    body["links"] = _listed(links, link_runs, order)
+    node_shapes, link_shapes = _Shapes(NODE_NAMES), _Shapes(LINK_NAMES)
+    body["nodes"] = node_shapes.encode(_listed(nodes, node_runs, order))
+    body["links"] = link_shapes.encode(_listed(links, link_runs, order))
     return {"format": COMPACT_FORMAT,
             "document": {k: body[k] for k in document},
             "host_templates": [orjson.loads(templates[t][0]) for t in kept],
-            "hosts": [[h, renumber[shared[h]]] for h in shared]}
+            "hosts": [[h, renumber[shared[h]]] for h in shared],
+            "node_shapes": node_shapes.shapes, "link_shapes": link_shapes.shapes}
+
+
+# The fields an element's shape leaves out (every element of a shape says its own).
+NODE_NAMES = ("id",)
+LINK_NAMES = ("id", "a", "b")
+
+
+class _Shapes:
+    """Elements that differ only in ``names`` (a link's id and ends): a shared shape — the
+    element with those fields null, in their places — and per element ``[shape, *values]``."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
+        self.shapes: list[dict] = []
+
+    def encode(self, items: list) -> list:
+        key_of, names = self._key, self.names
+        keys = [key_of(x) if type(x) is dict else None for x in items]
+        counts = Counter(keys)
+        index: dict = {}
+        out: list[Any] = []
+        for item, key in zip(items, keys):
+            if key is None or counts[key] < 2:
+                out.append(item)
+                continue
+            shape = index.get(key)
+            if shape is None:
+                shape = index[key] = len(self.shapes)
+                self.shapes.append({k: (None if k in names else v) for k, v in item.items()})
+            row = [shape]
+            for name in names:
+                row.append(item[name])
+            out.append(row)
+        return out
+
+    def _key(self, item: dict) -> bytes | None:
+        """What the element says besides ``names``, as JSON text (keys in order; 1, 1.0 and
+        true apart, as JSON has them); None when a named field is missing or not a string (that
+        element is sent as it is)."""
+        names = self.names
+        for name in names:
+            if type(item.get(name)) is not str:
+                return None
+        try:
+            return orjson.dumps({k: v for k, v in item.items() if k not in names})
+        except TypeError:  # not plain JSON
+            return None
 
 
 def _link_host(link: dict, hosts: set) -> str | None:
     """The host a link lies inside (its id and both ends under ``<host>/``), else None."""
-    a = link.get("a")
-    cut = a.find("/") if isinstance(a, str) else -1
-    if cut <= 0:
+    a, b, link_id = link.get("a"), link.get("b"), link.get("id")
+    if type(a) is not str or type(b) is not str or type(link_id) is not str:
         return None
-    host = a[:cut]
-    prefix = a[:cut + 1]
-    if host in hosts and str(link.get("b", "")).startswith(prefix) and str(link.get("id", "")).startswith(prefix):
-        return host
-    return None
+    host, slash, _ = a.partition("/")
+    if not slash or host not in hosts:
+        return None
+    prefix = host + "/"
+    return host if b.startswith(prefix) and link_id.startswith(prefix) else None
 
 
-def _runs(items: list, host_of) -> dict[str, tuple[int, int] | None]:
-    """host → (start, end) of its one run of consecutive items; None for a host with two runs."""
+def _inside(link: dict, host: str) -> bool:
+    """Whether ``link`` lies inside ``host`` (a host :func:`_link_host` found: no "/" in its id)."""
+    prefix = host + "/"
+    a, b, link_id = link.get("a"), link.get("b"), link.get("id")
+    return (type(a) is str and type(b) is str and type(link_id) is str
+            and a.startswith(prefix) and b.startswith(prefix) and link_id.startswith(prefix))
+
+
+def _runs(items: list, host_of, in_host) -> dict[str, tuple[int, int] | None]:
+    """host → (start, end) of its one run of consecutive items; None for a host with two runs.
+    ``host_of(item)``: the item's host or None; ``in_host(item, host)``: ``host_of(item) ==
+    host``, cheaper (a run is checked against the host it began with)."""
     runs: dict[str, tuple[int, int] | None] = {}
     i, n = 0, len(items)
     while i < n:
@@ -93,7 +158,7 @@ def _runs(items: list, host_of) -> dict[str, tuple[int, int] | None]:
             i += 1
             continue
         j = i + 1
-        while j < n and host_of(items[j]) == host:
+        while j < n and in_host(items[j], host):
             j += 1
         runs[host] = (i, j) if host not in runs else None
         i = j

@@ -15,7 +15,7 @@ and worker processes of one machine share the directory (containers without a sh
 each keep their own: the web's first open compresses once, then every web process reuses it).
 A revision warmed from its saved document (:func:`document_warm`) is kept in the editor's compact
 form when that pays (``designer/editor_compact.py``: each repeated host interior once; a
-100,000-GPU design is 2.5 MB compressed instead of 17 MB, and the browser parses 47 MB, not 253);
+100,000-GPU design is 2.0 MB compressed instead of 17 MB, and the browser parses 15 MB, not 253);
 ``static/js/editor/compact.js`` rebuilds the document. A cold read keeps the stored text.
 The file is named by the revision's id *and* its checksum, so a file left by another database (a
 test run, a restored backup) whose ids restart is never taken for this one's; the directory is

@@ -27,10 +27,12 @@ def expand(raw: dict) -> dict:
     """The form's meaning, written out (the JS module must agree: test below)."""
     doc, templates, hosts = raw["document"], raw["host_templates"], raw["hosts"]
 
-    def listed(items, which, place):
+    def listed(items, which, place, shapes, names):
         out = []
         for item in items:
-            if isinstance(item, int):
+            if isinstance(item, list):
+                out.append({**copy.deepcopy(shapes[item[0]]), **dict(zip(names, item[1:]))})
+            elif isinstance(item, int):
                 host, t = hosts[item]
                 out.extend(place(copy.deepcopy(e), f"{host}/", host) for e in templates[t][which])
             else:
@@ -43,7 +45,8 @@ def expand(raw: dict) -> dict:
     def link(x, prefix, host):
         return {**x, "id": prefix + x["id"], "a": prefix + x["a"], "b": prefix + x["b"]}
 
-    return {**doc, "nodes": listed(doc["nodes"], "nodes", node), "links": listed(doc["links"], "links", link)}
+    return {**doc, "nodes": listed(doc["nodes"], "nodes", node, raw["node_shapes"], ("id",)),
+            "links": listed(doc["links"], "links", link, raw["link_shapes"], ("id", "a", "b"))}
 
 
 def same_text(a: dict, b: dict) -> bool:
@@ -61,6 +64,20 @@ def test_four_identical_hosts_are_one_template(cluster):
     assert [x for x in raw["document"]["links"] if isinstance(x, int)] == [0, 1, 2, 3]
     assert same_text(expand(raw), cluster)
     assert len(json.dumps(raw)) < len(json.dumps(cluster)) / 2
+    # the NIC-to-leaf links, alike but for id and ends, share a shape
+    shaped = [x for x in raw["document"]["links"] if isinstance(x, list)]
+    assert shaped and all(len(x) == 4 for x in shaped) and raw["link_shapes"]
+    assert all(s["id"] is None and s["a"] is None and s["b"] is None for s in raw["link_shapes"])
+
+
+def test_a_shape_tells_values_of_another_json_type_apart(cluster):
+    """1, 1.0 and True are one key in Python, three values in JSON: never one shape."""
+    doc = copy.deepcopy(cluster)
+    fabric = [x for x in doc["links"] if not x["a"].startswith("h")][:3]
+    for link, value in zip(fabric, (1, 1.0, True)):
+        link["latency_ns"] = value
+    raw = compact_document(doc, min_nodes=0)
+    assert same_text(expand(raw), doc)
 
 
 def test_a_host_unlike_the_others_stays_as_it_is(cluster):

@@ -38,6 +38,17 @@ describe('expandDocument', () => {
     assert.equal(doc.nodes[3].attrs.index, 0);
   });
 
+  it('gives a shaped element its shape with its own id and ends, each its own object', () => {
+    const raw = compact();
+    raw.link_shapes = [{ id: null, a: null, b: null, tech: 'eth400', attrs: { lanes: 8 } }];
+    raw.document.links.push([0, 'h1/nic0-leaf0', 'h1/nic0', 'leaf0']);
+    const doc = expandDocument(raw);
+    const last = doc.links[doc.links.length - 1];
+    assert.deepEqual(last, { id: 'h1/nic0-leaf0', a: 'h1/nic0', b: 'leaf0', tech: 'eth400', attrs: { lanes: 8 } });
+    last.attrs.lanes = 4;
+    assert.equal(raw.link_shapes[0].attrs.lanes, 8);
+  });
+
   it('leaves a plain document as it is', () => {
     const plain = { format: 'fabricscope.topology/1', nodes: [], links: [] };
     assert.equal(expandDocument(plain), plain);
