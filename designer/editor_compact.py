@@ -105,7 +105,7 @@ class _Shapes:
             shape = index.get(key)
             if shape is None:
                 shape = index[key] = len(self.shapes)
-                self.shapes.append({k: (None if k in names else v) for k, v in item.items()})
+                self.shapes.append(orjson.loads(key))
             row = [shape]
             for name in names:
                 row.append(item[name])
@@ -113,16 +113,16 @@ class _Shapes:
         return out
 
     def _key(self, item: dict) -> bytes | None:
-        """What the element says besides ``names``, as JSON text (keys in order; 1, 1.0 and
-        true apart, as JSON has them); None when a named field is missing or not a string (that
-        element is sent as it is)."""
+        """The element's shape as JSON text — the element with ``names`` null in their places:
+        keys in order, 1, 1.0 and true apart, as JSON has them; None when a named field is
+        missing or not a string (that element is sent as it is)."""
         names = self.names
         for name in names:
             if type(item.get(name)) is not str:
                 return None
         try:
-            return orjson.dumps({k: v for k, v in item.items() if k not in names})
-        except TypeError:  # not plain JSON
+            return orjson.dumps({k: (None if k in names else v) for k, v in item.items()})
+        except TypeError:  # not plain JSON (orjson.JSONEncodeError is one)
             return None
 
 
@@ -198,7 +198,7 @@ def _interior(host: str, nodes: list, links: list) -> bytes | None:
     out_links = [{**link, "id": link["id"][cut:], "a": link["a"][cut:], "b": link["b"][cut:]} for link in links]
     try:
         return orjson.dumps({"nodes": out_nodes, "links": out_links})
-    except TypeError:  # not plain JSON: leave this host as it is
+    except TypeError:  # not plain JSON (orjson.JSONEncodeError is one): leave this host as it is
         return None
 
 

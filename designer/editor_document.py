@@ -122,10 +122,14 @@ def document_warm(topology_id: int, revision_id: int, document: dict | None = No
     when it pays (:func:`designer.editor_compact.compact_document`), else as
     :func:`document_gzip` makes it."""
     compact = compact_document(document) if document is not None else None
-    if compact is None:
+    try:
+        text = orjson.dumps(compact) if compact is not None else None
+    except TypeError:  # orjson.JSONEncodeError: a value it does not write (an int over 64 bits)
+        text = None
+    if text is None:
         document_gzip(topology_id, revision_id)
         return
-    body = _gzip(orjson.dumps(compact))
+    body = _gzip(text)
     _write_stored(_stored_path(topology_id, revision_id), body)
     _remember((topology_id, revision_id), body)
 

@@ -106,6 +106,16 @@ def test_small_designs_and_designs_without_repeats_are_sent_as_they_are(cluster)
     assert compact_document({"nodes": "x", "links": []}, min_nodes=0) is None
 
 
+def test_a_shape_keeps_where_each_element_has_its_id(cluster):
+    """Elements alike but for the place of their id (or ends) among their keys: two shapes."""
+    doc = copy.deepcopy(cluster)
+    doc["nodes"] += [{"id": "extra0", "kind": "switch"}, {"kind": "switch", "id": "extra1"},
+                     {"id": "extra2", "kind": "switch"}]
+    raw = compact_document(doc, min_nodes=0)
+    assert same_text(expand(raw), doc)
+    assert json.dumps(expand(raw)["nodes"][-2]) == '{"kind": "switch", "id": "extra1"}'
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_browser_rebuilds_the_document_exactly(cluster, tmp_path):
     """static/js/editor/compact.js on the server's form gives back the document's own text."""

@@ -49,6 +49,14 @@ describe('expandDocument', () => {
     assert.equal(raw.link_shapes[0].attrs.lanes, 8);
   });
 
+  it('keeps an attribute named "__proto__" as an attribute, as JSON.parse does', () => {
+    const raw = JSON.parse(JSON.stringify(compact()).replace('"attrs":{"index":0}', '"attrs":{"__proto__":{"x":1},"index":0}'));
+    const doc = expandDocument(raw);
+    assert.deepEqual(Object.keys(doc.nodes[3].attrs), ['__proto__', 'index']);
+    assert.deepEqual(doc.nodes[3].attrs.__proto__, { x: 1 });
+    assert.equal(Object.getPrototypeOf(doc.nodes[3].attrs), Object.prototype);
+  });
+
   it('leaves a plain document as it is', () => {
     const plain = { format: 'fabricscope.topology/1', nodes: [], links: [] };
     assert.equal(expandDocument(plain), plain);

@@ -259,6 +259,27 @@ describe('Positions', () => {
     assert.deepEqual(pos.get('h1/a'), [90, 0]); // the later placement wins, as a Map's set
   });
 
+  it('finds the devices of a host whose id starts with "/" or holds one', () => {
+    const pos = new Positions();
+    for (const prefix of ['/h0/', 'pod0/h1/']) pos.setBlock({ ...block, ids: ['a', 'b'].map((x) => prefix + x), prefix }, 0, 0);
+    assert.deepEqual(pos.get('/h0/b'), [10, 5]);
+    assert.deepEqual(pos.get('pod0/h1/a'), [-10, 0]);
+  });
+
+  it('answers nothing, without throwing, for an id that is no string (an unchecked import)', () => {
+    const pos = new Positions();
+    pos.setBlock(block, 0, 0);
+    assert.equal(pos.get(undefined), undefined);
+    assert.equal(pos.has(7), false);
+  });
+
+  it('places a block device by device when one of its devices was placed already', () => {
+    const pos = new Positions().set('h1/b', [1, 1]);
+    pos.setBlock(block, 0, 0);
+    assert.equal(pos.blocks.size, 0);
+    assert.deepEqual([...pos], [['h1/b', [10, 5]], ['h1/a', [-10, 0]]]); // a Map's order and values
+  });
+
   it('keeps the hosts of a generated cluster as blocks', () => {
     const pos = autoLayout(new Model(cluster(6)));
     assert.equal(pos.blocks.size, 6);

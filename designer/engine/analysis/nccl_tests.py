@@ -280,6 +280,9 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
     if len(ranks) < 2:
         raise InvalidWorkload("too few ranks", [Problem("participants", "nccl-tests needs at least 2 ranks")])
     _check_root(root, len(ranks))
+    if algorithms is not None and fastest_of is not None:
+        raise InvalidScenario("bad nccl-tests sweep", [Problem("fastest_of", "give algorithms (NCCL's "
+                                                                "choice) or fastest_of, not both")])
     pool = _algorithm_pool(op, algorithm, fastest_of)
     allowed = _algorithm_pool(op, algorithm, algorithms) if fastest_of is None else [algorithm]
     rows = []

@@ -9,13 +9,20 @@
  */
 export const COMPACT_FORMAT = 'fabricscope.editor-document/1';
 
+/** `out[key] = value` as JSON.parse makes it, also for a key "__proto__" (an own property, not
+ * the object's prototype: an attribute of that name survives the trip). */
+function put(out, key, value) {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 /** A JSON value copied (objects and arrays anew): every rebuilt element is its own object, so an
  * edit of one host's device can never reach the other hosts'. */
 function copy(value) {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(copy);
   const out = {};
-  for (const key in value) out[key] = copy(value[key]);
+  for (const key of Object.keys(value)) put(out, key, copy(value[key]));
   return out;
 }
 
@@ -51,7 +58,7 @@ export function expandDocument(raw) {
   const templates = raw.host_templates || [];
   const hosts = raw.hosts || [];
   const out = {};
-  for (const key of Object.keys(doc)) out[key] = doc[key];
+  for (const key of Object.keys(doc)) put(out, key, doc[key]);
   out.nodes = expandList(doc.nodes, hosts, templates, 'nodes', placeNode, raw.node_shapes || [], NODE_NAMES);
   out.links = expandList(doc.links, hosts, templates, 'links', placeLink, raw.link_shapes || [], LINK_NAMES);
   return out;

@@ -30,7 +30,7 @@ export class Positions {
    * whole; any other block is placed device by device.
    */
   setBlock(block, cx, top) {
-    if (!block.local || this.blocks.has(block.prefix)) {
+    if (!block.local || this.blocks.has(block.prefix) || this.anySingle(block.ids)) {
       for (let i = 0; i < block.ids.length; i += 1) this.set(block.ids[i], [Math.round(cx + block.pts[i][0]), Math.round(top + block.pts[i][1])]);
       return;
     }
@@ -45,10 +45,19 @@ export class Positions {
     return pos !== undefined ? pos : this.fromBlock(id);
   }
 
-  /** The position of `id` in a placed block, or undefined. */
+  /** Whether a device of `ids` was placed on its own already (its block is then placed device by
+   * device, so a later placement wins and the order stays a Map's). */
+  anySingle(ids) {
+    if (!this.single.size) return false;
+    for (const id of ids) if (this.single.has(id)) return true;
+    return false;
+  }
+
+  /** The position of `id` in a placed block, or undefined (also for an id that is no string: an
+   * imported file is drawn before the server has checked it). */
   fromBlock(id) {
-    if (!this.blocks.size) return undefined;
-    for (let cut = id.indexOf('/'); cut > 0; cut = id.indexOf('/', cut + 1)) {
+    if (!this.blocks.size || typeof id !== 'string') return undefined;
+    for (let cut = id.indexOf('/'); cut >= 0; cut = id.indexOf('/', cut + 1)) {
       const placed = this.blocks.get(id.slice(0, cut + 1));
       if (placed === undefined) continue;
       const row = placed.block.index.get(id.slice(cut + 1));
