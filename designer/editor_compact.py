@@ -128,14 +128,9 @@ class _Shapes:
 
 def _link_host(link: dict, hosts: set) -> str | None:
     """The host a link lies inside (its id and both ends under ``<host>/``), else None."""
-    a, b, link_id = link.get("a"), link.get("b"), link.get("id")
-    if type(a) is not str or type(b) is not str or type(link_id) is not str:
-        return None
-    host, slash, _ = a.partition("/")
-    if not slash or host not in hosts:
-        return None
-    prefix = host + "/"
-    return host if b.startswith(prefix) and link_id.startswith(prefix) else None
+    a = link.get("a")
+    host = a.partition("/")[0] if type(a) is str and "/" in a else None
+    return host if host in hosts and _inside(link, host) else None
 
 
 def _inside(link: dict, host: str) -> bool:
@@ -172,9 +167,10 @@ def _templates(nodes, links, node_runs, link_runs) -> tuple[list, dict]:
     templates: list = []
     used_by: dict[str, int] = {}
     for host, span in node_runs.items():
-        if span is None or link_runs.get(host, (0, 0)) is None:
+        link_span = link_runs.get(host, (0, 0))   # a host without links inside: none
+        if span is None or link_span is None:
             continue
-        text = _interior(host, nodes[span[0]:span[1]], links[slice(*link_runs.get(host, (0, 0)))])
+        text = _interior(host, nodes[span[0]:span[1]], links[link_span[0]:link_span[1]])
         if text is None:
             continue
         index = by_text.setdefault(text, len(templates))

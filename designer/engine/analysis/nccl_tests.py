@@ -132,7 +132,7 @@ def _patterns(op: str, size: int, ranks: list[str], algorithm: str, protocol: st
     # keeps working on an engine whose validator predates the value.
     if algorithm != "auto":
         pattern["algorithm"] = algorithm
-    elif allowed and allowed != ["auto"]:
+    elif allowed and allowed != [algorithm]:
         pattern["algorithms"] = list(allowed)
     if protocol != "auto":
         pattern["protocol"] = protocol
@@ -284,7 +284,7 @@ def predict_sweep(topology_or_build, op: str, *, min_bytes=None, max_bytes=None,
         raise InvalidScenario("bad nccl-tests sweep", [Problem("fastest_of", "give algorithms (NCCL's "
                                                                 "choice) or fastest_of, not both")])
     pool = _algorithm_pool(op, algorithm, fastest_of)
-    allowed = _algorithm_pool(op, algorithm, algorithms) if fastest_of is None else [algorithm]
+    allowed = _algorithm_pool(op, algorithm, algorithms)   # [algorithm] when nothing narrows it
     rows = []
     for requested in sizes:
         size, count = elements(op, requested, len(ranks), TYPE_BYTES[dtype])
