@@ -57,6 +57,21 @@ describe('expandDocument', () => {
     assert.equal(Object.getPrototypeOf(doc.nodes[3].attrs), Object.prototype);
   });
 
+  it('keeps a device key named "__proto__" as its own key, in its place', () => {
+    const raw = JSON.parse(JSON.stringify(compact()).replace('"kind":"nic","group":null', '"kind":"nic","__proto__":5,"group":null'));
+    const doc = expandDocument(raw);
+    assert.deepEqual(Object.keys(doc.nodes[4]), ['id', 'kind', '__proto__', 'group']);
+    assert.equal(Object.getPrototypeOf(doc.nodes[4]), Object.prototype);
+  });
+
+  it('places a template link whose end is no device of the template under the host as well', () => {
+    const raw = compact();
+    raw.host_templates[0].links.push({ id: 'gpu0-x', a: 'gpu0', b: 'x', tech: 'pcie5x16' });
+    const doc = expandDocument(raw);
+    assert.deepEqual(doc.links.filter((l) => l.b.endsWith('/x')).map((l) => [l.id, l.a, l.b]),
+      [['h0/gpu0-x', 'h0/gpu0', 'h0/x'], ['h1/gpu0-x', 'h1/gpu0', 'h1/x']]);
+  });
+
   it('leaves a plain document as it is', () => {
     const plain = { format: 'fabricscope.topology/1', nodes: [], links: [] };
     assert.equal(expandDocument(plain), plain);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { autoLayout, DX, DY, hostBlock, hostTree } from '../../static/js/editor/layout.js';
 import { Model } from '../../static/js/editor/model.js';
 import { Positions } from '../../static/js/editor/positions.js';
+import { groupBox } from '../../static/js/editor/visible.js';
 import { cluster, host, tiny } from './fixtures.mjs';
 import { domain } from './fixtures_domain.mjs';
 
@@ -278,6 +279,33 @@ describe('Positions', () => {
     pos.setBlock(block, 0, 0);
     assert.equal(pos.blocks.size, 0);
     assert.deepEqual([...pos], [['h1/b', [10, 5]], ['h1/a', [-10, 0]]]); // a Map's order and values
+  });
+
+  it('reads a block\'s bounds at once, as its devices\' rounded positions give them', () => {
+    const pos = new Positions();
+    pos.setBlock(block, 100.3, 50.5);
+    const each = ['h1/a', 'h1/b'].map((id) => pos.get(id));
+    assert.deepEqual(pos.blockBounds('h1/', ['h1/a', 'h1/b']), {
+      x0: Math.min(...each.map((p) => p[0])), x1: Math.max(...each.map((p) => p[0])),
+      y0: Math.min(...each.map((p) => p[1])), y1: Math.max(...each.map((p) => p[1])) });
+    assert.equal(pos.blockBounds('h1/', ['h1/b', 'h1/a']), null);   // not the block's devices
+    assert.equal(pos.blockBounds('h1/', ['h1/a']), null);
+    assert.equal(pos.blockBounds('h2/', ['h1/a', 'h1/b']), null);
+    pos.set('h1/b', [1000, 1000]);                                  // placed again on its own
+    assert.equal(pos.blockBounds('h1/', ['h1/a', 'h1/b']), null);
+  });
+
+  it('gives a collapsed group the same box from its hosts\' blocks as device by device', () => {
+    const model = new Model(cluster(6));
+    const pos = autoLayout(model);
+    const posOf = (id) => pos.get(id) || [0, 0];
+    const blockBounds = (prefix, ids) => pos.blockBounds(prefix, ids);
+    let fast = 0;
+    for (const g of model.doc.groups) {
+      assert.deepEqual(groupBox(model, posOf, g.id, undefined, blockBounds), groupBox(model, posOf, g.id));
+      if (g.kind === 'host' && blockBounds(`${g.id}/`, model.childNodes.get(g.id))) fast += 1;
+    }
+    assert.equal(fast, 6);
   });
 
   it('keeps the hosts of a generated cluster as blocks', () => {

@@ -288,6 +288,23 @@ describe('Model index at open', () => {
     assert.equal(m.uniqueLinkId(added.id), `${added.id}~2`);
   });
 
+  it('finds each device\'s links in document order: a loop twice, an unknown end, a duplicated id', () => {
+    const m = new Model({
+      nodes: [{ id: 'a' }, { id: 'b' }, { id: 'a', kind: 'gpu' }],
+      links: [{ id: 'l0', a: 'a', b: 'b' }, { id: 'loop', a: 'b', b: 'b' }, { id: 'l2', a: 'ghost', b: 'a' },
+        { id: 'l3', a: 'b', b: 'ghost' }],
+    });
+    assert.deepEqual(m.linksOf('b'), ['l0', 'loop', 'loop', 'l3']);
+    assert.deepEqual([m.degree('b'), m.degree('a'), m.degree('ghost'), m.degree('nope')], [4, 2, 2, 0]);
+    assert.deepEqual(m.linksOf('a'), ['l0', 'l2']);       // the last device of a duplicated id
+    assert.equal(m.node('a').kind, 'gpu');
+    assert.deepEqual(m.linksOf('ghost'), ['l2', 'l3']);    // an end naming no device
+    assert.deepEqual([...m.linkEndPositions()], [2, 1, 1, 1, -1, 2, 1, -1]);
+    m.apply([m.opRemove('node', m.doc.nodes[0])], 'remove');
+    assert.deepEqual([...m.linkEndPositions()], [1, 0, 0, 0, -1, 1, 0, -1]);
+    assert.deepEqual(m.linksOf('a'), ['l0', 'l2']);
+  });
+
   it('answers hand-placed positions in a design that had none', () => {
     const m = new Model(cluster(1), { own: true });
     assert.equal(m.position('leaf0'), null);

@@ -283,7 +283,7 @@ export function autoLayout(model) {
 function sharedBlock(model, hostId, ids, shapes) {
   const prefix = `${hostId}/`;
   let ends = 0;
-  for (const id of ids) ends += model.linkObjectsOf(id).length;
+  for (const id of ids) ends += model.degree(id);
   const key = `${model.group(hostId).template || ''}|${ids.length}|${ends}`;
   const cached = shapes.get(key);
   if (cached) {

@@ -61,16 +61,15 @@ export class Model {
 
   reindex() {
     // Plain loops, no temporary [key, value] pairs: on a 383k-link design the pairs were most
-    // of this index's time and garbage. Link ends keep the link objects themselves, and links
-    // by id are indexed only when first asked for (an edit, a selection): opening a
-    // 1.26M-link design draws from the ends alone, and hashing every link id was a quarter of
-    // the index's time (docs/PERFORMANCE.md, "100,000 GPUs in the browser").
+    // of this index's time and garbage. Links by id are indexed only when first asked for (an
+    // edit, a selection): opening a 1.26M-link design draws from the ends alone, and hashing
+    // every link id was a quarter of the index's time (docs/PERFORMANCE.md, "100,000 GPUs in
+    // the browser").
     const d = this.doc;
     this.indexed = (this.indexed || 0) + 1; // which index: a view's layout says which it was made for
-    this.nodeById = new Map();
+    this.nodeAt = new Map();   // id -> position in doc.nodes (the last one for a duplicated id)
     this.byIdOfLinks = null;
     this.groupById = new Map();
-    this.linksAt = new Map();
     this.childGroups = new Map();
     this.childNodes = new Map();
     this.looseNodes = []; // devices in no group (document order), then in an unknown group
@@ -82,15 +81,13 @@ export class Model {
       this.groupById.set(g.id, g);
       if (g.parent) push(this.childGroups, g.parent, g.id);
     }
-    for (const n of d.nodes) {
-      this.nodeById.set(n.id, n);
+    for (let i = 0; i < d.nodes.length; i += 1) {
+      const n = d.nodes[i];
+      this.nodeAt.set(n.id, i);
       if (n.group) push(this.childNodes, n.group, n.id); else this.looseNodes.push(n.id);
     }
     for (const [g, ids] of this.childNodes) if (!this.groupById.has(g)) this.looseNodes.push(...ids);
-    for (const l of d.links) {
-      push(this.linksAt, l.a, l);
-      push(this.linksAt, l.b, l);
-    }
+    this.ends = linkEnds(this.nodeAt, d.nodes.length, d.links);
   }
 
   /** Links by id, indexed at the first use after a (re)index. */
@@ -104,13 +101,22 @@ export class Model {
   }
 
   /* ---------------------------------------------------------------- queries */
-  node(id) { return this.nodeById.get(id); }
+  node(id) {
+    const i = this.nodeAt.get(id);
+    return i === undefined ? undefined : this.doc.nodes[i];
+  }
   link(id) { return this.linkById.get(id); }
   group(id) { return this.groupById.get(id); }
   /** Ids of the links at node `nodeId` (a new array). */
   linksOf(nodeId) { return this.linkObjectsOf(nodeId).map((l) => l.id); }
-  /** The links at node `nodeId` themselves (the index's array: read it, never change it). */
-  linkObjectsOf(nodeId) { return this.linksAt.get(nodeId) || NO_LINKS; }
+  /** The links at node `nodeId` themselves, in document order (read it, never change it). */
+  linkObjectsOf(nodeId) { return this.ends.at(nodeId, this.doc.links); }
+  /** How many link ends node `nodeId` holds (a link from a node to itself counts twice). */
+  degree(nodeId) { return this.ends.degree(nodeId); }
+  /** Where each link's ends are in doc.nodes: link j's a at [2j], its b at [2j + 1] (-1 for an
+   * unknown device). Read it, never change it: a drawing walks 1.26M links by these positions
+   * instead of looking 2.5M ids up. */
+  linkEndPositions() { return this.ends.positions; }
   position(id) { return (this.anyPlaced && this.doc.layout.positions[id]) || null; }
 
   /** Group chain from the innermost group of `nodeId` outwards. */
@@ -139,7 +145,7 @@ export class Model {
   }
 
   hostOf(nodeId) {
-    const n = this.nodeById.get(nodeId);
+    const n = this.node(nodeId);
     if (!n) return null;
     for (const g of this.ancestors(n.group)) if (this.groupById.get(g).kind === 'host') return g;
     return null;
@@ -173,7 +179,7 @@ export class Model {
     return out;
   }
 
-  idTaken(id) { return this.nodeById.has(id) || this.groupById.has(id); }
+  idTaken(id) { return this.nodeAt.has(id) || this.groupById.has(id); }
 
   /** Next free id shaped like `base` ("h0/gpu3" -> "h0/gpu8"), among nodes and groups. */
   uniqueId(base, taken) {
@@ -200,8 +206,8 @@ export class Model {
   }
 
   newLinkId(a, b) {
-    const na = this.nodeById.get(a);
-    const nb = this.nodeById.get(b);
+    const na = this.node(a);
+    const nb = this.node(b);
     // "h0/gpu0-pcie0" as in docs/FORMATS.md, Topology document: drop b's group prefix when both sit in one group.
     let bPart = b;
     if (na && nb && na.group && na.group === nb.group && b.startsWith(na.group + '/')) bPart = b.slice(na.group.length + 1);
@@ -315,7 +321,7 @@ export class Model {
 
   /** Ops renaming node `oldId` to `newId` (links and positions follow). */
   opsRenameNode(oldId, newId) {
-    const n = this.nodeById.get(oldId);
+    const n = this.node(oldId);
     const idx = this.doc.nodes.indexOf(n);
     const ops = [];
     ops.push({ t: 'node', id: oldId, before: clone(n), after: null });
@@ -348,7 +354,7 @@ export class Model {
   toJSON() {
     const doc = clone(this.doc);
     const pos = doc.layout.positions;
-    for (const id of Object.keys(pos)) if (!this.nodeById.has(id) && !this.groupById.has(id)) delete pos[id];
+    for (const id of Object.keys(pos)) if (!this.nodeAt.has(id) && !this.groupById.has(id)) delete pos[id];
     if (!Object.keys(pos).length) delete doc.layout.positions;
     delete doc.layout.collapsed;
     if (!Object.keys(doc.layout).length) delete doc.layout;
@@ -358,6 +364,46 @@ export class Model {
 
 const NO_LINKS = Object.freeze([]);
 const NO_KINDS = new Map();
+
+/**
+ * Which links end at each node, as one compressed table (CSR): per node, a run of link
+ * positions in `order` from `start[i]` to `start[i + 1]`. Built in two passes over typed arrays,
+ * not as an array per node: pushing 2.5M ends into 629k arrays was the largest part of opening a
+ * 100,000-GPU design, and most of its garbage collection (docs/PERFORMANCE.md). A link naming
+ * a device that is not in the document (an unchecked import) is kept in a small map apart.
+ */
+function linkEnds(at, count, links) {
+  const start = new Int32Array(count + 1);
+  const ends = new Int32Array(2 * links.length);
+  const dangling = new Map();
+  const end = (id, k, j) => {
+    const i = at.get(id);
+    if (i === undefined) { push(dangling, id, j); ends[k] = -1; } else { start[i + 1] += 1; ends[k] = i; }
+  };
+  for (let j = 0; j < links.length; j += 1) {
+    end(links[j].a, 2 * j, j);
+    end(links[j].b, 2 * j + 1, j);
+  }
+  for (let i = 0; i < count; i += 1) start[i + 1] += start[i];
+  const order = new Int32Array(start[count]);
+  const fill = start.slice(0, count);
+  for (let k = 0; k < ends.length; k += 1) if (ends[k] >= 0) order[fill[ends[k]]++] = k >> 1;
+  return {
+    positions: ends,
+    at(id, all) {
+      const i = at.get(id);
+      if (i === undefined) return dangling.has(id) ? dangling.get(id).map((j) => all[j]) : NO_LINKS;
+      const out = new Array(start[i + 1] - start[i]);
+      for (let k = start[i]; k < start[i + 1]; k += 1) out[k - start[i]] = all[order[k]];
+      return out;
+    },
+    degree(id) {
+      const i = at.get(id);
+      if (i === undefined) return dangling.has(id) ? dangling.get(id).length : 0;
+      return start[i + 1] - start[i];
+    },
+  };
+}
 
 function push(map, key, value) {
   let arr = map.get(key);

@@ -18,8 +18,12 @@ export class Positions {
 
   /** Place one device. */
   set(id, pos) {
-    // A device already placed keeps its place in the order, as in a Map.
-    if (!this.single.has(id) && this.fromBlock(id) === undefined) this.order.push(id);
+    // A device already placed keeps its place in the order, as in a Map; a block one of whose
+    // devices is placed again no longer answers for all of them (blockBounds).
+    if (!this.single.has(id)) {
+      const placed = this.placing(id);
+      if (placed === undefined) this.order.push(id); else placed.moved = true;
+    }
     this.single.set(id, pos);
     return this;
   }
@@ -66,6 +70,33 @@ export class Positions {
     return undefined;
   }
 
+  /** The placed block holding `id`, or undefined. */
+  placing(id) {
+    if (!this.blocks.size || typeof id !== 'string') return undefined;
+    for (let cut = id.indexOf('/'); cut >= 0; cut = id.indexOf('/', cut + 1)) {
+      const placed = this.blocks.get(id.slice(0, cut + 1));
+      if (placed !== undefined && placed.block.index.has(id.slice(cut + 1))) return placed;
+    }
+    return undefined;
+  }
+
+  /**
+   * The bounds {x0, x1, y0, y1} of `ids` when they are exactly the devices of the block placed
+   * for `prefix` and none was placed again on its own, else null: a collapsed pod's box spans
+   * its hosts' blocks, 50 devices each read at once instead of one by one (629k at 100,000 GPUs).
+   */
+  blockBounds(prefix, ids) {
+    const placed = this.blocks.get(prefix);
+    if (placed === undefined || placed.moved || placed.block.ids.length !== ids.length) return null;
+    const { block, cx, top } = placed;
+    for (let i = 0; i < ids.length; i += 1) if (block.ids[i] !== ids[i]) return null;
+    let extent = EXTENTS.get(block.pts);
+    if (extent === undefined) EXTENTS.set(block.pts, (extent = extentOf(block.pts)));
+    // Math.round keeps order: the rounded extremes are the extremes of the rounded positions.
+    return { x0: Math.round(cx + extent[0]), x1: Math.round(cx + extent[1]),
+      y0: Math.round(top + extent[2]), y1: Math.round(top + extent[3]) };
+  }
+
   has(id) { return this.get(id) !== undefined; }
 
   get size() {
@@ -81,6 +112,17 @@ export class Positions {
       for (let i = 0; i < ids.length; i += 1) yield [ids[i], this.single.get(ids[i]) || at(item, i)];
     }
   }
+}
+
+const EXTENTS = new WeakMap();   // a block shape's pts -> [x0, x1, y0, y1], shared by its hosts
+
+function extentOf(pts) {
+  const e = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const [x, y] of pts) {
+    e[0] = Math.min(e[0], x); e[1] = Math.max(e[1], x);
+    e[2] = Math.min(e[2], y); e[3] = Math.max(e[3], y);
+  }
+  return e;
 }
 
 function at({ block, cx, top }, row) {

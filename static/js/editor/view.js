@@ -92,7 +92,10 @@ export class View {
   /** What visible.js needs to know of this view. */
   scene() {
     return { model: this.model, viewState: this.viewState, catalog: this.catalog,
-      posOf: (id) => this.posOf(id), speedColor: (g) => speedColor(this.colors, g), nvlinkColor: this.colors[NVLINK_COLOR] };
+      posOf: (id) => this.posOf(id),
+      // a host's block answers for its devices unless one is placed by hand (posOf's first source)
+      blockBounds: (prefix, ids) => (this.model.anyPlaced ? null : this.auto.blockBounds(prefix, ids)),
+      speedColor: (g) => speedColor(this.colors, g), nvlinkColor: this.colors[NVLINK_COLOR] };
   }
 
   computeVisible() { return computeVisible(this.scene()); }

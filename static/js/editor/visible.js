@@ -104,10 +104,23 @@ function bounds(ids, posOf) {
   return { x0, x1, y0, y1 };
 }
 
+/** bounds() of the devices of group `gid` and of the groups inside it, each group's own devices
+ * read at once where `blockBounds(prefix, ids)` answers for them (a host's laid-out block). */
+function groupBounds(model, posOf, gid, blockBounds) {
+  let b = null;
+  for (const g of [gid, ...model.descendantGroups(gid)]) {
+    const ids = model.childNodes.get(g);
+    if (!ids || !ids.length) continue;
+    const part = blockBounds(`${g}/`, ids) || bounds(ids, posOf);
+    b = b ? { x0: Math.min(b.x0, part.x0), x1: Math.max(b.x1, part.x1), y0: Math.min(b.y0, part.y0), y1: Math.max(b.y1, part.y1) } : part;
+  }
+  return b;
+}
+
 /** Footprint of group `gid` (its devices laid out, `ids` when the caller has listed them):
- * centre, width and height. */
-export function groupBox(model, posOf, gid, ids = model.descendantNodes(gid)) {
-  const b = bounds(ids, posOf);
+ * centre, width and height. `blockBounds` (optional, see groupBounds) reads hosts whole. */
+export function groupBox(model, posOf, gid, ids = model.descendantNodes(gid), blockBounds = null) {
+  const b = blockBounds ? groupBounds(model, posOf, gid, blockBounds) : bounds(ids, posOf);
   if (!b) { const p = model.position(gid) || [0, 0]; return { cx: p[0], cy: p[1], w: 0, h: 0 }; }
   return { cx: (b.x0 + b.x1) / 2, cy: (b.y0 + b.y1) / 2, w: b.x1 - b.x0, h: b.y1 - b.y0 };
 }
@@ -132,17 +145,21 @@ export function makeRepResolver(model, viewState) {
     return rep;
   };
   const keys = new Map(); // group -> "g:<its representative>" (or null): one string per group
-  const nodeRep = (nid) => {
-    const n = model.node(nid);
-    if (!n) return null;
+  const repOf = (n) => {
     let key = keys.get(n.group);
     if (key === undefined) {
       const g = groupRep(n.group);
       keys.set(n.group, (key = g ? 'g:' + g : null));
     }
-    return key || 'n:' + nid;
+    return key || 'n:' + n.id;
   };
-  return { groupRep, nodeRep };
+  const nodeRep = (nid) => {
+    const n = model.node(nid);
+    return n ? repOf(n) : null;
+  };
+  /** nodeRep of the device at position `i` of doc.nodes (-1, an unknown device: null). */
+  const nodeRepAt = (i) => (i < 0 ? null : repOf(model.doc.nodes[i]));
+  return { groupRep, nodeRep, nodeRepAt };
 }
 
 /** The id a bundle between two representatives has, whichever way round they are given. */
@@ -234,7 +251,7 @@ function collapsedLabel(m, g, ids) {
 function placeCollapsed(scene, g, el, scale, ids) {
   const m = scene.model;
   const data = el.data;
-  const bb = groupBox(m, scene.posOf, g.id, ids);
+  const bb = groupBox(m, scene.posOf, g.id, ids, scene.blockBounds);
   const inDomain = g.parent && (m.group(g.parent) || {}).kind === 'nvlink_domain';
   let box = collapsedBox(bb, data.label, inDomain ? 1 : 0.8);
   if (box.big && data.label.includes(' · ')) {
@@ -376,10 +393,13 @@ function bundleElement(scene, key, a, scale) {
   return { group: 'edges', data };
 }
 
-function addLinks(scene, nodeRep, want, scale, fans) {
+function addLinks(scene, nodeRepAt, want, scale, fans) {
   const bundles = new Map();
-  for (const l of scene.model.doc.links) {
-    const ra = nodeRep(l.a); const rb = nodeRep(l.b);
+  const links = scene.model.doc.links;
+  const ends = scene.model.linkEndPositions();
+  for (let j = 0; j < links.length; j += 1) {
+    const l = links[j];
+    const ra = nodeRepAt(ends[2 * j]); const rb = nodeRepAt(ends[2 * j + 1]);
     if (!ra || !rb || ra === rb) continue;
     const cap = linkCapacity(scene.catalog, l);
     const family = linkFamily(scene.catalog, l);
@@ -400,11 +420,11 @@ function addLinks(scene, nodeRep, want, scale, fans) {
 export function computeVisible(scene) {
   const want = new Map();
   const scale = new Map(); // element id -> edge thickening of a big collapsed group
-  const { groupRep, nodeRep } = makeRepResolver(scene.model, scene.viewState);
+  const { groupRep, nodeRep, nodeRepAt } = makeRepResolver(scene.model, scene.viewState);
   const drawn = drawnNodes(scene.model, addGroups(scene, groupRep, want, scale));
   const fans = nvlinkFans(scene, nodeRep, drawn);
   addNodes(scene, drawn, want, fans);
-  addLinks(scene, nodeRep, want, scale, fans);
+  addLinks(scene, nodeRepAt, want, scale, fans);
   for (const el of want.values()) el.data.sig = JSON.stringify(el.data);
   return want;
 }
