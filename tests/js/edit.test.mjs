@@ -10,6 +10,7 @@ import {
 } from '../../static/js/editor/edit.js';
 import { bundleGroups, collapseAllIds, groupsToToggle, neighbourhood } from '../../static/js/editor/groups.js';
 import { Model } from '../../static/js/editor/model.js';
+import { aggLinks } from '../../static/js/editor/selection.js';
 import { CATALOG, fakeEditor } from './fake_editor.mjs';
 import { cluster, host, tiny } from './fixtures.mjs';
 
@@ -218,5 +219,20 @@ describe('edit commands on an editor state', () => {
   it('says "1 device", "2 devices"', () => {
     assert.equal(plural(1, 'device'), '1 device');
     assert.equal(plural(2, 'device'), '2 devices');
+  });
+});
+
+describe('aggLinks', () => {
+  it('lists the links a bundle between two closed groups stands for, read by end position', () => {
+    const ed = fakeEditor(cluster(2));
+    ed.viewState.setCollapsed(['h0', 'h1'], true, (id) => !!ed.model.group(id));
+    const { nodeRep } = ed.view.makeRepResolver();
+    const expected = ed.model.doc.links.filter((l) => {
+      const [a, b] = [nodeRep(l.a), nodeRep(l.b)];
+      return (a === 'g:h0' && b === 'n:leaf0') || (a === 'n:leaf0' && b === 'g:h0');
+    }).map((l) => l.id);
+    assert.ok(expected.length > 0);
+    const bundle = { data: (k) => ({ source: 'n:leaf0', target: 'g:h0' })[k] };
+    assert.deepEqual(aggLinks(ed, bundle), expected);
   });
 });
