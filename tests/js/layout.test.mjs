@@ -295,6 +295,17 @@ describe('Positions', () => {
     assert.equal(pos.blockBounds('h1/', ['h1/a', 'h1/b']), null);
   });
 
+  it('reads a nested host\'s block one by one when an outer host\'s block answers for its ids', () => {
+    const pos = new Positions();
+    const inner = { ids: ['a/b/c'], pts: [[0, 0]], prefix: 'a/b/', local: ['c'], index: new Map([['c', 0]]) };
+    const outer = { ids: ['a/b/c'], pts: [[500, 500]], prefix: 'a/', local: ['b/c'], index: new Map([['b/c', 0]]) };
+    pos.setBlock(inner, 0, 0);
+    assert.deepEqual(pos.blockBounds('a/b/', ['a/b/c']), { x0: 0, x1: 0, y0: 0, y1: 0 });
+    pos.setBlock(outer, 0, 0);
+    assert.deepEqual(pos.get('a/b/c'), [500, 500]);                 // the outer block answers first
+    assert.equal(pos.blockBounds('a/b/', ['a/b/c']), null);
+  });
+
   it('gives a collapsed group the same box from its hosts\' blocks as device by device', () => {
     const model = new Model(cluster(6));
     const pos = autoLayout(model);

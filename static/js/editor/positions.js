@@ -88,6 +88,11 @@ export class Positions {
   blockBounds(prefix, ids) {
     const placed = this.blocks.get(prefix);
     if (placed === undefined || placed.moved || placed.block.ids.length !== ids.length) return null;
+    // A block of a shorter prefix ("a/" beside "a/b/") may answer for some of these ids first
+    // (fromBlock tries the shortest prefix first): read them one by one then.
+    for (let cut = prefix.indexOf('/'); cut >= 0 && cut < prefix.length - 1; cut = prefix.indexOf('/', cut + 1)) {
+      if (this.blocks.has(prefix.slice(0, cut + 1))) return null;
+    }
     const { block, cx, top } = placed;
     for (let i = 0; i < ids.length; i += 1) if (block.ids[i] !== ids[i]) return null;
     let extent = EXTENTS.get(block.pts);
