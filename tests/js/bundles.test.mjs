@@ -8,7 +8,7 @@ import { Catalog } from '../../static/js/editor/catalog.js';
 import { autoLayout } from '../../static/js/editor/layout.js';
 import { Model } from '../../static/js/editor/model.js';
 import { View } from '../../static/js/editor/view.js';
-import { bundleLabel, bundleWidth } from '../../static/js/editor/visible.js';
+import { bundleLabel, bundleWidth, groupBox } from '../../static/js/editor/visible.js';
 import { ViewState } from '../../static/js/editor/viewstate.js';
 import { cluster } from './fixtures.mjs';
 import { domain } from './fixtures_domain.mjs';
@@ -96,5 +96,22 @@ describe('View bundles', () => {
     assert.ok(box.position[1] + box.data.h / 2 <= y + 50, 'its bottom at most 50 px under the row');
     // The offset is in the data, so a drag released in place (canvas.js commitDrag) moves nothing.
     assert.equal(box.position[1] - view.groupCentre('top')[1], box.data.oy);
+  });
+
+  it('sizes a closed host with a device placed by hand from its devices, the others from their blocks', () => {
+    const { model, view } = viewOf(cluster(3), ['h0', 'h1', 'h2']);
+    const ids = (h) => model.childNodes.get(h);
+    assert.ok(view.scene().blockBounds('h0/', ids('h0')));
+    model.apply([model.opPos('h0/gpu0', [5000, 5000])], 'move');
+    const scene = view.scene();
+    assert.equal(scene.blockBounds('h0/', ids('h0')), null);
+    assert.ok(scene.blockBounds('h1/', ids('h1')));
+    const want = view.computeVisible();
+    for (const h of ['h0', 'h1', 'h2']) {
+      const box = groupBox(model, (id) => view.posOf(id), h);   // device by device
+      assert.deepEqual(want.get(`g:${h}`).position, [box.cx, box.cy + (want.get(`g:${h}`).data.oy || 0)]);
+    }
+    model.undo();
+    assert.ok(view.scene().blockBounds('h0/', ids('h0')));
   });
 });

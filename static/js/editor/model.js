@@ -76,6 +76,7 @@ export class Model {
     // Whether anything is placed by hand: a generated design places nothing, and looking each of
     // its 629k devices up in an empty object cost 0.2 s of every drawing of a 100,000-GPU design.
     this.anyPlaced = false;
+    this.placedPrefixes = null;
     for (const id in d.layout.positions) { if (Object.hasOwn(d.layout.positions, id)) { this.anyPlaced = true; break; } }
     for (const g of d.groups) {
       this.groupById.set(g.id, g);
@@ -118,6 +119,20 @@ export class Model {
    * instead of looking 2.5M ids up. */
   linkEndPositions() { return this.ends.positions; }
   position(id) { return (this.anyPlaced && this.doc.layout.positions[id]) || null; }
+  /** Whether something whose id starts with `prefix` ("h0/") is placed by hand: a host block
+   * answers for its devices' bounds only when none is (visible.js). Prefixes are gathered once
+   * per change of the hand-placed positions, which are few. */
+  placedUnder(prefix) {
+    if (!this.anyPlaced) return false;
+    if (!this.placedPrefixes) {
+      const prefixes = new Set();
+      for (const id of Object.keys(this.doc.layout.positions)) {
+        for (let cut = id.indexOf('/'); cut >= 0; cut = id.indexOf('/', cut + 1)) prefixes.add(id.slice(0, cut + 1));
+      }
+      this.placedPrefixes = prefixes;
+    }
+    return this.placedPrefixes.has(prefix);
+  }
 
   /** Group chain from the innermost group of `nodeId` outwards. */
   ancestors(groupId) {
@@ -257,6 +272,7 @@ export class Model {
     if (op.t === 'pos') {
       if (value) { this.doc.layout.positions[op.id] = [value[0], value[1]]; this.anyPlaced = true; }
       else delete this.doc.layout.positions[op.id];
+      this.placedPrefixes = null;
       return;
     }
     if (op.t === 'doc') {

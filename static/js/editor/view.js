@@ -94,7 +94,7 @@ export class View {
     return { model: this.model, viewState: this.viewState, catalog: this.catalog,
       posOf: (id) => this.posOf(id),
       // a host's block answers for its devices unless one is placed by hand (posOf's first source)
-      blockBounds: (prefix, ids) => (this.model.anyPlaced || !this.auto.blockBounds ? null : this.auto.blockBounds(prefix, ids)),
+      blockBounds: (prefix, ids) => (this.model.placedUnder(prefix) || !this.auto.blockBounds ? null : this.auto.blockBounds(prefix, ids)),
       speedColor: (g) => speedColor(this.colors, g), nvlinkColor: this.colors[NVLINK_COLOR] };
   }
 
