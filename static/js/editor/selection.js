@@ -1,5 +1,7 @@
 /* Fabricscope editor — the selection on the canvas, read as document ids. */
 
+import { eachLinkRep } from './visible.js';
+
 /** The selected elements by type: document ids of nodes, links and groups, and the bundle
  * elements themselves (a bundle stands for several links). */
 export function selection(cy) {
@@ -25,10 +27,9 @@ export function selectIds(ed, kind, ids) {
 /** Ids of the document links a bundle element stands for. */
 export function aggLinks(ed, aggEl) {
   const [ra, rb] = [aggEl.data('source'), aggEl.data('target')];
-  const { nodeRepAt } = ed.view.makeRepResolver();
-  const ends = ed.model.linkEndPositions();   // by position: no id lookup per end (1.26M links)
-  return ed.model.doc.links.filter((l, j) => {
-    const a = nodeRepAt(ends[2 * j]); const b = nodeRepAt(ends[2 * j + 1]);
-    return (a === ra && b === rb) || (a === rb && b === ra);
-  }).map((l) => l.id);
+  const out = [];
+  eachLinkRep(ed.model, ed.view.makeRepResolver().nodeRepAt, (l, a, b) => {
+    if ((a === ra && b === rb) || (a === rb && b === ra)) out.push(l.id);
+  });
+  return out;
 }

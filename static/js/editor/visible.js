@@ -393,20 +393,24 @@ function bundleElement(scene, key, a, scale) {
   return { group: 'edges', data };
 }
 
+/** `visit(link, ra, rb)` for every link with the representatives of its ends (makeRepResolver),
+ * read by the ends' positions in the model's index: no id lookup per end (1.26M links). */
+export function eachLinkRep(model, nodeRepAt, visit) {
+  const links = model.doc.links;
+  const ends = model.linkEndPositions();
+  for (let j = 0; j < links.length; j += 1) visit(links[j], nodeRepAt(ends[2 * j]), nodeRepAt(ends[2 * j + 1]));
+}
+
 function addLinks(scene, nodeRepAt, want, scale, fans) {
   const bundles = new Map();
-  const links = scene.model.doc.links;
-  const ends = scene.model.linkEndPositions();
-  for (let j = 0; j < links.length; j += 1) {
-    const l = links[j];
-    const ra = nodeRepAt(ends[2 * j]); const rb = nodeRepAt(ends[2 * j + 1]);
-    if (!ra || !rb || ra === rb) continue;
+  eachLinkRep(scene.model, nodeRepAt, (l, ra, rb) => {
+    if (!ra || !rb || ra === rb) return;
     const cap = linkCapacity(scene.catalog, l);
     const family = linkFamily(scene.catalog, l);
     const net = NETWORK_FAMILIES.has(family) ? 1 : 0;
     if (ra.startsWith('n:') && rb.startsWith('n:')) want.set('l:' + l.id, linkElement(scene, l, ra, rb, cap, net, fans.links.has(l.id)));
     else addToBundle(bundles, l, ra, rb, cap, net, family === 'nvlink');
-  }
+  });
   for (const [key, a] of bundles) want.set('agg:' + key, bundleElement(scene, key, a, scale));
 }
 
