@@ -27,7 +27,7 @@ class TopologyRevisionAdmin(admin.ModelAdmin):
     raw_id_fields = ("topology", "author")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("document")
+        return super().get_queryset(request).defer("stored_document", "patch")
 
     def has_change_permission(self, request, obj=None):  # revisions are immutable
         return False
@@ -46,7 +46,7 @@ class ScenarioAdmin(admin.ModelAdmin):
         return obj.revision.number
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("revision__document")
+        return super().get_queryset(request).defer("revision__stored_document", "revision__patch")
 
 
 class SweepChunkInline(admin.TabularInline):

@@ -35,8 +35,6 @@ from collections import OrderedDict
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import TextField
-from django.db.models.functions import Cast
 from django.http import Http404, HttpResponse
 from django.utils.cache import patch_vary_headers
 import orjson
@@ -71,24 +69,20 @@ _cache_lock = threading.Lock()
 
 def document_text(topology_id: int, revision_id: int) -> bytes:
     """The stored JSON text of revision ``revision_id`` of topology ``topology_id``, UTF-8, as
-    the database holds it.
-
-    Read as text (``CAST(document AS text)``): SQLite stores a ``JSONField`` as the text Django
-    wrote, PostgreSQL prints its ``jsonb``; both are the document's JSON, and neither is parsed
-    here.
+    the database holds it (``selectors.revision_document_text``: read as text, never parsed;
+    a revision stored as a patch is composed from its base).
 
     Raises
     ------
     Http404
         No such revision of this topology.
     """
-    rows = (TopologyRevision.objects.filter(pk=revision_id, topology_id=topology_id)
-            .annotate(text=Cast("document", output_field=TextField()))
-            .values_list("text", flat=True))
-    text = next(iter(rows), None)
+    from designer import selectors
+
+    text = selectors.revision_document_text(pk=revision_id, topology_id=topology_id)
     if text is None:
         raise Http404("no such revision")
-    return text.encode()
+    return text
 
 
 def document_gzip(topology_id: int, revision_id: int) -> bytes:

@@ -87,12 +87,27 @@ class DocumentField(models.JSONField):
 
 
 class TopologyRevision(models.Model):
-    """One immutable version of a topology document (``fabricscope.topology/1``)."""
+    """One immutable version of a topology document (``fabricscope.topology/1``).
+
+    Stored whole (``stored_document``), or as a patch against an earlier revision of the same
+    topology that is stored whole (``base`` + ``patch``, docs/FORMATS.md "Revisions stored as
+    patches"): a one-node edit of a 100,000-GPU design then writes a few hundred bytes, not
+    259 MB. ``document`` reads either form the same way: the patch is the *whole* way from the
+    base (edits compose into it), so a reader applies one patch, never a chain.
+    """
 
     topology = models.ForeignKey(Topology, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
     # Written and read by orjson (designer.bridge.common): 40 MB documents, ~5x / ~3x faster.
-    document = DocumentField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder)
+    # Null for a revision stored as a patch (the column keeps its name: ``document``).
+    stored_document = DocumentField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder,
+                                    null=True, db_column="document")
+    # A revision stored as a patch: its whole-document base (never itself a patch) and the patch
+    # from it (``designer.engine.document.patch`` form, composed: designer/engine/document/delta.py).
+    base = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="+")
+    patch = DocumentField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder, null=True,
+                          blank=True)
     # sha256 of the canonical JSON (sorted keys, no whitespace): equal documents, equal checksums.
     checksum = models.CharField(max_length=64)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -108,6 +123,11 @@ class TopologyRevision(models.Model):
             models.UniqueConstraint(fields=["topology", "number"],
                                     name="revision_unique_topology_number"),
             models.CheckConstraint(condition=Q(number__gte=1), name="revision_number_positive"),
+            # Whole, or a patch on a base: never both, never neither.
+            models.CheckConstraint(
+                condition=(Q(stored_document__isnull=False, base__isnull=True, patch__isnull=True)
+                           | Q(stored_document__isnull=True, base__isnull=False, patch__isnull=False)),
+                name="revision_whole_or_patch"),
         ]
 
     def __str__(self) -> str:
@@ -117,6 +137,24 @@ class TopologyRevision(models.Model):
         if not self._state.adding:
             raise ImmutableRevision(f"revision {self} is immutable; save a new revision instead")
         super().save(*args, **kwargs)
+
+    @property
+    def document(self) -> dict:
+        """The revision's whole document: as stored, or its base's with the patch applied (read
+        once per instance; revisions never change)."""
+        if self.stored_document is not None or self.base_id is None:
+            return self.stored_document
+        composed = getattr(self, "_composed", None)
+        if composed is None:
+            from designer.bridge.deltas import compose_document
+
+            base = TopologyRevision.objects.only("stored_document").get(pk=self.base_id)
+            composed = self._composed = compose_document(base.stored_document, self.patch)
+        return composed
+
+    @document.setter
+    def document(self, value: dict) -> None:
+        self.stored_document = value
 
 
 def workload_items(workload) -> list[dict]:

@@ -9,6 +9,8 @@ Modules
 -------
 ``common``     engine errors as located ValidationErrors, plain JSON, canonical checksums
 ``documents``  topology documents: validate, normalize, patch, build, BOM, GraphML, host matrices
+``deltas``     revisions stored as a patch on a base: read back, patch between two documents, an
+               edit applied to an indexed base (imported by name)
 ``builds``     a cluster built lean on a worker (the built document handed over, stages reported)
 ``scenarios``  scenario documents from rows, validation with the per-job flow limit, job overviews
 ``shared``     shared clusters (jobs with placements): rank the candidate placements of a new job

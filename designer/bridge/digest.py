@@ -16,7 +16,7 @@ import zlib
 
 from designer.engine.errors import EngineError
 
-__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "patch_diff",
+__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "reusable_digest", "patch_diff",
            "document_diff", "compose_diffs", "reverse_diff", "target_lines", "targets_search",
            "targets_known"]
 
@@ -67,6 +67,24 @@ def _reused_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
     if [_label(k, i) for k, i in olds] == [_label(k, i) for k, i in news]:
         return summary, stored[1]
     return revision_digest(document, bom=summary["bom"])
+
+
+def reusable_digest(stored: tuple[dict, bytes] | None, patch: dict, olds: list,
+                    news: list) -> tuple[dict, bytes] | None:
+    """The base's stored ``(summary, targets)`` when ``patch`` cannot change them (as
+    :func:`patched_digest` reuses them, decided from the ``(key, item)`` pairs the patch updates,
+    before and after, instead of the base document), else None."""
+    summary = stored[0] if stored else None
+    if not (isinstance(summary, dict) and summary.get("version") == DIGEST_VERSION):
+        return None
+    if set(patch) - {"nodes", "links", "name"} or any(
+            set(patch.get(key) or {}) - {"update"} for key in ("nodes", "links")):
+        return None
+    if any(_in_fabric(key, item) for key, item in olds + news):
+        return None
+    if [_label(k, i) for k, i in olds] != [_label(k, i) for k, i in news]:
+        return None
+    return stored
 
 
 def _updated_items(base: dict, patch: dict) -> tuple[list | None, list]:

@@ -208,14 +208,18 @@ def check_topology_quota(*, user) -> None:
 
 
 def stored_bytes(*, user) -> int:
-    """Bytes of revision documents in the topologies ``user`` owns (the database's own measure:
+    """Bytes of revision documents and patches in the topologies ``user`` owns (the database's own measure:
     ``pg_column_size`` on PostgreSQL, the stored JSON text on SQLite)."""
-    from django.db.models import Sum
+    from django.db.models import Sum, Value
+    from django.db.models.functions import Coalesce
 
     from designer.models import TopologyRevision
 
+    # a revision holds a whole document or a patch (the other column is null)
+    sizes = (Coalesce(_StoredSize("stored_document"), Value(0))
+             + Coalesce(_StoredSize("patch"), Value(0)))
     total = TopologyRevision.objects.filter(topology__owner=user).aggregate(
-        total=Sum(_StoredSize("document")))["total"]
+        total=Sum(sizes))["total"]
     return int(total or 0)
 
 

@@ -234,7 +234,7 @@ def revision_head(revision_id: int | None) -> TopologyRevision | None:
     """A revision without its document (a page that shows its number must not parse 40 MB)."""
     if revision_id is None:
         return None
-    return TopologyRevision.objects.defer("document").filter(pk=revision_id).first()
+    return TopologyRevision.objects.defer("stored_document", "patch").filter(pk=revision_id).first()
 
 
 def revision_digest(revision: TopologyRevision) -> tuple[dict, bytes]:
@@ -245,8 +245,7 @@ def revision_digest(revision: TopologyRevision) -> tuple[dict, bytes]:
            .values_list("summary", "targets").first())
     if row is not None and (row[0] or {}).get("version") == digest.DIGEST_VERSION:
         return row[0], bytes(row[1])
-    document = TopologyRevision.objects.values_list("document", flat=True).get(pk=revision.pk)
-    return digest.revision_digest(document)
+    return digest.revision_digest(selectors.revision_document_parsed(pk=revision.pk))
 
 
 def job_status(job: SimulationJob) -> dict:

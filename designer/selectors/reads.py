@@ -25,7 +25,7 @@ __all__ = [
     "scenario_list", "scenario_get", "job_list", "job_get", "result_get",
     "topology_get_for", "share_list", "share_get", "share_link_list", "share_link_get",
     "share_link_resolve", "share_link_hash", "audit_list", "shared_with_me",
-    "revision_document_parsed",
+    "revision_document_parsed", "revision_document_text",
 ]
 
 
@@ -83,7 +83,7 @@ def revision_list(*, user, topology_pk: int | None = None, topology: Topology | 
     """Revisions of a visible topology (by pk, or one already checked: see
     :func:`_topology_for`), newest first, without their documents."""
     topology = _topology_for(user, topology_pk, topology)
-    return (TopologyRevision.objects.filter(topology=topology).defer("document")
+    return (TopologyRevision.objects.filter(topology=topology).defer("stored_document", "patch")
             .select_related("author").order_by("-number"))
 
 
@@ -92,7 +92,7 @@ def revision_get(*, user, topology_pk: int, number: int, with_document: bool = T
     serves the stored text itself), or Http404."""
     revisions = TopologyRevision.objects.select_related("topology", "author")
     if not with_document:
-        revisions = revisions.defer("document")
+        revisions = revisions.defer("stored_document", "patch")
     revision = revisions.filter(topology_id=topology_pk, number=number).first()
     if revision is None or not _revision_visible(user, revision):
         raise Http404("no such revision")
@@ -119,19 +119,50 @@ def _visible(user, topology: Topology) -> bool:
 def revision_document_parsed(**lookup) -> dict | None:
     """The document of the revision matching ``lookup`` (``pk=`` or ``topology_id=, number=``),
     parsed by orjson from its stored text (~3x faster than the ``json.loads`` a JSONField read
-    does: 0.4 s, not 1.2 s, at 2,048 hosts), or None. No visibility check: the caller holds a
-    revision the user may see (or is a service acting for one)."""
-    import json
+    does: 0.4 s, not 1.2 s, at 2,048 hosts) — for a revision stored as a patch, its base's with
+    the patch applied — or None. No visibility check: the caller holds a revision the user may
+    see (or is a service acting for one)."""
+    row = _stored_row(lookup)
+    if row is None:
+        return None
+    text, base_id, patch = row
+    if text is None:
+        from designer.bridge.deltas import compose_document
 
-    import orjson
+        return compose_document(revision_document_parsed(pk=base_id), patch)
+    return _parsed(text)
+
+
+def revision_document_text(**lookup) -> bytes | None:
+    """The JSON text (UTF-8) of the revision matching ``lookup``, or None: the stored text as the
+    database holds it, never decoded and encoded again; a revision stored as a patch is composed
+    (its base parsed, the patch applied) and written by orjson."""
+    row = _stored_row(lookup)
+    if row is None:
+        return None
+    text, _, _ = row
+    if text is not None:
+        return text.encode()
+    from designer.bridge.common import DocumentJSONEncoder
+
+    return DocumentJSONEncoder().encode(revision_document_parsed(**lookup)).encode()
+
+
+def _stored_row(lookup: dict) -> tuple | None:
+    """``(stored text or None, base id, patch)`` of the revision matching ``lookup``."""
     from django.db.models import TextField
     from django.db.models.functions import Cast
 
-    text = (TopologyRevision.objects.filter(**lookup)
-            .annotate(text=Cast("document", output_field=TextField()))
-            .values_list("text", flat=True).first())
-    if text is None:
-        return None
+    return (TopologyRevision.objects.filter(**lookup)
+            .annotate(text=Cast("stored_document", output_field=TextField()))
+            .values_list("text", "base_id", "patch").first())
+
+
+def _parsed(text: str) -> dict:
+    import json
+
+    import orjson
+
     try:   # callers pause the collector around big documents (bridge.common.collector_paused)
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # what orjson refuses (an integer beyond 64 bits): json reads it
@@ -156,7 +187,7 @@ def scenario_list(*, user, topology_pk: int | None = None, topology: Topology | 
         rows = Scenario.objects.filter(topology__in=visible_topologies(user))
     if topology_pk is not None:
         rows = rows.filter(topology_id=topology_pk)
-    return rows.select_related("topology", "revision").defer("revision__document")
+    return rows.select_related("topology", "revision").defer("revision__stored_document", "revision__patch")
 
 
 def scenario_get(*, user, pk: int) -> Scenario:
@@ -195,7 +226,7 @@ def job_get(*, user, pk: int) -> SimulationJob:
     checked in memory as :func:`topology_get` is (its topology comes back marked as checked);
     a result link's visitor sees its one job."""
     job = (SimulationJob.objects.select_related("topology", "scenario", "revision")
-           .defer("revision__document").filter(pk=pk).first())
+           .defer("revision__stored_document", "revision__patch").filter(pk=pk).first())
     link = _link_of(user)
     if job is not None and link is not None and link.job_id is not None:
         visible = link.job_id == job.pk

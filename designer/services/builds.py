@@ -34,7 +34,7 @@ from designer.ops.errors import BrokerUnavailable, BuildTooLarge
 from designer.params import check_printable
 from designer.services.jobs import job_queue
 from designer.services.runs import Run
-from designer.services.topologies import revision_append, topology_create, topology_new
+from designer.services.topologies import revision_append, store_items, topology_create, topology_new
 
 __all__ = ["topology_start", "topology_build_submit", "build_run", "job_build_limits"]
 
@@ -185,4 +185,5 @@ def build_run(job: SimulationJob, run: Run) -> bool:
             f"{topology.node_count:,} nodes, {topology.link_count:,} links) in {elapsed:.1f} s"))
         locked.progress, locked.error = 100, ""
         locked.save(update_fields=[*fields, "revision", "progress", "error"])
+    store_items(revision.pk, document, checksum)   # so the first edits need not read it back
     return True

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from designer import bridge, selectors
+from designer import bridge, item_store, selectors
 from designer.exceptions import RevisionConflict
 from designer.bridge import common as bridge_common
 from designer.bridge import digest as bridge_digest
@@ -20,9 +20,10 @@ from designer.ops import limits
 from designer.params import check_printable
 from designer.services.audit import audit_record
 from designer.services.jobs import jobs_cancel_for_delete
+from designer.services.patches import PatchedRevision, patched_revision
 
 __all__ = ["topology_create", "topology_build", "topology_build_preview", "topology_new",
-           "topology_update", "topology_delete", "revision_save", "revision_append"]
+           "topology_update", "topology_delete", "revision_save", "revision_append", "store_items"]
 
 
 def topology_create(*, owner: AbstractBaseUser, name: str, description: str = "",
@@ -151,8 +152,9 @@ def revision_save(*, topology: Topology, user: AbstractBaseUser, document: dict 
     """Append a revision edited from ``base_revision`` (a row, its number, or None for none).
 
     The new content is ``document``, or ``patch`` applied to the base revision's document
-    (:func:`designer.bridge.patch_document`: a small edit of a 40 MB design posts only what
-    changed); either way it is validated and stored whole.
+    (a small edit of a 40 MB design posts only what changed; validated as the whole result
+    would be). A document is stored whole; a patch is stored as the cumulative patch from the
+    base's whole revision (:mod:`designer.services.patches`), unless that grows too big.
 
     The topology row is locked (``select_for_update``) and its head number compared with the
     base: a stale base raises :class:`RevisionConflict` carrying the current number. The unique
@@ -182,8 +184,13 @@ def _revision_save(topology, user, document, patch, base_number: int, message: s
     if patch is None:
         normalized = bridge.normalize_document(document)
         digest = _whole_document_digest(topology, base_number, normalized)
+        # The canonical text made once: its length is the quota's size, its hash the checksum.
+        text = bridge.canonical_json_bytes(normalized)
+        saved = PatchedRevision(checksum=bridge.document_checksum(normalized, text), digest=digest,
+                                size=len(text), document=normalized)
+        del text
     else:
-        normalized, digest = _patched_document(topology, base_number, patch)
+        saved = patched_revision(topology, base_number, patch)
     try:
         with transaction.atomic():
             locked = Topology.objects.select_for_update().get(pk=topology.pk)
@@ -192,42 +199,18 @@ def _revision_save(topology, user, document, patch, base_number: int, message: s
                                        base_number=base_number)
             # the owner's storage, whoever saves (an editor cannot fill someone else's quota
             # unnoticed, and the owner can free it by deleting)
-            # The canonical text made once: its length is the quota's size, its hash the checksum.
-            text = bridge.canonical_json_bytes(normalized)
-            limits.check_storage_quota(user=locked.owner, adding_bytes=len(text))
-            revision = revision_append(locked, user, normalized, message,
-                                       checksum=bridge.document_checksum(normalized, text),
-                                       digest=digest, warm=patch is None)
+            limits.check_storage_quota(user=locked.owner, adding_bytes=saved.size)
+            revision = revision_append(locked, user, saved.document, message, checksum=saved.checksum,
+                                       digest=saved.digest, warm=patch is None, stored_as=saved)
     except IntegrityError:
         current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
         if current == base_number:
             raise
         raise RevisionConflict(current_number=current, base_number=base_number) from None
+    if saved.whole_base is not None:   # patched the slow way: index the base for the next edit
+        store_items(saved.whole_base_id, saved.whole_base)
     _copy_head(revision.topology, topology)
     return revision
-
-
-def _patched_document(topology: Topology, base_number: int, patch: dict) -> tuple[dict, tuple]:
-    """The base revision's document with ``patch`` applied and normalized, and its digest
-    (the base's BOM kept when the patch cannot change it: ``bridge.digest.patched_digest``).
-
-    Done before taking the row lock, as a full document's validation is: revisions are
-    immutable, so if the base is still the head under the lock, this is the head's document.
-    A stale base is refused first, though, so a conflict costs no 40 MB patch-and-validate.
-    """
-    current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
-    if current != base_number:
-        raise RevisionConflict(current_number=current, base_number=base_number)
-    base = _stored_document(topology.pk, base_number)
-    if base is None:
-        raise ValidationError({"patch": "a patch needs a base revision: save a whole document "
-                                        "first"})
-    normalized = bridge.patch_document(base, patch)
-    stored = (RevisionDigest.objects.filter(revision__topology_id=topology.pk,
-                                            revision__number=base_number)
-              .values_list("summary", "targets").first())
-    stored = (stored[0], bytes(stored[1])) if stored else None
-    return normalized, bridge_digest.patched_digest(base, stored, patch, normalized)
 
 
 def _whole_document_digest(topology: Topology, base_number: int, normalized: dict) -> tuple | None:
@@ -260,21 +243,27 @@ def _revision_number(base: TopologyRevision | int | None) -> int:
     raise ValidationError({"base_revision": "must be a revision number (0 for none)"})
 
 
-def revision_append(topology: Topology, user, document: dict, message: str,
+def revision_append(topology: Topology, user, document: dict | None, message: str,
                     checksum: str | None = None, digest: tuple | None = None,
-                    warm: bool = True) -> TopologyRevision:
+                    warm: bool = True, stored_as: PatchedRevision | None = None) -> TopologyRevision:
     """Write revision head + 1 and its digest (what its pages show: ``bridge.digest``), and move
     the head; the caller holds the topology's row lock. ``checksum`` and ``digest``: the
     document's, when the caller already computed them; ``warm``: compress the editor's copy
-    after commit."""
+    after commit; ``stored_as``: a patch save's revision (``services.patches``), stored as a
+    patch on its base when it says so (``document`` may then be None)."""
+    as_patch = stored_as is not None and stored_as.base_id is not None
     revision = TopologyRevision.objects.create(
-        topology=topology, number=topology.revision_number + 1, document=document,
+        topology=topology, number=topology.revision_number + 1,
+        stored_document=None if as_patch else document,
+        base_id=stored_as.base_id if as_patch else None, patch=stored_as.patch if as_patch else None,
         checksum=checksum or bridge.document_checksum(document), author=user, message=message[:500])
     summary, targets = digest or bridge_digest.revision_digest(document)
     RevisionDigest.objects.create(revision=revision, summary=summary, targets=targets)
     topology.current_revision = revision
     topology.revision_number = revision.number
-    for field, value in bridge.document_figures(document).items():
+    figures = (stored_as.figures if stored_as is not None and stored_as.figures
+               else bridge.document_figures(document))
+    for field, value in figures.items():
         setattr(topology, field, value)
     topology.save(update_fields=["current_revision", "revision_number", "host_count",
                                  "gpu_count", "node_count", "link_count", "updated_at"])
@@ -289,6 +278,23 @@ def revision_append(topology: Topology, user, document: dict, message: str,
     if warm:
         transaction.on_commit(lambda: _warm_editor_document(topology.pk, revision.pk, document))
     return revision
+
+
+def store_items(revision_id: int, document: dict, checksum: str | None = None) -> None:
+    """Index a big whole revision on disk (``designer.item_store``) for the patches that follow;
+    a failure only leaves them the slow way."""
+    if not item_store.worth_storing(document):
+        return
+    if checksum is None:
+        checksum = TopologyRevision.objects.values_list("checksum", flat=True).get(pk=revision_id)
+    if item_store.store_ready(revision_id, checksum):
+        return
+    try:
+        with bridge_common.collector_paused():
+            item_store.store_write(revision_id, checksum, document)
+    except Exception:  # noqa: BLE001 — a derived cache: the next patch reads the database
+        logging.getLogger(__name__).warning("item store of revision %s not written", revision_id,
+                                            exc_info=True)
 
 
 def _warm_editor_document(topology_id: int, revision_id: int, document: dict | None = None) -> None:

@@ -21,7 +21,7 @@ def test_stored_unknown_fields_move_under_attrs_and_the_revision_validates(small
     legacy = copy.deepcopy(clean)
     legacy["notes"] = "rack B"                           # top-level, never part of the format
     legacy["links"][3]["degrade"] = 0.5                  # a misspelled failure, silently stored before
-    TopologyRevision.objects.filter(pk=revision.pk).update(document=legacy, checksum=document_checksum(legacy))
+    TopologyRevision.objects.filter(pk=revision.pk).update(stored_document=legacy, checksum=document_checksum(legacy))
     assert validate_document(legacy), "the legacy document must fail today's validation"
     others = {r.pk: r.checksum for r in TopologyRevision.objects.exclude(pk=revision.pk)}
 

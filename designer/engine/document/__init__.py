@@ -11,7 +11,9 @@ Modules
   item; the CLI's ``simulate``), or "don't know" and the file is parsed as before;
 - :mod:`.rules`: the format name, size limits and value rules both of those check;
 - :mod:`.keys`: the fields each level may hold, and the located refusal of any other;
-- :mod:`.patch`: JSON-Patch-like edits applied to a document (the editor's saves).
+- :mod:`.patch`: JSON-Patch-like edits applied to a document (the editor's saves);
+- :mod:`.delta`: a document kept as a base + one cumulative patch, edited reading only what the
+  edit touches of the base (revisions saved by patch).
 
 The public names are re-exported here: ``from designer.engine.document import normalize``.
 """

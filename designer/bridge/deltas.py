@@ -1,0 +1,91 @@
+"""Revisions stored as a patch on a whole-document base (``designer.engine.document.delta``):
+read one back, find the patch between two documents, and apply an edit reading only what it
+touches of an indexed base (``designer/item_store.py``)."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from designer.bridge.common import canonical_json_bytes, engine_errors, json_safe
+from designer.engine.errors import EngineError
+
+__all__ = ["compose_document", "patch_between", "IndexedEdit", "indexed_edit"]
+
+
+def compose_document(base: dict, patch: dict | None) -> dict:
+    """The document of a revision stored as ``patch`` on ``base`` (items shared with ``base``)."""
+    from designer.engine.document.patch import apply_patch
+
+    return apply_patch(base, patch) if patch else base
+
+
+def patch_between(base: dict, document: dict) -> dict | None:
+    """A patch from ``base`` to ``document`` (a document patches made from it), or None when no
+    patch can say it (``engine.document.delta.delta_from_documents``)."""
+    from designer.engine.document.delta import delta_from_documents
+
+    return delta_from_documents(base, document)
+
+
+@dataclass
+class IndexedEdit:
+    """An edit applied to an indexed base: the cumulative ``patch`` from the base, the
+    ``(key, item)`` pairs it updates before and after, the names before and after, and the
+    delta itself (for the checksum)."""
+
+    patch: dict
+    olds: list
+    news: list
+    names: tuple
+    delta: object
+
+    def checksum(self, base_piece) -> str:
+        """sha256 of the result's canonical JSON, the kept base items' bytes read with
+        ``base_piece(key, position)`` (the store's file) instead of being serialized."""
+        digest = hashlib.sha256()
+        for piece in self.delta.canonical_pieces(base_piece, canonical_json_bytes):
+            digest.update(piece)
+        return digest.hexdigest()
+
+
+def indexed_edit(store, stored_patch: dict | None, patch) -> IndexedEdit | None:
+    """``patch`` applied to the revision stored as ``stored_patch`` on the base ``store`` indexes,
+    validated as the whole result would be; None when it needs the whole document (a
+    whole-document field, counts over the limits).
+
+    Raises
+    ------
+    EngineValidationError
+        ``patch`` field when the patch does not fit; ``document`` field when the result is not a
+        valid topology (located in the whole result).
+    """
+    from designer.engine.document import normalize
+    from designer.engine.document.delta import Delta, NotIncremental
+    from designer.engine.document.patch import InvalidPatch
+
+    before = Delta.from_patch(store, stored_patch)
+    try:
+        after = before.apply_normalized(patch, lambda mini: json_safe(normalize(mini)))[0]
+    except NotIncremental:
+        return None
+    except InvalidPatch:
+        with engine_errors("patch"):
+            raise
+    except EngineError:
+        with engine_errors("document"):
+            raise
+    return IndexedEdit(patch=after.to_patch(), olds=_updated(before, patch), news=_updated(after, patch),
+                       names=(before.fields().get("name"), after.fields().get("name")), delta=after)
+
+
+def _updated(delta, patch: dict) -> list:
+    """``(key, item)`` of every node and link ``patch`` updates, as ``delta`` holds it."""
+    pairs = []
+    for key in ("nodes", "links"):
+        part = patch.get(key) if isinstance(patch.get(key), dict) else {}
+        collection = delta.collections[key]
+        for item in part.get("update") or []:
+            position = collection.get(item.get("id")) if isinstance(item, dict) else None
+            if position is not None:
+                pairs.append((key, collection.at(position)))
+    return pairs

@@ -1,0 +1,266 @@
+"""A whole revision's items indexed on disk, so that a patch on it reads only what it touches.
+
+One file per revision stored whole (``VAR_DIR/item-stores/<revision id>-<checksum>.items``):
+the document's canonical JSON (the text its checksum is the sha256 of), each item's byte range
+in it, and sorted 64-bit keys of the ids (and of the links' ends, the nodes' groups) with the
+positions they belong to. Opened with ``mmap``: a lookup is a binary search and the parse of
+one item; the checksum of a patched document streams the kept items' bytes straight from the
+file (``Delta.canonical_pieces``). It is :class:`designer.engine.document.delta.BaseItems` for
+:mod:`designer.services.topologies`' patch save (docs/PERFORMANCE.md, "One-node save at
+100,000 GPUs").
+
+A derived cache, never the source of truth: written after a build job or a slow patch save,
+removed least recently used over ``DISK_BYTES``; missing or unreadable, the save reads the base
+from the database instead (slower, same answer). Keys are ``crc32 << 32 | adler32`` of the id's
+UTF-8: collisions only cost a second candidate, as every candidate's id is checked.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import mmap
+import os
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import orjson
+from django.conf import settings
+
+from designer.bridge.common import canonical_json_bytes
+
+__all__ = ["ItemStore", "store_open", "store_write", "store_ready", "store_dir", "json_size", "DISK_BYTES",
+           "MIN_ITEMS", "worth_storing"]
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"FSITEMS1"
+SUFFIX = ".items"
+#: Stores kept on disk: a 100,000-GPU design's is ~330 MB (its 259 MB text + ~70 MB of keys).
+DISK_BYTES = 4 * 1024 * 1024 * 1024
+#: Documents with fewer nodes + links than this are patched from the database: fast enough
+#: (a 1,024-host design, ~146k items, saves a one-node patch that way in ~0.8 s).
+MIN_ITEMS = 100_000
+_COLLECTIONS = ("groups", "nodes", "links")
+# (array name, collection, field of the items keyed): the multimaps of BaseItems.naming
+_NAMING = (("links.a", "links", "a"), ("links.b", "links", "b"), ("nodes.group", "nodes", "group"))
+
+
+def store_dir() -> Path:
+    return Path(settings.VAR_DIR) / "item-stores"
+
+
+def _path(revision_id: int, checksum: str) -> Path:
+    return store_dir() / f"{int(revision_id)}-{checksum}{SUFFIX}"
+
+
+def _key(text: str) -> int:
+    raw = text.encode("utf-8", "surrogatepass")
+    return zlib.crc32(raw) << 32 | zlib.adler32(raw)
+
+
+def _keys(values) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys of ``values`` (non-strings skipped) and the positions they came from."""
+    keys = np.fromiter((_key(v) if isinstance(v, str) else 0 for v in values), dtype=np.uint64)
+    order = np.argsort(keys, kind="stable").astype(np.int32)
+    return keys[order], order
+
+
+def store_write(revision_id: int, checksum: str, document: dict, text: bytes | None = None) -> bool:
+    """Write the store of a whole revision (``document`` normalized, as stored); False when it
+    was not written (a document whose pieces do not rebuild its checksum, a disk error)."""
+    body, ranges = bytearray(b"{"), {}
+    for n, key in enumerate(sorted(document)):
+        body += (b"," if n else b"") + canonical_json_bytes(key) + b":"
+        value = document[key]
+        if key not in _COLLECTIONS or not isinstance(value, list):
+            body += canonical_json_bytes(value)
+            continue
+        starts = np.empty(len(value), dtype=np.int64)
+        ends = np.empty(len(value), dtype=np.int64)
+        body += b"["
+        for i, item in enumerate(value):
+            if i:
+                body += b","
+            starts[i] = len(body)
+            body += canonical_json_bytes(item)
+            ends[i] = len(body)
+        body += b"]"
+        ranges[key] = (starts, ends)
+    body += b"}"
+    if (text is not None and body != text) or _sha256(body) != checksum:
+        log.warning("item store of revision %s not written: its pieces do not give its checksum",
+                    revision_id)
+        return False
+    arrays = {}
+    for key, (starts, ends) in ranges.items():
+        arrays[f"{key}.start"], arrays[f"{key}.end"] = starts, ends
+        arrays[f"{key}.key"], arrays[f"{key}.pos"] = _keys(item.get("id") for item in document[key])
+    for name, key, field in _NAMING:
+        items = document.get(key) if isinstance(document.get(key), list) else []
+        arrays[f"{name}.key"], arrays[f"{name}.pos"] = _keys(item.get(field) for item in items)
+    fields = {k: v for k, v in document.items() if k not in _COLLECTIONS}
+    return _write_file(_path(revision_id, checksum), body, arrays, fields,
+                       {k: len(v) for k, v in document.items() if k in ranges})
+
+
+def _sha256(body: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(body).hexdigest()
+
+
+def _write_file(path: Path, body: bytes, arrays: dict, fields: dict, counts: dict) -> bool:
+    layout, offset = {}, 0
+    for name, array in arrays.items():
+        layout[name] = [offset, str(array.dtype), len(array)]
+        offset += array.nbytes
+    header = orjson.dumps({"arrays": layout, "fields": fields, "counts": counts,
+                           "text_offset": offset, "text_bytes": len(body)})
+    part = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
+            part.write(MAGIC + len(header).to_bytes(8, "little") + header)
+            pad = (-part.tell()) % 8
+            part.write(b"\0" * pad)
+            for array in arrays.values():
+                part.write(array.tobytes())
+            part.write(body)
+            part.flush()
+            os.fsync(part.fileno())
+        os.replace(part.name, path)
+        _prune(path.parent, DISK_BYTES)
+        return True
+    except OSError:
+        log.warning("item store %s not written", path.name, exc_info=True)
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.remove(part.name)
+        return False
+
+
+def _prune(directory: Path, limit: int) -> None:
+    files = []
+    for entry in os.scandir(directory):
+        if entry.name.endswith(SUFFIX):
+            stat = entry.stat()
+            files.append((stat.st_mtime, stat.st_size, entry.path))
+        elif entry.name.endswith(".part") and entry.stat().st_mtime < time.time() - 3600:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(entry.path)
+    files.sort(reverse=True)
+    total = 0
+    for index, (_, size, file) in enumerate(files):
+        total += size
+        if total > limit and index > 0:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(file)
+
+
+def store_open(revision_id: int, checksum: str) -> "ItemStore | None":
+    """The store of a whole revision, or None (none on this machine, or unreadable)."""
+    path = _path(revision_id, checksum)
+    try:
+        with open(path, "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        store = ItemStore(mapped)
+    except (ValueError, KeyError, orjson.JSONDecodeError):
+        log.warning("item store %s unreadable: ignored", path.name, exc_info=True)
+        mapped.close()
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)
+    return store
+
+
+class ItemStore:
+    """:class:`~designer.engine.document.delta.BaseItems` of one stored file."""
+
+    def __init__(self, mapped: mmap.mmap):
+        if mapped[:8] != MAGIC:
+            raise ValueError("not an item store")
+        size = int.from_bytes(mapped[8:16], "little")
+        header = orjson.loads(mapped[16:16 + size])
+        start = 16 + size + (-(16 + size)) % 8
+        self._mapped, self._view = mapped, memoryview(mapped)
+        self.fields, self._counts = header["fields"], header["counts"]
+        self._arrays = {name: np.frombuffer(mapped, dtype=dtype, count=count, offset=start + offset)
+                        for name, (offset, dtype, count) in header["arrays"].items()}
+        self._text = start + header["text_offset"]
+        if self._text + header["text_bytes"] != len(mapped):
+            raise ValueError("item store cut short")
+        self._parsed: dict = {}
+
+    def close(self) -> None:
+        self._arrays.clear()
+        self._view.release()
+        self._mapped.close()
+
+    def has(self, key):
+        return key in self._counts
+
+    def count(self, key):
+        return self._counts.get(key, 0)
+
+    def piece(self, key: str, position: int) -> memoryview:
+        """The canonical bytes of the base's item (a view of the file)."""
+        start = self._text + int(self._arrays[f"{key}.start"][position])
+        end = self._text + int(self._arrays[f"{key}.end"][position])
+        return self._view[start:end]
+
+    def item(self, key, position):
+        cached = self._parsed.get((key, position))
+        if cached is None:
+            cached = self._parsed[(key, position)] = orjson.loads(self.piece(key, position))
+        return cached
+
+    def items(self, key):
+        count = self.count(key)
+        if not count:
+            return []
+        start = self._text + int(self._arrays[f"{key}.start"][0])
+        end = self._text + int(self._arrays[f"{key}.end"][count - 1])
+        return orjson.loads(b"[" + self._view[start:end].tobytes() + b"]")
+
+    def _candidates(self, name: str, ident: str) -> np.ndarray:
+        keys = self._arrays.get(f"{name}.key")
+        if keys is None or not isinstance(ident, str):
+            return np.empty(0, dtype=np.int32)
+        key = np.uint64(_key(ident))
+        lo, hi = np.searchsorted(keys, key, "left"), np.searchsorted(keys, key, "right")
+        return self._arrays[f"{name}.pos"][lo:hi]
+
+    def position(self, key, ident):
+        for w in self._candidates(key, ident):
+            if self.item(key, int(w)).get("id") == ident:
+                return int(w)
+        return None
+
+    def naming(self, key, field, ident):
+        return [int(w) for w in self._candidates(f"{key}.{field}", ident)]
+
+
+def worth_storing(document: dict) -> bool:
+    """Whether a whole revision of this document gets a store (a big one)."""
+    return sum(len(document.get(k) or []) for k in ("nodes", "links")) >= MIN_ITEMS
+
+
+def store_ready(revision_id: int, checksum: str) -> bool:
+    return _path(revision_id, checksum).exists()
+
+
+def json_size(value) -> int:
+    """Bytes of ``value``'s stored JSON (a patch's share of the storage quota)."""
+    try:
+        return len(orjson.dumps(value))
+    except TypeError:
+        return len(json.dumps(value))

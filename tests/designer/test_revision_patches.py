@@ -1,0 +1,146 @@
+"""Revisions saved by patch are stored as base + cumulative patch, read back whole, and — with the
+base indexed on disk (``designer.item_store``) — saved without reading the base document.
+
+The indexed way must give exactly what the whole way gives: the same document, checksum (sha256
+of the canonical JSON), digest, figures and located errors.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import orjson
+import pytest
+
+from designer import item_store, selectors, services
+from designer.bridge.common import canonical_json_bytes
+from designer.editor_document import document_text
+from designer.engine.document import normalize
+from designer.engine.document.patch import apply_patch
+from designer.exceptions import EngineValidationError
+from designer.models import TopologyRevision
+from designer.ops import limits
+from designer.services import patches
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user("patcher", password="pw-patcher-123456")
+
+
+@pytest.fixture
+def indexed(monkeypatch, settings, tmp_path):
+    """Every design is big enough for an item store, kept in a fresh directory."""
+    settings.VAR_DIR = str(tmp_path)
+    monkeypatch.setattr(item_store, "MIN_ITEMS", 0)
+
+
+def _save(topology, owner, patch, message="edit"):
+    return services.revision_save(topology=topology, user=owner, base_revision=topology.revision_number,
+                                  patch=patch, message=message)
+
+
+def _latency(document, index, value):
+    return {"links": {"update": [dict(document["links"][index], latency_ns=value)]}}
+
+
+def _expected(document, patch):
+    return normalize(apply_patch(document, patch))
+
+
+def _checksum(document):
+    return hashlib.sha256(canonical_json_bytes(document)).hexdigest()
+
+
+def test_a_patch_is_stored_as_a_patch_and_read_back_whole(owner):
+    topology = services.topology_build(owner=owner, name="p", template="dgx-h100", hosts=2)
+    first = topology.current_revision.document
+    patch = _latency(first, 3, 777)
+    revision = _save(topology, owner, patch)
+    row = TopologyRevision.objects.get(pk=revision.pk)
+    assert row.stored_document is None and row.base_id == topology.revisions.get(number=1).pk
+    assert row.patch == {"links": {"update": [_expected(first, patch)["links"][3]]}}
+    expected = _expected(first, patch)
+    assert json.dumps(row.document, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    assert row.checksum == _checksum(expected)
+    assert orjson.loads(document_text(topology.pk, row.pk)) == expected
+    assert selectors.revision_document_parsed(pk=row.pk) == expected
+    # the owner's storage grows by the patch, not by another whole document
+    assert limits.stored_bytes(user=owner) < 2 * len(canonical_json_bytes(first))
+
+
+def test_edits_compose_into_one_patch_from_the_first_base(owner):
+    topology = services.topology_build(owner=owner, name="c", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    base_pk = topology.current_revision.pk
+    for step, patch in enumerate([_latency(document, 1, 11), {"name": "renamed"},
+                                  {"nodes": {"add": [{"id": "h0/nvme-x", "kind": "nvme", "group": "h0"}]}},
+                                  _latency(document, 1, 33)]):
+        document = _expected(document, patch)
+        revision = _save(topology, owner, patch, f"step {step}")
+        row = TopologyRevision.objects.get(pk=revision.pk)
+        assert row.base_id == base_pk   # never a chain
+        assert json.dumps(row.document, sort_keys=True) == json.dumps(document, sort_keys=True)
+        assert row.checksum == _checksum(document)
+    topology.refresh_from_db()
+    assert topology.node_count == len(document["nodes"])
+
+
+def test_indexed_save_equals_the_whole_way(owner, indexed, monkeypatch):
+    topology = services.topology_build(owner=owner, name="i", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    whole = topology.current_revision
+    _save(topology, owner, _latency(document, 0, 5))           # the whole way, indexes the base
+    document = _expected(document, _latency(document, 0, 5))
+    assert item_store.store_ready(whole.pk, whole.checksum)
+    reference = patches._whole
+
+    def refused(*args, **kwargs):   # from here on, only the indexed way may answer
+        raise AssertionError("the whole way was taken")
+
+    monkeypatch.setattr(patches, "_whole", refused)
+    for index, value in [(4, 250.0), (4, 7), (9, 1)]:
+        patch = _latency(document, index, value)
+        expected_rev = reference(whole.pk, TopologyRevision.objects.get(
+            topology=topology, number=topology.revision_number).patch, patch, None)
+        revision = _save(topology, owner, patch)
+        document = _expected(document, patch)
+        row = TopologyRevision.objects.get(pk=revision.pk)
+        assert row.base_id == whole.pk
+        assert json.dumps(row.document, sort_keys=True) == json.dumps(document, sort_keys=True)
+        assert row.checksum == _checksum(document) == expected_rev.checksum
+        assert row.digest.summary["diff"] == expected_rev.digest[0]["diff"]
+    node = dict(document["nodes"][2], attrs={**document["nodes"][2].get("attrs", {}), "label": "n2"})
+    _save(topology, owner, {"nodes": {"update": [node]}})
+    document = _expected(document, {"nodes": {"update": [node]}})
+    assert TopologyRevision.objects.get(topology=topology, number=topology.revision_number).document == document
+
+
+def test_indexed_save_refuses_what_the_whole_way_refuses(owner, indexed):
+    topology = services.topology_build(owner=owner, name="r", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    _save(topology, owner, _latency(document, 0, 5))
+    head = topology.revision_number
+    bad = dict(document["links"][7], latency_ns=-1)
+    with pytest.raises(EngineValidationError) as indexed_error:
+        _save(topology, owner, {"links": {"update": [bad]}})
+    with pytest.raises(EngineValidationError) as ghost:
+        _save(topology, owner, {"links": {"update": [dict(bad, id="no-such-link")]}})
+    assert "links[7].latency_ns" in str(indexed_error.value.message_dict)
+    assert "patch" in ghost.value.message_dict
+    topology.refresh_from_db()
+    assert topology.revision_number == head   # nothing saved
+
+
+def test_an_unreadable_store_falls_back_to_the_whole_way(owner, indexed):
+    topology = services.topology_build(owner=owner, name="u", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    whole = topology.current_revision
+    _save(topology, owner, _latency(document, 0, 5))
+    path = item_store.store_dir() / f"{whole.pk}-{whole.checksum}{item_store.SUFFIX}"
+    path.write_bytes(b"FSITEMS1 cut short")
+    document = _expected(document, _latency(document, 0, 5))
+    revision = _save(topology, owner, _latency(document, 2, 9))
+    assert TopologyRevision.objects.get(pk=revision.pk).document == _expected(document, _latency(document, 2, 9))
