@@ -39,11 +39,11 @@ class IndexedEdit:
     names: tuple
     delta: object
 
-    def checksum(self, base_piece) -> str:
+    def checksum(self, base_span) -> str:
         """sha256 of the result's canonical JSON, the kept base items' bytes read with
-        ``base_piece(key, position)`` (the store's file) instead of being serialized."""
+        ``base_span(key, first, stop)`` (the store's file) instead of being serialized."""
         digest = hashlib.sha256()
-        for piece in self.delta.canonical_pieces(base_piece, canonical_json_bytes):
+        for piece in self.delta.canonical_pieces(base_span, canonical_json_bytes):
             digest.update(piece)
         return digest.hexdigest()
 

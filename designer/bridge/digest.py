@@ -24,6 +24,9 @@ __all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_dige
 DIGEST_VERSION = 1
 # Link techs of the fabric (the BOM counts only these; see engine model.bom).
 _NETWORK_FAMILIES = ("ethernet", "infiniband")
+# Top-level fields the digest and the diff do not read: the name (shown apart) and the editor's
+# hand-placed positions (``layout``, what moving a device saves).
+_UNREAD_FIELDS = frozenset({"name", "layout"})
 # Node kinds the BOM reads (switch rows, storage cables, power per GPU, NICs on fabric links).
 _BOM_NODE_KINDS = frozenset({"switch", "storage", "gpu", "nic"})
 
@@ -48,10 +51,10 @@ def patched_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
                    document: dict) -> tuple[dict, bytes]:
     """:func:`revision_digest` of ``document`` (``base`` with ``patch`` applied), reusing the
     base's stored ``(summary, targets)`` where the patch cannot change them: the BOM when no item
-    is added or removed, no group nor top-level field but ``name`` changes, and every updated
-    node and link is outside the fabric before and after (a latency edited inside a host, the
-    usual patch); the whole digest when, besides, no updated item changes its label (a node's
-    kind, a link's tech)."""
+    is added or removed, no group nor top-level field but ``name`` and ``layout`` (a device
+    moved) changes, and every updated node and link is outside the fabric before and after (a
+    latency edited inside a host, the usual patch); the whole digest when, besides, no updated item changes its label (a node's kind, a link's
+    tech)."""
     summary, targets = _reused_digest(base, stored, patch, document)
     return {**summary, "diff": patch_diff(base, patch, document)}, targets
 
@@ -77,7 +80,7 @@ def reusable_digest(stored: tuple[dict, bytes] | None, patch: dict, olds: list,
     summary = stored[0] if stored else None
     if not (isinstance(summary, dict) and summary.get("version") == DIGEST_VERSION):
         return None
-    if set(patch) - {"nodes", "links", "name"} or any(
+    if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS or any(
             set(patch.get(key) or {}) - {"update"} for key in ("nodes", "links")):
         return None
     if any(_in_fabric(key, item) for key, item in olds + news):
@@ -90,7 +93,7 @@ def reusable_digest(stored: tuple[dict, bytes] | None, patch: dict, olds: list,
 def _updated_items(base: dict, patch: dict) -> tuple[list | None, list]:
     """``(key, base item)`` and ``(key, new item)`` of every update, in the same order; None
     when the patch does more than update nodes and links (and rename)."""
-    if set(patch) - {"nodes", "links", "name"}:
+    if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
         return None, []
     olds, news = [], []
     for key in ("nodes", "links"):
@@ -176,8 +179,9 @@ MAX_STORED_DIFF = 5000
 def patch_diff(base: dict, patch: dict, document: dict) -> dict | None:
     """:func:`document_diff` of ``base`` -> ``document`` (``base`` with ``patch`` applied),
     reading only the items the patch names; None when it has more than :data:`MAX_STORED_DIFF`
-    entries or a top-level field but ``name`` changes."""
-    if set(patch) - {"nodes", "links", "groups", "name"}:
+    entries or a top-level field but ``name`` and ``layout`` (which the diff does not compare)
+    changes."""
+    if set(patch) - {"nodes", "links", "groups"} - _UNREAD_FIELDS:
         return None
     old, new = {"name": base.get("name")}, {"name": document.get("name")}
     for key in _COMPARED:

@@ -105,7 +105,7 @@ def _indexed(topology, store, whole_id: int, stored_patch: dict | None, patch: d
                           for name, pairs in zip(edit.names, (edit.olds, edit.news)))
     summary = {**reused[0], "diff": bridge_digest.patch_diff(mini_old, patch, mini_new)}
     figures = {f: getattr(topology, f) for f in ("host_count", "gpu_count", "node_count", "link_count")}
-    return PatchedRevision(checksum=edit.checksum(store.piece), digest=(summary, reused[1]), size=size,
+    return PatchedRevision(checksum=edit.checksum(store.span), digest=(summary, reused[1]), size=size,
                            base_id=whole_id, patch=edit.patch, figures=figures)
 
 

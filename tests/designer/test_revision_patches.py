@@ -144,3 +144,19 @@ def test_an_unreadable_store_falls_back_to_the_whole_way(owner, indexed):
     document = _expected(document, _latency(document, 0, 5))
     revision = _save(topology, owner, _latency(document, 2, 9))
     assert TopologyRevision.objects.get(pk=revision.pk).document == _expected(document, _latency(document, 2, 9))
+
+
+def test_moving_a_device_takes_the_indexed_way(owner, indexed, monkeypatch):
+    """The editor saves a drag as the ``layout`` field: the digest does not read it, so the
+    save reads nothing of the base and the diff is kept."""
+    topology = services.topology_build(owner=owner, name="m", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    _save(topology, owner, _latency(document, 0, 5))
+    document = _expected(document, _latency(document, 0, 5))
+    monkeypatch.setattr(patches, "_whole", lambda *a, **k: pytest.fail("the whole way was taken"))
+    moved = {"layout": {**(document.get("layout") or {}), "positions": {"h0/gpu0": [10, 20]}}}
+    revision = _save(topology, owner, moved)
+    row = TopologyRevision.objects.get(pk=revision.pk)
+    assert row.document == _expected(document, moved)
+    assert row.checksum == _checksum(_expected(document, moved))
+    assert row.digest.summary["diff"]["total"] == 0

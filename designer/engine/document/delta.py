@@ -376,12 +376,13 @@ class Delta:
         self.field_ops.update({k: _DELETED for k in base_fields if k not in fields})
 
     # ------------------------------------------------------------------ the canonical text
-    def canonical_pieces(self, base_piece: Callable[[str, int], bytes | memoryview],
+    def canonical_pieces(self, base_span: Callable[[str, int, int], bytes | memoryview],
                          dumps: Callable[[object], bytes]) -> Iterator[bytes | memoryview]:
-        """The document's canonical JSON (sorted keys, no whitespace) in pieces: a kept base
-        item is ``base_piece(key, position)`` (its canonical bytes, as the base's index holds
-        them), everything else ``dumps(value)``. Joined, the pieces are
-        ``dumps(document)`` — so a checksum streams over them without the document."""
+        """The document's canonical JSON (sorted keys, no whitespace) in pieces: each run of
+        kept, unchanged base items is ``base_span(key, first, stop)`` (the canonical bytes of
+        items ``first`` … ``stop - 1`` with their commas, as the base's index holds them), the
+        rest ``dumps(value)``. Joined, the pieces are ``dumps(document)`` — so a checksum streams
+        over them without the document, in a few pieces per edit."""
         values = self.fields()
         keys = sorted(set(values) | {k for k in COLLECTIONS if self.has(k)})
         yield b"{"
@@ -391,20 +392,25 @@ class Delta:
                 yield dumps(values[key])
                 continue
             yield b"["
-            collection, first = self.collections[key], True
-            removed = set(collection.removed)
-            for w in range(self.base.count(key)):
-                if w in removed:
-                    continue
-                yield b"" if first else b","
-                first = False
-                item = collection.updates.get(w)
-                yield base_piece(key, w) if item is None else dumps(item)
-            for item in collection.adds:
-                yield (b"" if first else b",") + dumps(item)
-                first = False
+            for i, piece in enumerate(self._item_runs(key, base_span, dumps)):
+                if i:
+                    yield b","
+                yield piece
             yield b"]"
         yield b"}"
+
+    def _item_runs(self, key: str, base_span, dumps) -> Iterator[bytes | memoryview]:
+        """One collection's items as runs of kept base items and single changed ones."""
+        collection, count = self.collections[key], self.base.count(key)
+        first = 0
+        for stop in sorted(set(collection.removed) | set(collection.updates)) + [count]:
+            if first < stop:
+                yield base_span(key, first, stop)
+            if stop in collection.updates:
+                yield dumps(collection.updates[stop])
+            first = stop + 1
+        for item in collection.adds:
+            yield dumps(item)
 
 
 def delta_from_documents(base: dict, document: dict) -> dict | None:
