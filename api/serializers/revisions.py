@@ -32,8 +32,9 @@ class RevisionCreateSerializer(serializers.Serializer):
         help_text="instead of document: what changed since base_revision, by element id — "
                   '{"nodes"|"links"|"groups": {"remove": [ids], "update": [whole items], '
                   '"add": [items]}, other top-level field: new value (null deletes it)}; '
-                  "applied in that order, then validated and saved as a whole document "
-                  "(designer/engine/document/patch.py)")
+                  "applied in that order, then validated as the whole result would be; the "
+                  "revision reads as a whole document (stored as a patch on its base: "
+                  "docs/FORMATS.md, Revisions stored as patches)")
     base_revision = serializers.IntegerField(
         min_value=0, help_text="the revision number you edited (0 when there is none yet); "
                                "a stale one is a 409 carrying the current number")
