@@ -29,13 +29,12 @@ def patch_between(base: dict, document: dict) -> dict | None:
 
 @dataclass
 class IndexedEdit:
-    """An edit applied to an indexed base: the cumulative ``patch`` from the base, the
-    ``(key, item)`` pairs it updates before and after, the names before and after, and the
-    delta itself (for the checksum)."""
+    """An edit applied to an indexed base: the cumulative ``patch`` from the base, the nodes
+    and links it removes, updates and adds (``edits``, as ``bridge.digest.digest_after_edit``
+    reads them), the names before and after, and the delta itself (for the checksum)."""
 
     patch: dict
-    olds: list
-    news: list
+    edits: dict
     names: tuple
     delta: object
 
@@ -74,18 +73,21 @@ def indexed_edit(store, stored_patch: dict | None, patch) -> IndexedEdit | None:
     except EngineError:
         with engine_errors("document"):
             raise
-    return IndexedEdit(patch=after.to_patch(), olds=_updated(before, patch), news=_updated(after, patch),
+    return IndexedEdit(patch=after.to_patch(), edits=_edits(before, after, patch),
                        names=(before.fields().get("name"), after.fields().get("name")), delta=after)
 
 
-def _updated(delta, patch: dict) -> list:
-    """``(key, item)`` of every node and link ``patch`` updates, as ``delta`` holds it."""
-    pairs = []
+def _edits(before, after, patch: dict) -> dict:
+    """Per ``nodes``/``links``: ``{"removed": [(position, item)], "updated": [(position, old,
+    new)], "added": [items]}``, positions in ``before`` (a patch that fit: every id resolves)."""
+    edits = {}
     for key in ("nodes", "links"):
         part = patch.get(key) if isinstance(patch.get(key), dict) else {}
-        collection = delta.collections[key]
-        for item in part.get("update") or []:
-            position = collection.get(item.get("id")) if isinstance(item, dict) else None
-            if position is not None:
-                pairs.append((key, collection.at(position)))
-    return pairs
+        old, new = before.collections[key], after.collections[key]
+        removed = [(p, old.at(p)) for p in map(old.get, part.get("remove") or [])]
+        updated = [(old.get(x["id"]), old.at(old.get(x["id"])), new.at(new.get(x["id"])))
+                   for x in part.get("update") or []]
+        added = [new.at(new.get(x["id"])) for x in part.get("add") or []]
+        if removed or updated or added:
+            edits[key] = {"removed": removed, "updated": updated, "added": added}
+    return edits

@@ -16,7 +16,7 @@ import zlib
 
 from designer.engine.errors import EngineError
 
-__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "reusable_digest", "patch_diff",
+__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "digest_after_edit", "patch_diff",
            "document_diff", "compose_diffs", "reverse_diff", "target_lines", "targets_search",
            "targets_known"]
 
@@ -61,51 +61,101 @@ def patched_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
 
 def _reused_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
                    document: dict) -> tuple[dict, bytes]:
-    summary = stored[0] if stored else None
-    if not (isinstance(summary, dict) and summary.get("version") == DIGEST_VERSION):
-        return revision_digest(document)
-    olds, news = _updated_items(base, patch)
-    if olds is None or any(_in_fabric(key, item) for key, item in olds + news):
-        return revision_digest(document)
-    if [_label(k, i) for k, i in olds] == [_label(k, i) for k, i in news]:
-        return summary, stored[1]
-    return revision_digest(document, bom=summary["bom"])
+    edited = digest_after_edit(stored, patch, _edits(base, patch, document))
+    return edited if edited is not None else revision_digest(document)
 
 
-def reusable_digest(stored: tuple[dict, bytes] | None, patch: dict, olds: list,
-                    news: list) -> tuple[dict, bytes] | None:
-    """The base's stored ``(summary, targets)`` when ``patch`` cannot change them (as
-    :func:`patched_digest` reuses them, decided from the ``(key, item)`` pairs the patch updates,
-    before and after, instead of the base document), else None."""
-    summary = stored[0] if stored else None
-    if not (isinstance(summary, dict) and summary.get("version") == DIGEST_VERSION):
-        return None
-    if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS or any(
-            set(patch.get(key) or {}) - {"update"} for key in ("nodes", "links")):
-        return None
-    if any(_in_fabric(key, item) for key, item in olds + news):
-        return None
-    if [_label(k, i) for k, i in olds] != [_label(k, i) for k, i in news]:
-        return None
-    return stored
-
-
-def _updated_items(base: dict, patch: dict) -> tuple[list | None, list]:
-    """``(key, base item)`` and ``(key, new item)`` of every update, in the same order; None
-    when the patch does more than update nodes and links (and rename)."""
-    if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
-        return None, []
-    olds, news = [], []
+def _edits(base: dict, patch: dict, document: dict) -> dict:
+    """:func:`digest_after_edit`'s ``edits`` of ``patch`` on ``base`` (``document``: the result)."""
+    edits = {}
     for key in ("nodes", "links"):
-        part = patch.get(key) or {}
-        if set(part) - {"update"}:
-            return None, []
-        updates = {item["id"]: item for item in part.get("update") or []}
-        if updates:
-            by_id = {item["id"]: item for item in base.get(key) or [] if item.get("id") in updates}
-            olds += [(key, by_id[i]) for i in updates]
-            news += [(key, item) for item in updates.values()]
-    return olds, news
+        part = patch.get(key) if isinstance(patch.get(key), dict) else {}
+        named = {op: _ids(part.get(op)) for op in ("remove", "update", "add")}
+        if any(named.values()):
+            edits[key] = _edits_of(base.get(key) or [], document.get(key) or [], named)
+    return edits
+
+
+def _ids(items) -> list:
+    """The ids a patch operation names, in its order (ids, or items with an id)."""
+    return [x.get("id") if isinstance(x, dict) else x for x in items or []]
+
+
+def _edits_of(before: list, after: list, named: dict) -> dict:
+    """One collection's edits, found by id in the lists before and after the patch."""
+    wanted = set(named["remove"]) | set(named["update"])
+    found = {item.get("id"): (i, item) for i, item in enumerate(before) if item.get("id") in wanted}
+    news = {item.get("id"): item for item in after if item.get("id") in set(named["update"]) | set(named["add"])}
+    return {"removed": [found[i] for i in named["remove"] if i in found],
+            "updated": [(*found[i], news[i]) for i in named["update"] if i in found and i in news],
+            "added": [news[i] for i in named["add"] if i in news]}
+
+
+def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
+                      edits: dict) -> tuple[dict, bytes] | None:
+    """The digest after ``patch``, told from the base's stored ``(summary, targets)`` and the
+    edited items alone — or None when it cannot be (then it is made from the whole document).
+
+    It can when no group and no top-level field the digest reads changes (``name`` and
+    ``layout`` may), and every node and link removed, updated (before and after) or added is
+    outside the fabric, so the BOM, hosts and groups stay: then the stored digest as it is when
+    no label changes (a latency inside a host, the usual edit), else with the counts and the
+    failure targets' lines edited in place.
+
+    ``edits``: per ``nodes``/``links``, ``{"removed": [(position, item)], "updated":
+    [(position, old item, new item)], "added": [items]}``, positions in the document the patch
+    was applied to.
+    """
+    summary = stored[0] if stored else None
+    if not (isinstance(summary, dict) and summary.get("version") == DIGEST_VERSION):
+        return None
+    if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
+        return None
+    if any(_in_fabric(key, item) for key, item in _edited_items(edits)):
+        return None
+    if not any(e["removed"] or e["added"] for e in edits.values()) and all(
+            _label(key, old) == _label(key, new) for key, e in edits.items() for _, old, new in e["updated"]):
+        return stored
+    return _edited_targets(summary, stored[1], edits)
+
+
+def _edited_items(edits: dict):
+    """``(key, item)`` of every item the edits remove, update (before and after) or add."""
+    for key, e in edits.items():
+        yield from ((key, item) for _, item in e["removed"])
+        yield from ((key, item) for _, old, new in e["updated"] for item in (old, new))
+        yield from ((key, item) for item in e["added"])
+
+
+def _edited_targets(summary: dict, targets: bytes, edits: dict) -> tuple[dict, bytes] | None:
+    """The counts and the targets' lines after ``edits`` (see :func:`digest_after_edit`)."""
+    counts = dict(summary.get("counts") or {})
+    lines = _text(targets).split("\n")
+    if len(lines) != sum(counts.get(k, 0) for k in ("groups", "nodes", "links")) + 1:
+        return None   # a digest that does not hold one line per item: made again whole
+    sections, start = [lines[:counts["groups"]]], counts["groups"]
+    for key in ("nodes", "links"):
+        section = lines[start:start + counts[key]]
+        start += counts[key]
+        e = edits.get(key) or {"removed": [], "updated": [], "added": []}
+        for position, _, new in e["updated"]:
+            section[position] = _line(key, new)
+        for position in sorted((p for p, _ in e["removed"]), reverse=True):
+            del section[position]
+        section += [_line(key, item) for item in e["added"]]
+        counts[key] = len(section)
+        sections.append(section)
+    text = "\n".join([line for section in sections for line in section] + [""])
+    return {**summary, "counts": counts}, zlib.compress(text.encode("utf-8"), 1)
+
+
+def _line(key: str, item: dict) -> str:
+    """An item's ``id<TAB>label`` line of the failure targets (without its newline)."""
+    if key == "groups":
+        return f'{item["id"]}\tgroup · {item.get("kind", "")}'
+    if key == "nodes":
+        return f'{item["id"]}\t{item.get("kind", "")}'
+    return f'{item["id"]}\tlink · {item.get("tech", "")}'
 
 
 def _label(key: str, item: dict):
@@ -276,10 +326,8 @@ def reverse_diff(diff: dict) -> dict:
 
 def target_lines(document: dict) -> str:
     """``id<TAB>label`` of every group, node and link, one a line, each line ending in ``\\n``."""
-    parts = [f'{g["id"]}\tgroup · {g.get("kind", "")}\n' for g in document.get("groups") or []]
-    parts += [f'{n["id"]}\t{n.get("kind", "")}\n' for n in document.get("nodes") or []]
-    parts += [f'{lk["id"]}\tlink · {lk.get("tech", "")}\n' for lk in document.get("links") or []]
-    return "".join(parts)
+    return "".join(f"{_line(key, item)}\n" for key in ("groups", "nodes", "links")
+                   for item in document.get(key) or [])
 
 
 def _text(targets: bytes) -> str:

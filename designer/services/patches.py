@@ -5,9 +5,10 @@ it (``TopologyRevision.base`` + ``patch``; ``designer.engine.document.delta``), 
 edit of a 100,000-GPU design writes bytes, not 259 MB. Two ways to the same answer:
 
 - **indexed** (:func:`_indexed`): the base has an item store on this machine
-  (``designer/item_store.py``) and the edit leaves the revision's digest as it was (the usual
-  edit: attributes of devices and links inside hosts). Only the items the patch names are read;
-  the checksum streams the kept items' canonical bytes from the store's file.
+  (``designer/item_store.py``) and the digest can be told from the edited items
+  (``bridge.digest.digest_after_edit``: devices and links inside hosts edited, added or
+  removed, a device moved, a rename). Only the items the patch names are read; the checksum
+  streams the kept items' canonical bytes from the store's file.
 - **whole** (:func:`_whole`): anything else. The base document is read from the database, the
   patch applied and validated incrementally (``bridge.patch_document``), the digest patched,
   and the cumulative patch found by comparing with the base (``delta_from_documents``).
@@ -64,7 +65,8 @@ def patched_revision(topology: Topology, base_number: int, patch: dict) -> Patch
     ValidationError
         There is no base revision.
     """
-    current = Topology.objects.values_list("revision_number", flat=True).get(pk=topology.pk)
+    current, hosts, gpus = (Topology.objects.values_list("revision_number", "host_count", "gpu_count")
+                            .get(pk=topology.pk))
     if current != base_number:
         raise RevisionConflict(current_number=current, base_number=base_number)
     row = (TopologyRevision.objects.filter(topology_id=topology.pk, number=base_number)
@@ -78,7 +80,8 @@ def patched_revision(topology: Topology, base_number: int, patch: dict) -> Patch
     store = item_store.store_open(whole_id, whole_checksum)
     if store is not None:
         try:
-            done = _indexed(topology, store, whole_id, row["patch"], patch, stored)
+            done = _indexed(store, whole_id, row["patch"], patch, stored,
+                            {"host_count": hosts, "gpu_count": gpus})
         finally:
             store.close()
         if done is not None:
@@ -91,21 +94,23 @@ def _stored_digest(revision_id: int) -> tuple | None:
     return (stored[0], bytes(stored[1])) if stored else None
 
 
-def _indexed(topology, store, whole_id: int, stored_patch: dict | None, patch: dict,
-             stored: tuple | None) -> PatchedRevision | None:
-    """The indexed way, or None when it does not apply (then the whole way answers)."""
+def _indexed(store, whole_id: int, stored_patch: dict | None, patch: dict, stored: tuple | None,
+             figures: dict) -> PatchedRevision | None:
+    """The indexed way, or None when it does not apply (then the whole way answers);
+    ``figures``: the head's host and GPU counts (an edit this way changes neither)."""
     edit = bridge_deltas.indexed_edit(store, stored_patch, patch)
     if edit is None:
         return None
-    reused = bridge_digest.reusable_digest(stored, patch, edit.olds, edit.news)
+    edited = bridge_digest.digest_after_edit(stored, patch, edit.edits)
     size = item_store.json_size(edit.patch)
-    if reused is None or size > MAX_PATCH_BYTES:
+    if edited is None or size > MAX_PATCH_BYTES:
         return None
-    mini_old, mini_new = ({"name": name, **{k: [i for kk, i in pairs if kk == k] for k in ("nodes", "links")}}
-                          for name, pairs in zip(edit.names, (edit.olds, edit.news)))
-    summary = {**reused[0], "diff": bridge_digest.patch_diff(mini_old, patch, mini_new)}
-    figures = {f: getattr(topology, f) for f in ("host_count", "gpu_count", "node_count", "link_count")}
-    return PatchedRevision(checksum=edit.checksum(store.span), digest=(summary, reused[1]), size=size,
+    olds = {k: [i for _, i in e["removed"]] + [old for _, old, _ in e["updated"]] for k, e in edit.edits.items()}
+    news = {k: [new for _, _, new in e["updated"]] + e["added"] for k, e in edit.edits.items()}
+    summary = {**edited[0], "diff": bridge_digest.patch_diff(
+        {"name": edit.names[0], **olds}, patch, {"name": edit.names[1], **news})}
+    figures = dict(figures, node_count=edited[0]["counts"]["nodes"], link_count=edited[0]["counts"]["links"])
+    return PatchedRevision(checksum=edit.checksum(store.span), digest=(summary, edited[1]), size=size,
                            base_id=whole_id, patch=edit.patch, figures=figures)
 
 

@@ -160,3 +160,31 @@ def test_moving_a_device_takes_the_indexed_way(owner, indexed, monkeypatch):
     assert row.document == _expected(document, moved)
     assert row.checksum == _checksum(_expected(document, moved))
     assert row.digest.summary["diff"]["total"] == 0
+
+
+def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, indexed, monkeypatch):
+    """A drive added with its PCIe link, then removed: counts, failure targets and figures are
+    edited from the stored digest, and equal what the whole document gives."""
+    from designer.bridge import digest
+
+    topology = services.topology_build(owner=owner, name="a", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    _save(topology, owner, _latency(document, 0, 5))
+    document = _expected(document, _latency(document, 0, 5))
+    monkeypatch.setattr(patches, "_whole", lambda *a, **k: pytest.fail("the whole way was taken"))
+    pcie = next(n["id"] for n in document["nodes"] if n["kind"] == "pcie_switch" and n["group"] == "h1")
+    drive = {"id": "h1/nvme-new", "kind": "nvme", "group": "h1"}
+    link = {"id": "h1/nvme-new-link", "a": pcie, "b": "h1/nvme-new", "tech": "pcie5x4"}
+    for patch in ({"nodes": {"add": [drive]}, "links": {"add": [link]}},
+                  {"nodes": {"remove": [drive["id"]]}, "links": {"remove": [link["id"]]}}):
+        revision = _save(topology, owner, patch)
+        document = _expected(document, patch)
+        row = TopologyRevision.objects.get(pk=revision.pk)
+        whole_summary, whole_targets = digest.revision_digest(document)
+        assert row.document == document and row.checksum == _checksum(document)
+        assert bytes(row.digest.targets) == whole_targets
+        assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
+            k: v for k, v in whole_summary.items() if k != "diff"}
+        topology.refresh_from_db()
+        assert (topology.node_count, topology.link_count) == (len(document["nodes"]), len(document["links"]))
+    assert row.digest.summary["diff"]["nodes"]["removed"] == [drive["id"]]

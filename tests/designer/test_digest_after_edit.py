@@ -1,0 +1,78 @@
+"""A patch's digest told from the stored one and the edited items (``digest_after_edit``) equals
+the digest made from the whole patched document, over random edits (valid ones) of a design."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from designer.bridge import digest
+from designer.engine.document import normalize
+from designer.engine.document.patch import InvalidPatch, apply_patch
+from designer.engine.errors import InvalidTopology
+from designer.engine.model.fabrics import build_cluster
+from tests.engine.test_patch_incremental import random_patch
+
+
+@pytest.fixture(scope="module")
+def base() -> dict:
+    return normalize(build_cluster("dgx-h100", 4, fabric="rail-optimized", storage=1))
+
+
+def _inside_host_patch(rng: random.Random, base: dict) -> dict:
+    """Drives added and removed with their PCIe links, labels and latencies edited, a move."""
+    pcie = [n for n in base["nodes"] if n["kind"] == "pcie_switch"]
+    patch: dict = {"nodes": {}, "links": {}}
+    adds = []
+    for k in range(rng.randint(0, 2)):
+        host = rng.choice(pcie)
+        adds.append(({"id": f"{host['group']}/x{k}", "kind": rng.choice(["nvme", "cpu"]), "group": host["group"]},
+                     {"id": f"{host['group']}/x{k}-l", "a": host["id"], "b": f"{host['group']}/x{k}", "tech": "pcie5x4"}))
+    if adds:
+        patch["nodes"]["add"] = [a for a, _ in adds]
+        patch["links"]["add"] = [b for _, b in adds]
+    drives = [n for n in base["nodes"] if n["kind"] == "nvme"]
+    if rng.random() < 0.5 and drives:
+        gone = rng.choice(drives)["id"]
+        patch["nodes"]["remove"] = [gone]
+        patch["links"]["remove"] = [lk["id"] for lk in base["links"] if gone in (lk["a"], lk["b"])]
+    links = [lk for lk in base["links"] if lk.get("tech", "").startswith(("pcie", "nvlink"))]
+    if rng.random() < 0.7:
+        link = rng.choice(links)
+        if link["id"] not in patch["links"].get("remove", []):
+            patch["links"]["update"] = [dict(link, latency_ns=rng.choice([1.0, 99.0]),
+                                             tech=rng.choice([link["tech"], "pcie5x16"]))]
+    if rng.random() < 0.3:
+        patch["layout"] = {"positions": {base["nodes"][0]["id"]: [1, 2]}}
+    return {k: v for k, v in patch.items() if v}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_digest_after_edit_equals_the_whole_digest(base, seed):
+    rng = random.Random(seed)
+    patch = _inside_host_patch(rng, base) if seed % 2 else random_patch(rng, base)
+    try:
+        document = normalize(apply_patch(base, patch))
+    except (InvalidPatch, InvalidTopology):
+        pytest.skip("not a valid edit")
+    stored = digest.revision_digest(base)
+    summary, targets = digest.patched_digest(base, stored, patch, document)
+    whole_summary, whole_targets = digest.revision_digest(document)
+    assert digest._text(targets) == digest._text(whole_targets)
+    assert {k: v for k, v in summary.items() if k != "diff"} == {k: v for k, v in whole_summary.items() if k != "diff"}
+
+
+def test_inside_host_edits_are_told_without_the_document(base):
+    """The edits above do not fall back to the whole document: drives and PCIe links are outside
+    the fabric."""
+    told = 0
+    for seed in range(1, 40, 2):
+        rng = random.Random(seed)
+        patch = _inside_host_patch(rng, base)
+        try:
+            document = normalize(apply_patch(base, patch))
+        except (InvalidPatch, InvalidTopology):
+            continue
+        told += digest.digest_after_edit(digest.revision_digest(base), patch,
+                                         digest._edits(base, patch, document)) is not None
+    assert told >= 10
