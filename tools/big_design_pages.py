@@ -87,19 +87,15 @@ def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = 
     else:
         topology = services.topology_build(owner=user, name=f"big-{hosts}", template="dgx-h100",
                                            hosts=hosts)
-    links = topology.current_revision.document["links"]
-    # a link inside a host (an NVLink or PCIe latency: the usual edit), then the next ones
-    inside = [lk for lk in links[:5000] if not str(lk.get("tech", "")).startswith(("eth", "ib", "hdr", "ndr", "xdr"))]
-    for n, link in enumerate(inside[:3]):
-        patch = {"links": {"update": [dict(link, latency_ns=777 + n)]}}  # an update is whole
+    for label, patch in _one_node_edits(topology.current_revision.document):
         profiler = cProfile.Profile() if profile_patch else None
         start = time.process_time()
         with TestCase.captureOnCommitCallbacks(execute=True), _maybe(profiler):
             services.revision_save(topology=topology, user=user, base_revision=topology.revision_number,
-                                   patch=patch, message="one latency")
+                                   patch=patch, message=label)
         if profiler:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
-        print(f"{f'patch save {n + 1} (one link updated)':34s} {time.process_time() - start:8.2f} s")
+        print(f"{'patch save: ' + label:34s} {time.process_time() - start:8.2f} s")
     topology.refresh_from_db()
     if not with_scenario:
         return user, topology, None
@@ -108,6 +104,21 @@ def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = 
         workload=[{"id": "ar", "kind": "allreduce", "participants": {"kind": "gpu"}, "bytes": 1e9}],
         failures=[{"target": topology.current_revision.document["links"][0]["id"], "mode": "down"}])
     return user, topology, scenario
+
+
+def _one_node_edits(document: dict) -> list[tuple[str, dict]]:
+    """The editor's one-node saves, in order: link latencies inside a host (an update is whole),
+    a drive added with its PCIe link, then removed, a device moved (the ``layout`` field)."""
+    inside = [lk for lk in document["links"][:5000] if str(lk.get("tech", "")).startswith(("pcie", "nvlink"))]
+    pcie = next(n for n in document["nodes"] if n.get("kind") == "pcie_switch")
+    drive = {"id": f"{pcie['group']}/nvme-extra", "kind": "nvme", "group": pcie["group"]}
+    cable = {"id": f"{drive['id']}-link", "a": pcie["id"], "b": drive["id"], "tech": "pcie5x4"}
+    moved = {**(document.get("layout") or {}), "positions": {pcie["id"]: [120.0, 80.0]}}
+    return ([(f"link latency {n + 1}", {"links": {"update": [dict(link, latency_ns=777 + n)]}})
+             for n, link in enumerate(inside[:3])]
+            + [("drive added", {"nodes": {"add": [drive]}, "links": {"add": [cable]}}),
+               ("drive removed", {"nodes": {"remove": [drive["id"]]}, "links": {"remove": [cable["id"]]}}),
+               ("device moved", {"layout": moved})])
 
 
 def _maybe(profiler):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from designer.bridge.common import canonical_json_bytes, engine_errors, json_safe
 from designer.engine.errors import EngineError
 
-__all__ = ["compose_document", "patch_between", "IndexedEdit", "indexed_edit"]
+__all__ = ["compose_document", "composed_text", "patch_between", "IndexedEdit", "indexed_edit"]
 
 
 def compose_document(base: dict, patch: dict | None) -> dict:
@@ -17,6 +17,15 @@ def compose_document(base: dict, patch: dict | None) -> dict:
     from designer.engine.document.patch import apply_patch
 
     return apply_patch(base, patch) if patch else base
+
+
+def composed_text(store, stored_patch: dict | None) -> bytes:
+    """The canonical JSON text of the revision stored as ``stored_patch`` on the base ``store``
+    indexes, without parsing the base: its kept runs of bytes copied from the store's file."""
+    from designer.engine.document.delta import Delta
+
+    delta = Delta.from_patch(store, stored_patch)
+    return b"".join(delta.canonical_pieces(store.span, canonical_json_bytes))
 
 
 def patch_between(base: dict, document: dict) -> dict | None:

@@ -135,17 +135,37 @@ def revision_document_parsed(**lookup) -> dict | None:
 
 def revision_document_text(**lookup) -> bytes | None:
     """The JSON text (UTF-8) of the revision matching ``lookup``, or None: the stored text as the
-    database holds it, never decoded and encoded again; a revision stored as a patch is composed
-    (its base parsed, the patch applied) and written by orjson."""
+    database holds it, never decoded and encoded again; a revision stored as a patch is composed:
+    from its base's item store when this machine has one (its canonical JSON, the checksum's
+    text), else its base parsed, the patch applied and written by orjson."""
     row = _stored_row(lookup)
     if row is None:
         return None
-    text, _, _ = row
+    text, base_id, patch = row
     if text is not None:
         return text.encode()
+    composed = _composed_text(base_id, patch)
+    if composed is not None:
+        return composed
     from designer.bridge.common import DocumentJSONEncoder
 
     return DocumentJSONEncoder().encode(revision_document_parsed(**lookup)).encode()
+
+
+def _composed_text(base_id: int, patch: dict) -> bytes | None:
+    """A patched revision's canonical text from its base's item store (``designer.item_store``:
+    0.3 s instead of parsing 259 MB at 100,000 GPUs), or None when this machine has none."""
+    from designer import item_store
+    from designer.bridge.deltas import composed_text
+
+    checksum = TopologyRevision.objects.values_list("checksum", flat=True).filter(pk=base_id).first()
+    store = item_store.store_open(base_id, checksum) if checksum else None
+    if store is None:
+        return None
+    try:
+        return composed_text(store, patch)
+    finally:
+        store.close()
 
 
 def _stored_row(lookup: dict) -> tuple | None:

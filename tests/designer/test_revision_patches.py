@@ -188,3 +188,18 @@ def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, 
         topology.refresh_from_db()
         assert (topology.node_count, topology.link_count) == (len(document["nodes"]), len(document["links"]))
     assert row.digest.summary["diff"]["nodes"]["removed"] == [drive["id"]]
+
+
+def test_a_patched_revision_text_is_composed_from_the_store(owner, indexed):
+    """The editor's and the export's JSON of a patched revision: from the base's item store, its
+    canonical text (the checksum's), without parsing the base; the same document as without."""
+    topology = services.topology_build(owner=owner, name="t", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    whole = topology.current_revision
+    _save(topology, owner, _latency(document, 0, 5))
+    revision = _save(topology, owner, {"name": "renamed"})
+    expected = _expected(_expected(document, _latency(document, 0, 5)), {"name": "renamed"})
+    text = document_text(topology.pk, revision.pk)
+    assert text == canonical_json_bytes(expected)
+    item_store.store_dir().joinpath(f"{whole.pk}-{whole.checksum}{item_store.SUFFIX}").unlink()
+    assert orjson.loads(document_text(topology.pk, revision.pk)) == expected
