@@ -27,9 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import tempfile
 import threading
-import time
 import zlib
 from collections import OrderedDict
 from pathlib import Path
@@ -39,6 +37,7 @@ from django.http import Http404, HttpResponse
 from django.utils.cache import patch_vary_headers
 import orjson
 
+from designer import disk_cache
 from designer.editor_compact import compact_document
 from designer.models import TopologyRevision
 
@@ -58,8 +57,6 @@ SUFFIX = ".json.gz"
 # A stored file must at least look like gzip (magic, and header + trailer's length) to be served.
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_MIN_BYTES = 18
-# A temporary ".part" file older than this was left by a process killed while writing it.
-PART_STALE_S = 3600
 
 log = logging.getLogger(__name__)
 
@@ -170,43 +167,15 @@ def _read_stored(path: Path) -> bytes | None:
 
 
 def _write_stored(path: Path, body: bytes) -> None:
-    """Write ``body`` to ``path`` whole (a temporary file renamed: a reader in another process
-    never sees half a file), then prune the store to ``DISK_BYTES``; a failure is logged and
-    only costs the next process its own compression."""
-    part = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
-            part.write(body)
-            part.flush()
-            os.fsync(part.fileno())  # on disk before its name is: a crash leaves no cut file named
-        os.replace(part.name, path)
-        _prune(path.parent, DISK_BYTES)
-    except OSError:
-        log.warning("editor document %s not stored on disk", path.name, exc_info=True)
-        if part is not None:
-            with contextlib.suppress(OSError):
-                os.remove(part.name)
+    """Write ``body`` to ``path`` whole, then prune the store to ``DISK_BYTES``
+    (``designer.disk_cache``); a failure only costs the next process its own compression."""
+    disk_cache.write_whole(path, [body], suffix=SUFFIX, limit=DISK_BYTES)
 
 
 def _prune(directory: Path, limit: int) -> None:
     """Remove the least recently used documents of ``directory`` until they fit in ``limit``
     bytes (the newest is always kept)."""
-    files, stale = [], time.time() - PART_STALE_S
-    for entry in os.scandir(directory):
-        if entry.name.endswith(SUFFIX):
-            stat = entry.stat()
-            files.append((stat.st_mtime, stat.st_size, entry.path))
-        elif entry.name.endswith(".part") and entry.stat().st_mtime < stale:
-            with contextlib.suppress(FileNotFoundError):  # left by a process killed mid-write
-                os.remove(entry.path)
-    files.sort(reverse=True)
-    total = 0
-    for index, (_, size, file) in enumerate(files):
-        total += size
-        if total > limit and index > 0:
-            with contextlib.suppress(FileNotFoundError):  # another process pruned it first
-                os.remove(file)
+    disk_cache.prune(directory, SUFFIX, limit)
 
 
 def _remember(key: tuple[int, int], body: bytes) -> None:

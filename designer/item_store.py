@@ -21,8 +21,6 @@ import json
 import logging
 import mmap
 import os
-import tempfile
-import time
 import zlib
 from functools import partial
 from operator import methodcaller
@@ -32,6 +30,7 @@ import numpy as np
 import orjson
 from django.conf import settings
 
+from designer import disk_cache
 from designer.bridge.common import _orjson_may_differ, canonical_json_bytes
 
 __all__ = ["ItemStore", "store_open", "store_write", "store_ready", "store_dir", "json_size", "DISK_BYTES",
@@ -142,51 +141,17 @@ def _sha256(body: bytes) -> str:
 
 
 def _write_file(path: Path, body: bytes, arrays: dict, fields: dict, counts: dict) -> bool:
+    """The file: magic, header length, header (JSON: each array's offset, dtype and length, the
+    fields, the counts), padding to 8 bytes, the arrays, the text."""
     layout, offset = {}, 0
     for name, array in arrays.items():
         layout[name] = [offset, str(array.dtype), len(array)]
         offset += array.nbytes
     header = orjson.dumps({"arrays": layout, "fields": fields, "counts": counts,
                            "text_offset": offset, "text_bytes": len(body)})
-    part = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
-            part.write(MAGIC + len(header).to_bytes(8, "little") + header)
-            pad = (-part.tell()) % 8
-            part.write(b"\0" * pad)
-            for array in arrays.values():
-                part.write(array.tobytes())
-            part.write(body)
-            part.flush()
-            os.fsync(part.fileno())
-        os.replace(part.name, path)
-        _prune(path.parent, DISK_BYTES)
-        return True
-    except OSError:
-        log.warning("item store %s not written", path.name, exc_info=True)
-        if part is not None:
-            with contextlib.suppress(OSError):
-                os.remove(part.name)
-        return False
-
-
-def _prune(directory: Path, limit: int) -> None:
-    files = []
-    for entry in os.scandir(directory):
-        if entry.name.endswith(SUFFIX):
-            stat = entry.stat()
-            files.append((stat.st_mtime, stat.st_size, entry.path))
-        elif entry.name.endswith(".part") and entry.stat().st_mtime < time.time() - 3600:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(entry.path)
-    files.sort(reverse=True)
-    total = 0
-    for index, (_, size, file) in enumerate(files):
-        total += size
-        if total > limit and index > 0:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(file)
+    head = MAGIC + len(header).to_bytes(8, "little") + header
+    chunks = [head, b"\0" * ((-len(head)) % 8), *(a.tobytes() for a in arrays.values()), body]
+    return disk_cache.write_whole(path, chunks, suffix=SUFFIX, limit=DISK_BYTES)
 
 
 def store_open(revision_id: int, checksum: str) -> "ItemStore | None":

@@ -44,6 +44,22 @@ def collector_paused() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def patch_errors() -> Iterator[None]:
+    """Errors of applying a patch as located ValidationErrors: a patch that does not fit its
+    base under ``patch``, an invalid result under ``document``."""
+    from designer.engine.document.patch import InvalidPatch
+
+    try:
+        yield
+    except InvalidPatch:
+        with engine_errors("patch"):
+            raise
+    except EngineError:
+        with engine_errors("document"):
+            raise
+
+
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, UTF-8 as is: the form checksums are computed on."""
     return canonical_json_bytes(value).decode("utf-8")

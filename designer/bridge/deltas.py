@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from designer.bridge.common import canonical_json_bytes, engine_errors, json_safe
-from designer.engine.errors import EngineError
+from designer.bridge.common import canonical_json_bytes, json_safe, patch_errors
 
 __all__ = ["compose_document", "composed_text", "patch_between", "IndexedEdit", "indexed_edit"]
 
@@ -69,19 +68,13 @@ def indexed_edit(store, stored_patch: dict | None, patch) -> IndexedEdit | None:
     """
     from designer.engine.document import normalize
     from designer.engine.document.delta import Delta, NotIncremental
-    from designer.engine.document.patch import InvalidPatch
 
     before = Delta.from_patch(store, stored_patch)
     try:
-        after = before.apply_normalized(patch, lambda mini: json_safe(normalize(mini)))[0]
+        with patch_errors():
+            after = before.apply_normalized(patch, lambda mini: json_safe(normalize(mini)))[0]
     except NotIncremental:
         return None
-    except InvalidPatch:
-        with engine_errors("patch"):
-            raise
-    except EngineError:
-        with engine_errors("document"):
-            raise
     return IndexedEdit(patch=after.to_patch(), edits=_edits(before, after, patch),
                        names=(before.fields().get("name"), after.fields().get("name")), delta=after)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from designer.bridge.common import collector_paused, engine_errors, json_safe
+from designer.bridge.common import collector_paused, engine_errors, json_safe, patch_errors
 from designer.engine.errors import EngineError
 
 __all__ = [
@@ -47,16 +47,10 @@ def patch_document(document: dict, patch: Any) -> dict:
         ``patch`` field when the patch does not fit the base (``patch.links.update[3].id``);
         ``document`` field when the result is not a valid topology (located in the result).
     """
-    from designer.engine.document.patch import InvalidPatch, apply_patch_normalized
+    from designer.engine.document.patch import apply_patch_normalized
 
-    try:
+    with patch_errors():
         patched, where = apply_patch_normalized(document, patch)
-    except InvalidPatch:
-        with engine_errors("patch"):
-            raise
-    except EngineError:
-        with engine_errors("document"):
-            raise
     if where is None:
         return json_safe(patched)
     return _json_safe_touched(patched, where)

@@ -24,8 +24,7 @@ from typing import Callable, Iterable, Iterator, Protocol
 
 from designer.engine.errors import InvalidTopology, Problem
 from designer.engine.document.patch import (
-    COLLECTIONS, OPERATIONS, InvalidPatch, _Problems, _WHOLE_DOCUMENT_KEYS, _check_adds,
-    _check_removals, _check_updates, _list, _relocate)
+    COLLECTIONS, InvalidPatch, _Problems, _WHOLE_DOCUMENT_KEYS, _check_part, _part_ops, _relocate)
 
 __all__ = ["BaseItems", "DocumentItems", "Delta", "NotIncremental", "delta_from_documents"]
 
@@ -155,18 +154,11 @@ class _Collection:
     def apply(self, part, problems: _Problems) -> tuple["_Collection", dict] | None:
         """This collection with one patch part applied (``patch._patch_collection``'s checks and
         messages), and what it touched (result positions, removed ids); None after a problem."""
-        key = self.key
-        if not isinstance(part, dict):
-            problems.add(key, "expected an object with add, remove and update lists")
+        key, before = self.key, len(problems)
+        ops = _part_ops(part, key, problems)
+        if ops is None:
             return None
-        before = len(problems)
-        for op in part:
-            if op not in OPERATIONS:
-                problems.add(f"{key}.{op}", f"unknown operation (use {', '.join(OPERATIONS)})")
-        ops = {op: _list(part, key, op, problems) for op in OPERATIONS}
-        removed = _check_removals(ops["remove"], self, key, problems)
-        updates = _check_updates(ops["update"], self, removed, key, problems)
-        _check_adds(ops["add"], self, removed, key, problems)
+        removed, updates = _check_part(ops, self, key, problems)
         if len(problems) > before:
             return None
         out = _Collection(self.base, key, self.removed, self.updates, self.adds)

@@ -117,19 +117,12 @@ def _apply(doc: dict, patch) -> tuple[dict, dict]:
 def _patch_collection(items, part, key: str, problems: _Problems) -> tuple[list, dict] | None:
     """``items`` (a base list) with one collection's part applied, and what it touched (see
     :func:`_apply`); None after a problem."""
-    if not isinstance(part, dict):
-        problems.add(key, "expected an object with add, remove and update lists")
-        return None
     before = len(problems)
-    for op in part:
-        if op not in OPERATIONS:
-            problems.add(f"{key}.{op}", f"unknown operation (use {', '.join(OPERATIONS)})")
-    ops = {op: _list(part, key, op, problems) for op in OPERATIONS}
+    ops = _part_ops(part, key, problems)
+    if ops is None:
+        return None
     base = items if isinstance(items, list) else []
-    index = _index(base)
-    removed = _check_removals(ops["remove"], index, key, problems)
-    updates = _check_updates(ops["update"], index, removed, key, problems)
-    _check_adds(ops["add"], index, removed, key, problems)
+    removed, updates = _check_part(ops, _index(base), key, problems)
     if len(problems) > before:
         return None
     kept = list(base)
@@ -142,6 +135,28 @@ def _patch_collection(items, part, key: str, problems: _Problems) -> tuple[list,
     positions += range(len(kept), len(kept) + len(ops["add"]))
     removed_ids = {base[i].get("id") for i in removed}
     return kept + list(ops["add"]), {"positions": positions, "removed": removed_ids}
+
+
+def _part_ops(part, key: str, problems: _Problems) -> dict | None:
+    """A collection part's ``remove``, ``update`` and ``add`` lists (a bad shape noted in
+    ``problems``); None when the part is not an object."""
+    if not isinstance(part, dict):
+        problems.add(key, "expected an object with add, remove and update lists")
+        return None
+    for op in part:
+        if op not in OPERATIONS:
+            problems.add(f"{key}.{op}", f"unknown operation (use {', '.join(OPERATIONS)})")
+    return {op: _list(part, key, op, problems) for op in OPERATIONS}
+
+
+def _check_part(ops: dict, index, key: str, problems: _Problems) -> tuple[set[int], dict[int, dict]]:
+    """Whether each id the part names exists or not as it must, against ``index`` (id ->
+    position: a dict, or anything with ``in``, ``[]`` and ``get``); the removed positions and
+    the updates by position."""
+    removed = _check_removals(ops["remove"], index, key, problems)
+    updates = _check_updates(ops["update"], index, removed, key, problems)
+    _check_adds(ops["add"], index, removed, key, problems)
+    return removed, updates
 
 
 def _list(part: dict, key: str, op: str, problems: _Problems) -> list:
