@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["write_whole", "prune", "PART_STALE_S"]
+__all__ = ["write_whole", "prune", "remove", "PART_STALE_S"]
 
 log = logging.getLogger(__name__)
 
@@ -64,3 +64,11 @@ def prune(directory: Path, suffix: str, limit: int) -> None:
         if total > limit and index > 0:
             with contextlib.suppress(FileNotFoundError):  # another process pruned it first
                 os.remove(file)
+
+
+def remove(paths: Iterable[Path]) -> None:
+    """Remove these files if they exist (a deleted topology's revisions: their text must not
+    outlive it on disk)."""
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.remove(path)

@@ -41,7 +41,7 @@ from designer import disk_cache
 from designer.editor_compact import compact_document
 from designer.models import TopologyRevision
 
-__all__ = ["document_text", "document_gzip", "document_warm", "document_response", "cache_clear",
+__all__ = ["document_text", "document_gzip", "document_warm", "document_response", "cache_clear", "stored_path",
            "CACHE_BYTES", "DISK_BYTES", "store_dir"]
 
 # Compressed documents kept per process: a 32k-GPU design compresses to a few MB, so this holds
@@ -147,6 +147,11 @@ def _stored_path(topology_id: int, revision_id: int) -> Path:
                 .values_list("checksum", flat=True).first())
     if checksum is None:
         raise Http404("no such revision")
+    return stored_path(revision_id, checksum)
+
+
+def stored_path(revision_id: int, checksum: str) -> Path:
+    """Where a revision's compressed document is kept on this machine's disk."""
     return store_dir() / f"{int(revision_id)}-{checksum}{SUFFIX}"
 
 

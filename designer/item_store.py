@@ -17,6 +17,7 @@ collision only costs a second candidate, as every candidate's id is checked.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import mmap
@@ -33,7 +34,7 @@ from django.conf import settings
 from designer import disk_cache
 from designer.bridge.common import _orjson_may_differ, canonical_json_bytes
 
-__all__ = ["ItemStore", "store_open", "store_write", "store_ready", "store_dir", "json_size", "DISK_BYTES",
+__all__ = ["ItemStore", "store_open", "store_path", "store_write", "store_ready", "store_dir", "json_size", "DISK_BYTES",
            "MIN_ITEMS", "worth_storing"]
 
 log = logging.getLogger(__name__)
@@ -113,8 +114,11 @@ def _items_text(items: list, first: int) -> tuple[bytes, np.ndarray, np.ndarray]
     where the first begins). orjson writes them; where its text may not be canonical
     (``bridge.common.canonical_json_bytes``: small floats) every item is written by that
     instead."""
-    body, lengths = _joined(items, partial(orjson.dumps, option=orjson.OPT_SORT_KEYS))
-    if _orjson_may_differ(body):
+    try:
+        body, lengths = _joined(items, partial(orjson.dumps, option=orjson.OPT_SORT_KEYS))
+    except TypeError:   # what orjson refuses (an integer beyond 64 bits)
+        body = None
+    if body is None or _orjson_may_differ(body):
         body, lengths = _joined(items, canonical_json_bytes)
     lengths = np.array(lengths, dtype=np.int64)
     starts = first + np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
@@ -135,8 +139,6 @@ def _joined(items: list, dumps) -> tuple[bytearray, list[int]]:
 
 
 def _sha256(body: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(body).hexdigest()
 
 
@@ -147,11 +149,19 @@ def _write_file(path: Path, body: bytes, arrays: dict, fields: dict, counts: dic
     for name, array in arrays.items():
         layout[name] = [offset, str(array.dtype), len(array)]
         offset += array.nbytes
-    header = orjson.dumps({"arrays": layout, "fields": fields, "counts": counts,
-                           "text_offset": offset, "text_bytes": len(body)})
+    arrays_sha256 = hashlib.sha256()
+    for array in arrays.values():
+        arrays_sha256.update(array.tobytes())
+    header = orjson.dumps({"arrays": layout, "fields": fields, "counts": counts, "text_offset": offset,
+                           "text_bytes": len(body), "arrays_sha256": arrays_sha256.hexdigest()})
     head = MAGIC + len(header).to_bytes(8, "little") + header
     chunks = [head, b"\0" * ((-len(head)) % 8), *(a.tobytes() for a in arrays.values()), body]
     return disk_cache.write_whole(path, chunks, suffix=SUFFIX, limit=DISK_BYTES)
+
+
+def store_path(revision_id: int, checksum: str) -> Path:
+    """Where the store of a whole revision is kept on this machine."""
+    return _path(revision_id, checksum)
 
 
 def store_open(revision_id: int, checksum: str) -> "ItemStore | None":
@@ -163,9 +173,9 @@ def store_open(revision_id: int, checksum: str) -> "ItemStore | None":
     except (OSError, ValueError):
         return None
     try:
-        store = ItemStore(mapped)
-    except (ValueError, KeyError, orjson.JSONDecodeError):
-        log.warning("item store %s unreadable: ignored", path.name, exc_info=True)
+        store = ItemStore(mapped, checksum)
+    except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        log.warning("item store %s unreadable or damaged: removed", path.name, exc_info=True)
         mapped.close()
         with contextlib.suppress(OSError):
             os.remove(path)
@@ -178,19 +188,26 @@ def store_open(revision_id: int, checksum: str) -> "ItemStore | None":
 class ItemStore:
     """:class:`~designer.engine.document.delta.BaseItems` of one stored file."""
 
-    def __init__(self, mapped: mmap.mmap):
+    def __init__(self, mapped: mmap.mmap, checksum: str):
+        """Raises ValueError unless every byte is as written: the text must hash to the
+        revision's ``checksum``, the arrays to the header's (0.16 s at 100,000 GPUs: a damaged
+        file must not give a save a wrong checksum)."""
         if mapped[:8] != MAGIC:
             raise ValueError("not an item store")
         size = int.from_bytes(mapped[8:16], "little")
         header = orjson.loads(mapped[16:16 + size])
         start = 16 + size + (-(16 + size)) % 8
+        self._text = start + header["text_offset"]
+        if self._text + header["text_bytes"] != len(mapped):
+            raise ValueError("item store cut short")
+        with memoryview(mapped) as view:
+            if (hashlib.sha256(view[start:self._text]).hexdigest() != header["arrays_sha256"]
+                    or hashlib.sha256(view[self._text:]).hexdigest() != checksum):
+                raise ValueError("item store damaged: its bytes do not hash as written")
         self._mapped, self._view = mapped, memoryview(mapped)
         self.fields, self._counts = header["fields"], header["counts"]
         self._arrays = {name: np.frombuffer(mapped, dtype=dtype, count=count, offset=start + offset)
                         for name, (offset, dtype, count) in header["arrays"].items()}
-        self._text = start + header["text_offset"]
-        if self._text + header["text_bytes"] != len(mapped):
-            raise ValueError("item store cut short")
         self._parsed: dict = {}
 
     def close(self) -> None:

@@ -104,7 +104,7 @@ class TopologyRevision(models.Model):
                                     null=True, db_column="document")
     # A revision stored as a patch: its whole-document base (never itself a patch) and the patch
     # from it (``designer.engine.document.patch`` form, composed: designer/engine/document/delta.py).
-    base = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+    base = models.ForeignKey("self", null=True, blank=True, on_delete=models.RESTRICT,
                              related_name="+")
     patch = DocumentField(encoder=DocumentJSONEncoder, decoder=DocumentJSONDecoder, null=True,
                           blank=True)

@@ -34,9 +34,12 @@ create = extend_schema(
         "replacing the one with that id) and `add` (items with new ids), applied in that "
         "order; any other key sets that top-level field (`null` deletes it). The result keeps "
         "the base order (removed items drop out, added ones follow at the end) and is "
-        "validated and stored as a whole document: a problem in it is located there "
+        "validated as the whole document: a problem in it is located there "
         "(`document.nodes[812].kind`), a patch that does not fit the base under `patch` "
-        "(`patch.links.update[3].id`, code `invalid_patch`). A stale base is a 409 either way."),
+        "(`patch.links.update[3].id`, code `invalid_patch`). A stale base is a 409 either way. "
+        "The answer holds the saved revision with its whole document; send "
+        "`Prefer: return=minimal` for the revision's fields only (answered with "
+        "`Preference-Applied: return=minimal`)."),
     request=s.RevisionCreateSerializer,
     responses={201: s.RevisionDetailSerializer, **errors(400, 403, 404, 409, 413, 415)},
     examples=[example("save", {"document": EXAMPLE_DOCUMENT, "base_revision": 3,

@@ -130,12 +130,15 @@ def topology_update(*, topology: Topology, name: str | None = None,
 
 
 def topology_delete(*, topology: Topology, actor: AbstractBaseUser | None = None) -> None:
-    """Delete a topology with its revisions, scenarios, jobs and results.
+    """Delete a topology with its revisions, scenarios, jobs and results (and, once committed,
+    its revisions' files in this machine's disk caches).
 
     Its queued and running jobs are cancelled first (rows locked, workers told to drop their
     messages), so no worker goes on computing for a topology that no longer exists.
     """
     with transaction.atomic():
+        revisions = list(topology.revisions.values_list("pk", "checksum"))
+        transaction.on_commit(lambda: _forget_files(revisions))
         audit_record(topology=topology, actor=actor, action="topology.delete",
                      summary=f"deleted {topology.name!r}")
         jobs_cancel_for_delete(topology)
@@ -305,6 +308,15 @@ def _warm_editor_document(topology_id: int, revision_id: int, document: dict | N
     except Exception:  # noqa: BLE001 — a cold cache only costs the first open its compression
         logging.getLogger(__name__).warning("editor document of revision %s not precompressed",
                                             revision_id, exc_info=True)
+
+
+def _forget_files(revisions: list[tuple[int, str]]) -> None:
+    """Remove a deleted topology's revisions from this machine's disk caches (their text must
+    not outlive it; other machines' copies go with their least-recently-used pruning)."""
+    from designer import disk_cache, editor_document  # the page layer's cache: only when used
+
+    disk_cache.remove(path for pk, checksum in revisions for path in (
+        item_store.store_path(pk, checksum), editor_document.stored_path(pk, checksum)))
 
 
 def _copy_head(source: Topology, target: Topology) -> None:

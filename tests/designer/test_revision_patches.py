@@ -203,3 +203,60 @@ def test_a_patched_revision_text_is_composed_from_the_store(owner, indexed):
     assert text == canonical_json_bytes(expected)
     item_store.store_dir().joinpath(f"{whole.pk}-{whole.checksum}{item_store.SUFFIX}").unlink()
     assert orjson.loads(document_text(topology.pk, revision.pk)) == expected
+
+
+def test_a_damaged_store_is_refused_and_the_save_is_right(owner, indexed):
+    """One digit changed in a kept item of the store's text: the store no longer hashes to its
+    revision's checksum, so it is removed and the save reads the database (right checksum)."""
+    topology = services.topology_build(owner=owner, name="d", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    whole = topology.current_revision
+    _save(topology, owner, _latency(document, 0, 5))
+    document = _expected(document, _latency(document, 0, 5))
+    path = item_store.store_path(whole.pk, whole.checksum)
+    raw = bytearray(path.read_bytes())
+    at = raw.rfind(b'"latency_ns":')
+    raw[at + 13] = ord("7") if raw[at + 13] != ord("7") else ord("8")
+    path.write_bytes(bytes(raw))
+    assert item_store.store_open(whole.pk, whole.checksum) is None and not path.exists()
+    revision = _save(topology, owner, _latency(document, 2, 9))
+    expected = _expected(document, _latency(document, 2, 9))
+    assert TopologyRevision.objects.get(pk=revision.pk).checksum == _checksum(expected)
+
+
+def test_a_base_is_deleted_only_with_its_topology(owner, indexed):
+    """A revision others are stored against cannot be deleted alone (RESTRICT); the topology's
+    deletion takes them all, and its files on disk."""
+    from django.db.models import RestrictedError
+
+    topology = services.topology_build(owner=owner, name="x", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    whole = topology.current_revision
+    _save(topology, owner, _latency(document, 0, 5))
+    with pytest.raises(RestrictedError):
+        TopologyRevision.objects.filter(pk=whole.pk).delete()
+    assert item_store.store_path(whole.pk, whole.checksum).exists()
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.topology_delete(topology=topology, actor=owner)
+    assert not TopologyRevision.objects.filter(topology_id=topology.pk).exists()
+    assert not item_store.store_path(whole.pk, whole.checksum).exists()
+
+
+def test_the_editor_asks_for_a_minimal_answer(owner, client):
+    """``Prefer: return=minimal``: the save answers its fields, not the document it was sent;
+    without it, the document comes back whole (the stored text)."""
+    topology = services.topology_build(owner=owner, name="e", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    client.force_login(owner)
+    url = f"/api/v1/topologies/{topology.pk}/revisions/"
+    body = {"patch": _latency(document, 0, 5), "base_revision": 1, "message": "m"}
+    minimal = client.post(url, body, content_type="application/json", HTTP_PREFER="return=minimal")
+    assert minimal.status_code == 201 and "document" not in minimal.json()
+    assert minimal["Preference-Applied"] == "return=minimal" and minimal.json()["number"] == 2
+    body = {"patch": _latency(document, 1, 6), "base_revision": 2, "message": "m"}
+    full = client.post(url, body, content_type="application/json")
+    expected = _expected(_expected(document, _latency(document, 0, 5)), _latency(document, 1, 6))
+    assert full.status_code == 201 and full.json()["document"] == expected
+    assert full.json()["checksum"] == _checksum(expected)

@@ -123,3 +123,14 @@ def test_a_value_equal_but_not_the_same_json_is_kept(base):
     assert canonical_json_bytes(apply_patch(base, delta.to_patch())) == canonical_json_bytes(expected)
     between = delta_from_documents(base, expected)
     assert canonical_json_bytes(apply_patch(base, between)) == canonical_json_bytes(expected)
+
+
+def test_a_base_without_groups_gets_them_as_normalize_adds_them(base):
+    """A stored base with no ``groups`` (none is written so today): the result has the
+    ``groups: []`` normalization adds, as the whole route's."""
+    base = {k: v for k, v in base.items() if k != "groups"}
+    base["nodes"] = [{k: v for k, v in n.items() if k != "group"} for n in base["nodes"]]
+    patch = {"links": {"update": [dict(base["links"][0], latency_ns=3.0)]}}
+    expected = normalize(apply_patch(base, patch))
+    delta = Delta(DocumentItems(base)).apply_normalized(patch, normalize)[0]
+    assert canonical_json_bytes(apply_patch(base, delta.to_patch())) == canonical_json_bytes(expected)

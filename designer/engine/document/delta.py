@@ -362,6 +362,7 @@ class Delta:
             for position, item in enumerate(normalized["groups"]):
                 if position in mine or not _same(item, groups.at(position)):
                     groups.set(position, item)
+        self.patched.update(k for k in COLLECTIONS if k in normalized)   # normalize adds `groups: []`
         fields = {k: v for k, v in normalized.items() if k not in COLLECTIONS}
         base_fields = self.base.fields
         self.field_ops = {k: v for k, v in fields.items() if k not in base_fields or not _same(base_fields[k], v)}

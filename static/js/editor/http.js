@@ -1,10 +1,13 @@
 /* Fabricscope editor — JSON requests to the API and their error messages. */
 
-/** fetch() JSON with the CSRF header; never throws: {status, ok, body} (status 0 on a network error). */
-export async function requestJSON(url, { method = 'GET', body, csrf } = {}) {
+/** fetch() JSON with the CSRF header (and `prefer`, an RFC 7240 Prefer header: a save asks
+ * `return=minimal`, not to be sent back the document it just sent); never throws: {status,
+ * ok, body} (status 0 on a network error). */
+export async function requestJSON(url, { method = 'GET', body, csrf, prefer } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (csrf) headers['X-CSRFToken'] = csrf;
+  if (prefer) headers.Prefer = prefer;
   let resp;
   try {
     resp = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });

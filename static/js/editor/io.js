@@ -176,7 +176,7 @@ export async function save(ed, message) {
   const base = ed.server.revision == null ? 0 : ed.server.revision;
   const out = saveBody(savedBase(ed), doc, base, message || '');
   ed.server.lastSave = { kind: out.kind, bytes: out.bytes };
-  const res = await requestJSON(ed.urls.save, { method: 'POST', csrf: ed.config.csrf_token, body: out.body });
+  const res = await requestJSON(ed.urls.save, { method: 'POST', csrf: ed.config.csrf_token, body: out.body, prefer: 'return=minimal' });
   ed.els.save.disabled = false;
   if (res.status === 201 || res.status === 200) { onSaved(ed, res, doc); return; }
   if (res.status === 409) { onConflict(ed, res); return; }
