@@ -127,3 +127,37 @@ describe('saveBody', () => {
     assert.equal(saveBody(big, { ...big, links: [{ a: 'x', b: 'y' }] }, 2).kind, 'document');
   });
 });
+
+describe('snapshots share items, and the diff of two snapshots is the diff of two copies', () => {
+  /** A run of edits of every kind, each followed by a check: the patch between the last saved
+   * snapshot and the current one equals the patch between deep copies of both. */
+  it('over renames, deletes, adds, attribute edits, moves, undo and redo', () => {
+    const m = new Model(cluster(3));
+    let saved = m.snapshot();
+    let savedCopy = m.toJSON();
+    const steps = [
+      () => m.apply([m.opAdd('node', { id: 'h0/nvme9', kind: 'nvme', group: 'h0' })], 'add'),
+      () => m.apply(m.opsDelete({ nodes: ['h1/nvme2'] }), 'delete'),
+      () => { const b = m.node('h2/gpu1'); m.apply([m.opUpdate('node', b, { ...clone(b), attrs: { label: 'x' } })], 'edit'); },
+      () => m.apply(m.opsRenameNode('h0/gpu0', 'h0/gpuZ'), 'rename'),
+      () => m.apply([m.opPos('h0/gpu1', [5, 6])], 'move'),
+      () => m.undo(),
+      () => m.redo(),
+      () => m.apply(m.opsDelete({ nodes: ['h2/gpu7'] }), 'delete last host gpu'),
+    ];
+    for (const [n, step] of steps.entries()) {
+      step();
+      const shared = diffDocuments(saved, m.snapshot());
+      assert.deepEqual(shared, diffDocuments(savedCopy, m.toJSON()), `step ${n}`);
+      assert.deepEqual(JSON.parse(JSON.stringify(saved)), savedCopy, `the saved snapshot is unchanged after step ${n}`);
+      if (n % 3 === 2) { saved = m.snapshot(); savedCopy = m.toJSON(); }   // a save now and then
+    }
+  });
+
+  it('a snapshot holds the model items (no copy), toJSON copies them', () => {
+    const m = new Model(cluster(1));
+    assert.equal(m.snapshot().nodes[0], m.doc.nodes[0]);
+    assert.notEqual(m.toJSON().nodes[0], m.doc.nodes[0]);
+    assert.deepEqual(m.toJSON(), JSON.parse(JSON.stringify(m.snapshot())));
+  });
+});

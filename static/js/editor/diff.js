@@ -37,7 +37,19 @@ function byId(items) {
   return map;
 }
 
+/** The lists without the runs of the *same objects* they start and end with (a snapshot and the
+ * model share the items no edit replaced: a one-device edit of 1.9 M items leaves one or two). */
+function trimShared(base, cur) {
+  let head = 0;
+  const most = Math.min(base.length, cur.length);
+  while (head < most && base[head] === cur[head]) head += 1;
+  let tail = 0;
+  while (tail < most - head && base[base.length - 1 - tail] === cur[cur.length - 1 - tail]) tail += 1;
+  return [base.slice(head, base.length - tail), cur.slice(head, cur.length - tail)];
+}
+
 function diffCollection(baseItems, curItems) {
+  [baseItems, curItems] = trimShared(baseItems || [], curItems || []);
   const before = byId(baseItems);
   const after = byId(curItems);
   if (!before || !after) return null;

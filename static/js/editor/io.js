@@ -169,7 +169,7 @@ function onConflict(ed, res) {
  * hundred bytes), the whole document when that is smaller or there is no base. The caller
  * refreshes the status line after. */
 export async function save(ed, message) {
-  const doc = ed.model.toJSON();
+  const doc = ed.model.snapshot();
   ed.els.save.disabled = true;
   ed.els.status.textContent = 'saving…';
   // The API's base_revision is 0 for a topology without any revision yet (a blank one), never null.

@@ -366,14 +366,24 @@ export class Model {
   }
 
   /** The document as saved/exported: empty layout parts are dropped, and so is the legacy
-   * `layout.collapsed` hint (collapsing is view state, see viewstate.js). */
+   * `layout.collapsed` hint (collapsing is view state, see viewstate.js). A deep copy. */
   toJSON() {
-    const doc = clone(this.doc);
-    const pos = doc.layout.positions;
+    return clone(this.snapshot());
+  }
+
+  /** toJSON()'s document without copying the items: new arrays (and layout) holding the model's
+   * item objects, which stay as they are — every edit *replaces* an item (applyOp clones its
+   * `after`), none changes one in place. What a save diffs against the last saved snapshot: a
+   * 100,000-GPU design's 1.9 M items are compared by identity, not cloned twice and walked
+   * (docs/PERFORMANCE.md). Read it, never change it. */
+  snapshot() {
+    const doc = { ...this.doc, groups: this.doc.groups.slice(), nodes: this.doc.nodes.slice(), links: this.doc.links.slice() };
+    const layout = clone(this.doc.layout);
+    const pos = layout.positions;
     for (const id of Object.keys(pos)) if (!this.nodeAt.has(id) && !this.groupById.has(id)) delete pos[id];
-    if (!Object.keys(pos).length) delete doc.layout.positions;
-    delete doc.layout.collapsed;
-    if (!Object.keys(doc.layout).length) delete doc.layout;
+    if (!Object.keys(pos).length) delete layout.positions;
+    delete layout.collapsed;
+    if (Object.keys(layout).length) doc.layout = layout; else delete doc.layout;
     return doc;
   }
 }

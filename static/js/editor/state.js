@@ -24,8 +24,8 @@ export function templateChoices(templates) {
  */
 export function createEditorState(root, config, { storage = null } = {}) {
   config = config || {};
-  // Opened from the page (editor.js), the model owns the parsed document and a save's base is
-  // parsed again from the page when first needed (io.js savedBase): no copy on open.
+  // Opened from the page (editor.js), the model owns the parsed document: no copy on open. A
+  // save's base is the model's snapshot as opened (items shared, never changed: model.snapshot).
   const owned = typeof config.readDocument === 'function';
   const model = new Model(config.document || {}, { own: owned });
   if (owned) config.document = null;
@@ -44,7 +44,8 @@ export function createEditorState(root, config, { storage = null } = {}) {
     hood: { hops: 0 },                                          // groups.js: neighbourhood highlight
     server: {                                                   // io.js, hosts.js, generate.js
       revision: config.revision == null ? null : config.revision,
-      savedDocument: undefined, lastSave: null, problems: [], importMatrices: new Map(),
+      savedDocument: config.revision == null ? undefined : model.snapshot(),
+      lastSave: null, problems: [], importMatrices: new Map(),
       buildPreview: null, bypassUnload: false,
     },
     chrome: { toastTimer: null, loadMs: 0 },                    // chrome.js, app.js
