@@ -256,6 +256,17 @@ describe('collapse is not an edit', () => {
     m.undo();
     assert.equal(m.isDirty(), true);
   });
+
+  it('an edit made while a save was on its way stays unsaved', () => {
+    const m = new Model(tiny());
+    m.apply([m.opPos('leaf0', [1, 1])], 'move');
+    const sent = m.top();                      // the save takes its snapshot and its top here
+    m.apply([m.opPos('leaf0', [3, 3])], 'move during the request');
+    m.markSaved(sent);                         // the answer arrives
+    assert.equal(m.isDirty(), true);
+    m.undo();
+    assert.equal(m.isDirty(), false);
+  });
 });
 
 describe('toJSON', () => {

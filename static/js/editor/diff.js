@@ -38,7 +38,9 @@ function byId(items) {
 }
 
 /** The lists without the runs of the *same objects* they start and end with (a snapshot and the
- * model share the items no edit replaced: a one-device edit of 1.9 M items leaves one or two). */
+ * model share the items no edit replaced: a one-device edit of 1.9 M items leaves one or two).
+ * An item of those runs is unchanged, so it needs no patch entry even without an id of its own
+ * (the server leaves it where it is too: designer/engine/document/patch.py). */
 function trimShared(base, cur) {
   let head = 0;
   const most = Math.min(base.length, cur.length);

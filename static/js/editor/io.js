@@ -150,11 +150,11 @@ export function openSave(ed, onSave) {
   d.showModal();
 }
 
-function onSaved(ed, res, doc) {
+function onSaved(ed, res, doc, top) {
   const rev = savedRevision(res.body);
   if (rev != null) ed.server.revision = rev;
   ed.server.savedDocument = doc;
-  ed.model.markSaved();
+  ed.model.markSaved(top);
   clearProblems(ed);
   toast(ed, `Saved revision ${ed.server.revision}`, 'ok');
 }
@@ -170,6 +170,7 @@ function onConflict(ed, res) {
  * refreshes the status line after. */
 export async function save(ed, message) {
   const doc = ed.model.snapshot();
+  const top = ed.model.top();   // what this save holds: later edits stay unsaved (dirty)
   ed.els.save.disabled = true;
   ed.els.status.textContent = 'saving…';
   // The API's base_revision is 0 for a topology without any revision yet (a blank one), never null.
@@ -178,7 +179,7 @@ export async function save(ed, message) {
   ed.server.lastSave = { kind: out.kind, bytes: out.bytes };
   const res = await requestJSON(ed.urls.save, { method: 'POST', csrf: ed.config.csrf_token, body: out.body, prefer: 'return=minimal' });
   ed.els.save.disabled = false;
-  if (res.status === 201 || res.status === 200) { onSaved(ed, res, doc); return; }
+  if (res.status === 201 || res.status === 200) { onSaved(ed, res, doc, top); return; }
   if (res.status === 409) { onConflict(ed, res); return; }
   // a patch save's problems are located in the patched document, built the server's way
   if (res.status === 400) showProblems(ed, res.body, out.kind === 'patch' ? applyPatch(savedBase(ed), out.body.patch) : doc);

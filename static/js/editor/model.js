@@ -356,12 +356,18 @@ export class Model {
 
   /* ---------------------------------------------------------------- dirty tracking */
   isDirty() {
-    const top = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
-    return top !== this.savedTop;
+    return this.top() !== this.savedTop;
   }
 
-  markSaved() {
-    this.savedTop = this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
+  /** The last transaction applied (null: none), what markSaved takes. */
+  top() {
+    return this.undoStack.length ? this.undoStack[this.undoStack.length - 1] : null;
+  }
+
+  /** The document is saved as it was after transaction `top` (default: the last one). A save
+   * passes the top it sent: an edit made while its request was on the way stays unsaved. */
+  markSaved(top = this.top()) {
+    this.savedTop = top;
     this.emit({ type: 'saved' });
   }
 
