@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from typing import Callable, Iterable, Iterator, Protocol
 
 import orjson
-from typing import Callable, Iterable, Iterator, Protocol
 
 from designer.engine.errors import InvalidTopology, Problem
 from designer.engine.document.patch import (
@@ -47,13 +47,13 @@ class BaseItems(Protocol):
     def position(self, key: str, ident: str) -> int | None: ...
     def item(self, key: str, position: int) -> dict: ...
     def items(self, key: str) -> list[dict]: ...  # all of them (groups: few)
+    # Positions whose base item may have ``field`` == ``ident`` (a superset: the caller checks):
+    # ``links`` by ``a``/``b``, ``nodes`` by ``group``.
     def naming(self, key: str, field: str, ident: str) -> Iterable[int]: ...
-    """Positions whose base item may have ``field`` == ``ident`` (a superset: checked by the
-    caller): ``links`` by ``a``/``b``, ``nodes`` by ``group``."""
 
 
 class DocumentItems:
-    """:class:`BaseItems` of a parsed document (tests, and a base with no file index)."""
+    """:class:`BaseItems` of a parsed document (what the tests compare the file index with)."""
 
     def __init__(self, document: dict):
         self.document = document
@@ -345,8 +345,11 @@ class Delta:
         return [p for p in positions if collection.at(p).get(field) == ident]
 
     def group_items(self) -> list[dict]:
+        """Every group of the document (few: read in one piece from the base)."""
         groups = self.collections["groups"]
-        return [groups.at(p) for p in range(len(groups))]
+        removed = set(groups.removed)
+        return [groups.updates.get(w, item) for w, item in enumerate(self.base.items("groups"))
+                if w not in removed] + list(groups.adds)
 
     def _splice(self, normalized: dict, where: dict, touched: dict) -> None:
         """Put the normalized context back: the touched items always (a patch's ``0`` is
