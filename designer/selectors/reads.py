@@ -148,8 +148,10 @@ def revision_document_text(**lookup) -> bytes | None:
     if composed is not None:
         return composed
     from designer.bridge.common import DocumentJSONEncoder
+    from designer.bridge.deltas import compose_document
 
-    return DocumentJSONEncoder().encode(revision_document_parsed(**lookup)).encode()
+    document = compose_document(revision_document_parsed(pk=base_id), patch)
+    return DocumentJSONEncoder().encode(document).encode()
 
 
 def _composed_text(base_id: int, patch: dict) -> bytes | None:
