@@ -108,17 +108,29 @@ def build_design(hosts: int, profile_patch: bool = False, with_scenario: bool = 
 
 def _one_node_edits(document: dict) -> list[tuple[str, dict]]:
     """The editor's one-node saves, in order: link latencies inside a host (an update is whole),
-    a drive added with its PCIe link, then removed, a device moved (the ``layout`` field)."""
+    a drive added with its PCIe link, then removed, a device moved (the ``layout`` field), then
+    devices and cables of the fabric: a GPU's model, a NIC's speed, a leaf-spine cable's latency
+    (none of them read by the BOM) and a leaf's switch model (read by it)."""
     inside = [lk for lk in document["links"][:5000] if str(lk.get("tech", "")).startswith(("pcie", "nvlink"))]
     pcie = next(n for n in document["nodes"] if n.get("kind") == "pcie_switch")
     drive = {"id": f"{pcie['group']}/nvme-extra", "kind": "nvme", "group": pcie["group"]}
     cable = {"id": f"{drive['id']}-link", "a": pcie["id"], "b": drive["id"], "tech": "pcie5x4"}
     moved = {**(document.get("layout") or {}), "positions": {pcie["id"]: [120.0, 80.0]}}
+    gpu = next(n for n in document["nodes"] if n.get("kind") == "gpu")
+    nic = next(n for n in document["nodes"] if n.get("kind") == "nic")
+    switches = {n["id"]: n for n in document["nodes"] if n.get("kind") == "switch"}
+    uplink = next(lk for lk in document["links"] if lk["a"] in switches and lk["b"] in switches)
+    leaf = switches[uplink["a"]]
     return ([(f"link latency {n + 1}", {"links": {"update": [dict(link, latency_ns=777 + n)]}})
              for n, link in enumerate(inside[:3])]
             + [("drive added", {"nodes": {"add": [drive]}, "links": {"add": [cable]}}),
                ("drive removed", {"nodes": {"remove": [drive["id"]]}, "links": {"remove": [cable["id"]]}}),
-               ("device moved", {"layout": moved})])
+               ("device moved", {"layout": moved}),
+               ("GPU model", {"nodes": {"update": [dict(gpu, attrs={**gpu["attrs"], "model": "H100-SXM5-94GB"})]}}),
+               ("NIC speed", {"nodes": {"update": [dict(nic, attrs={**nic["attrs"], "port_gbps": 800.0})]}}),
+               ("leaf-spine cable latency", {"links": {"update": [dict(uplink, latency_ns=1500.0)]}}),
+               ("leaf switch model (BOM)", {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"],
+                                                                                   "model": "eth-25t6"})]}})])
 
 
 def _maybe(profiler):

@@ -51,10 +51,11 @@ def patched_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
                    document: dict) -> tuple[dict, bytes]:
     """:func:`revision_digest` of ``document`` (``base`` with ``patch`` applied), reusing the
     base's stored ``(summary, targets)`` where the patch cannot change them: the BOM when no item
-    is added or removed, no group nor top-level field but ``name`` and ``layout`` (a device
-    moved) changes, and every updated node and link is outside the fabric before and after (a
-    latency edited inside a host, the usual patch); the whole digest when, besides, no updated item changes its label (a node's kind, a link's
-    tech)."""
+    of the fabric is added or removed, no group nor top-level field but ``name`` and ``layout``
+    (a device moved) changes, and every updated node and link keeps what the BOM reads of it (a
+    latency edited, the usual patch); the whole digest when, besides, nothing is added or
+    removed and no updated item changes its label (a node's kind, a link's tech). See
+    :func:`digest_after_edit`."""
     summary, targets = _reused_digest(base, stored, patch, document)
     return {**summary, "diff": patch_diff(base, patch, document)}, targets
 
@@ -97,10 +98,11 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
     edited items alone — or None when it cannot be (then it is made from the whole document).
 
     It can when no group and no top-level field the digest reads changes (``name`` and
-    ``layout`` may), and every node and link removed, updated (before and after) or added is
-    outside the fabric, so the BOM, hosts and groups stay: then the stored digest as it is when
-    no label changes (a latency inside a host, the usual edit), else with the counts and the
-    failure targets' lines edited in place.
+    ``layout`` may), every node and link removed or added is outside the fabric, and every one
+    updated is outside it before and after or keeps what the BOM reads of it
+    (``engine.model.bom.bom_reads``: a GPU's or NIC's attrs, a cable's latency), so the BOM,
+    hosts and groups stay: then the stored digest as it is when no label changes (a latency
+    edited, the usual edit), else with the counts and the failure targets' lines edited in place.
 
     ``edits``: per ``nodes``/``links``, ``{"removed": [(position, item)], "updated":
     [(position, old item, new item)], "added": [items]}``, positions in the document the patch
@@ -111,7 +113,7 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
         return None
     if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
         return None
-    if any(_in_fabric(key, item) for key, item in _edited_items(edits)):
+    if not _bom_kept(edits):
         return None
     if not any(e["removed"] or e["added"] for e in edits.values()) and all(
             _label(key, old) == _label(key, new) for key, e in edits.items() for _, old, new in e["updated"]):
@@ -119,12 +121,17 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
     return _edited_targets(summary, stored[1], edits)
 
 
-def _edited_items(edits: dict):
-    """``(key, item)`` of every item the edits remove, update (before and after) or add."""
+def _bom_kept(edits: dict) -> bool:
+    """Whether the edits leave the BOM as it is (see :func:`digest_after_edit`)."""
+    from designer.engine.model.bom import bom_reads
+
     for key, e in edits.items():
-        yield from ((key, item) for _, item in e["removed"])
-        yield from ((key, item) for _, old, new in e["updated"] for item in (old, new))
-        yield from ((key, item) for item in e["added"])
+        if any(_in_fabric(key, item) for item in [i for _, i in e["removed"]] + e["added"]):
+            return False
+        if any((_in_fabric(key, old) or _in_fabric(key, new)) and bom_reads(key, old) != bom_reads(key, new)
+               for _, old, new in e["updated"]):
+            return False
+    return True
 
 
 def _edited_targets(summary: dict, targets: bytes, edits: dict) -> tuple[dict, bytes] | None:

@@ -10,6 +10,7 @@ from designer.bridge import digest
 from designer.engine.document import normalize
 from designer.engine.document.patch import InvalidPatch, apply_patch
 from designer.engine.errors import InvalidTopology
+from designer.engine.model.bom import bom_reads
 from designer.engine.model.fabrics import build_cluster
 from tests.engine.test_patch_incremental import random_patch
 
@@ -47,10 +48,29 @@ def _inside_host_patch(rng: random.Random, base: dict) -> dict:
     return {k: v for k, v in patch.items() if v}
 
 
-def _valid_edit(rng: random.Random, base: dict, inside: bool) -> tuple[dict, dict]:
-    """The first valid random edit ``rng`` draws (a digest is only made of a saved revision)."""
+def _fabric_update_patch(rng: random.Random, base: dict) -> dict:
+    """Updates of GPUs, NICs, switches and network cables: attrs and latencies the BOM does not
+    read (a GPU's model, a NIC's speed, a switch's label, a cable's latency) and, now and then,
+    one it does (a switch's model, a cable's bundle)."""
+    kinds = {n["id"]: n["kind"] for n in base["nodes"]}
+    fabric = [n for n in base["nodes"] if n["kind"] in ("gpu", "nic", "switch", "storage")]
+    cables = [lk for lk in base["links"] if "switch" in (kinds[lk["a"]], kinds[lk["b"]])]
+    nodes = []
+    for node in rng.sample(fabric, rng.randint(1, 3)):
+        attrs = dict(node.get("attrs") or {})
+        attrs[rng.choice(["label", "port_gbps", "model", "note"])] = rng.choice(["x", 800.0, "eth-51t2"])
+        nodes.append(dict(node, attrs=attrs))
+    links = [dict(lk, **rng.choice([{"latency_ns": rng.choice([50.0, 900.0])}, {"bundle": 2}, {}]))
+             for lk in rng.sample(cables, rng.randint(0, 2))]
+    return {k: {"update": v} for k, v in (("nodes", nodes), ("links", links)) if v}
+
+
+def _valid_edit(rng: random.Random, base: dict, inside) -> tuple[dict, dict]:
+    """The first valid random edit ``rng`` draws (a digest is only made of a saved revision);
+    ``inside``: inside hosts (True), of the fabric ("fabric") or anything (False)."""
+    draw = {True: _inside_host_patch, "fabric": _fabric_update_patch}.get(inside, random_patch)
     for _ in range(50):
-        patch = _inside_host_patch(rng, base) if inside else random_patch(rng, base)
+        patch = draw(rng, base)
         try:
             return patch, normalize(apply_patch(base, patch))
         except (InvalidPatch, InvalidTopology):
@@ -58,9 +78,9 @@ def _valid_edit(rng: random.Random, base: dict, inside: bool) -> tuple[dict, dic
     raise AssertionError("no valid edit in 50 draws")
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", range(90))
 def test_digest_after_edit_equals_the_whole_digest(base, seed):
-    patch, document = _valid_edit(random.Random(seed), base, inside=bool(seed % 2))
+    patch, document = _valid_edit(random.Random(seed), base, inside=[False, True, "fabric"][seed % 3])
     stored = digest.revision_digest(base)
     summary, targets = digest.patched_digest(base, stored, patch, document)
     whole_summary, whole_targets = digest.revision_digest(document)
@@ -77,3 +97,19 @@ def test_inside_host_edits_are_told_without_the_document(base):
         told += digest.digest_after_edit(digest.revision_digest(base), patch,
                                          digest._edits(base, patch, document)) is not None
     assert told >= 15
+
+
+def test_fabric_updates_the_bom_does_not_read_are_told_without_the_document(base):
+    """A GPU's, NIC's or switch's attrs and a cable's latency keep the stored BOM (the whole
+    document is not read); a switch's model or a cable's bundle does not."""
+    told = refused = 0
+    for seed in range(40):
+        patch, document = _valid_edit(random.Random(seed), base, inside="fabric")
+        edits = digest._edits(base, patch, document)
+        result = digest.digest_after_edit(digest.revision_digest(base), patch, edits)
+        neutral = all(bom_reads(key, old) == bom_reads(key, new)
+                      for key, e in edits.items() for _, old, new in e["updated"])
+        assert (result is not None) == neutral, patch
+        told += neutral
+        refused += not neutral
+    assert told >= 10 and refused >= 5

@@ -190,6 +190,39 @@ def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, 
     assert row.digest.summary["diff"]["nodes"]["removed"] == [drive["id"]]
 
 
+def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, indexed, monkeypatch):
+    """A GPU's model, a NIC's speed and a leaf-spine cable's latency are not what the BOM reads:
+    the stored BOM stays and the save reads nothing of the base; a switch's model is, and takes
+    the whole way — both equal the whole document's digest."""
+    from designer.bridge import digest
+
+    topology = services.topology_build(owner=owner, name="f", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    _save(topology, owner, _latency(document, 0, 5))
+    document = _expected(document, _latency(document, 0, 5))
+    nodes = {n["id"]: n for n in document["nodes"]}
+    cable = next(lk for lk in document["links"] if nodes[lk["a"]]["kind"] == nodes[lk["b"]]["kind"] == "switch")
+    gpu, nic = nodes["h0/gpu3"], nodes["h1/nic2"]
+    neutral = {"nodes": {"update": [dict(gpu, attrs={**gpu["attrs"], "model": "H100-SXM5-94GB"}),
+                                    dict(nic, attrs={**nic["attrs"], "port_gbps": 800.0})]},
+               "links": {"update": [dict(cable, latency_ns=1500.0)]}}
+    leaf = nodes[cable["a"]]
+    other_model = {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"], "model": "ib-ndr-64"})]}}
+    whole = patches._whole
+    for patch, way in ((neutral, "indexed"), (other_model, "whole")):
+        taken = []
+        monkeypatch.setattr(patches, "_whole", lambda *a, **k: taken.append("whole") or whole(*a, **k))
+        revision = _save(topology, owner, patch)
+        document = _expected(document, patch)
+        assert (taken or ["indexed"])[0] == way
+        row = TopologyRevision.objects.get(pk=revision.pk)
+        whole_summary, whole_targets = digest.revision_digest(document)
+        assert row.document == document and row.checksum == _checksum(document)
+        assert bytes(row.digest.targets) == whole_targets
+        assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
+            k: v for k, v in whole_summary.items() if k != "diff"}
+
+
 def test_a_patched_revision_text_is_composed_from_the_store(owner, indexed):
     """The editor's and the export's JSON of a patched revision: from the base's item store, its
     canonical text (the checksum's), without parsing the base; the same document as without."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
-__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms"]
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms", "bom_reads"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 # reach class -> (cable kind, transceivers per port)
@@ -32,6 +32,23 @@ _TIER_OF_ROLE = {"leaf": "leaf", "tor": "leaf", "edge": "leaf", "spine": "spine"
                  "core": "core", "superspine": "core"}
 _TIER_RANK = {"leaf": 1, "spine": 2, "core": 3}
 _NETWORK = ("ethernet", "infiniband")
+# What the BOM (and the fabric summary it quotes) reads of a switch's attrs; of any other node
+# only ``storage`` (a storage-marked endpoint's links are not compute injection).
+_SWITCH_READS = ("tier", "role", "storage", "model", "radix", "port_gbps")
+_LINK_READS = ("a", "b", "tech", "bundle", "capacity_gbps", "capacity_basis")
+
+
+def bom_reads(key: str, item: dict) -> tuple:
+    """Everything :func:`fabric_bom` reads of one node (``key`` "nodes") or link ("links"), besides
+    its id. An item updated with the same answer leaves the BOM as it was (a GPU's or NIC's
+    attrs, a switch's label, a cable's latency): a 100,000-GPU design's save keeps its stored
+    BOM instead of counting the whole document again. Adding or removing an item of the fabric
+    always changes it. ``tests/engine/test_bom_reads.py`` checks the claim over random edits."""
+    if key == "links":
+        return tuple(item.get(f) for f in _LINK_READS)
+    attrs = item.get("attrs") or {}
+    fields = _SWITCH_READS if item.get("kind") == "switch" else ("storage",)
+    return (item.get("kind"), item.get("group"), *(attrs.get(f) for f in fields))
 
 
 def fabric_bom(topology) -> dict:
