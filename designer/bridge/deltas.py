@@ -46,6 +46,10 @@ class IndexedEdit:
     names: tuple
     delta: object
 
+    def links_at(self, node_id: str) -> list[dict]:
+        """The links at ``node_id`` in the edited document (read by the base's index)."""
+        return self.delta.naming("links", "a", node_id) + self.delta.naming("links", "b", node_id)
+
     def checksum(self, base_span) -> str:
         """sha256 of the result's canonical JSON, the kept base items' bytes read with
         ``base_span(key, first, stop)`` (the store's file) instead of being serialized."""

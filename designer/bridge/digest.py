@@ -93,7 +93,7 @@ def _edits_of(before: list, after: list, named: dict) -> dict:
 
 
 def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
-                      edits: dict) -> tuple[dict, bytes] | None:
+                      edits: dict, links_at=None) -> tuple[dict, bytes] | None:
     """The digest after ``patch``, told from the base's stored ``(summary, targets)`` and the
     edited items alone — or None when it cannot be (then it is made from the whole document).
 
@@ -103,6 +103,8 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
     (``engine.model.bom.bom_reads``: a GPU's or NIC's attrs, a cable's latency), so the BOM,
     hosts and groups stay: then the stored digest as it is when no label changes (a latency
     edited, the usual edit), else with the counts and the failure targets' lines edited in place.
+    With ``links_at`` (``node id -> the links at it`` in the edited document), a switch's model,
+    radix or port speed may change too: its BOM rows are moved (``bom_after_switch_update``).
 
     ``edits``: per ``nodes``/``links``, ``{"removed": [(position, item)], "updated":
     [(position, old item, new item)], "added": [items]}``, positions in the document the patch
@@ -113,25 +115,35 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
         return None
     if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
         return None
-    if not _bom_kept(edits):
+    kept, bom = _bom_after(summary.get("bom"), edits, links_at)
+    if not kept:
         return None
+    if bom is not summary.get("bom"):
+        summary = {**summary, "bom": bom}
+        stored = (summary, stored[1])
     if not any(e["removed"] or e["added"] for e in edits.values()) and all(
             _label(key, old) == _label(key, new) for key, e in edits.items() for _, old, new in e["updated"]):
         return stored
     return _edited_targets(summary, stored[1], edits)
 
 
-def _bom_kept(edits: dict) -> bool:
-    """Whether the edits leave the BOM as it is (see :func:`digest_after_edit`)."""
-    from designer.engine.model.bom import bom_reads
+def _bom_after(bom: dict | None, edits: dict, links_at) -> tuple[bool, dict | None]:
+    """``(True, the BOM after the edits)`` when it is told from the stored ``bom`` (see
+    :func:`digest_after_edit`), else ``(False, None)``."""
+    from designer.engine.model.bom import bom_after_switch_update, bom_reads, switch_ports_used
 
     for key, e in edits.items():
         if any(_in_fabric(key, item) for item in [i for _, i in e["removed"]] + e["added"]):
-            return False
-        if any((_in_fabric(key, old) or _in_fabric(key, new)) and bom_reads(key, old) != bom_reads(key, new)
-               for _, old, new in e["updated"]):
-            return False
-    return True
+            return False, None
+        for _, old, new in e["updated"]:
+            if not (_in_fabric(key, old) or _in_fabric(key, new)) or bom_reads(key, old) == bom_reads(key, new):
+                continue
+            if key != "nodes" or links_at is None or not isinstance(bom, dict):
+                return False, None
+            bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], links_at(new["id"])))
+            if bom is None:
+                return False, None
+    return True, bom
 
 
 def _edited_targets(summary: dict, targets: bytes, edits: dict) -> tuple[dict, bytes] | None:

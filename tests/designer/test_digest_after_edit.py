@@ -113,3 +113,32 @@ def test_fabric_updates_the_bom_does_not_read_are_told_without_the_document(base
         told += neutral
         refused += not neutral
     assert told >= 10 and refused >= 5
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_switch_model_told_from_its_links_equals_the_whole_digest(base, seed):
+    """A switch's model, radix or port speed changed (with other fabric updates): its BOM rows
+    are moved, its ports counted from its links, and the digest equals the whole document's."""
+    rng = random.Random(seed)
+    switches = [n for n in base["nodes"] if n["kind"] == "switch"]
+    patch, document = _valid_edit(rng, base, inside="fabric")
+    changed = []
+    for node in rng.sample(switches, rng.randint(1, 2)):
+        attrs = {**node["attrs"], **rng.choice([{"model": "eth-25t6", "radix": 64}, {"model": "mystery-9"},
+                                                {"port_gbps": 800.0}, {"radix": None}])}
+        changed.append(dict(node, attrs=attrs))
+    patch = {**patch, "nodes": {"update": [n for n in patch.get("nodes", {}).get("update", [])
+                                           if n["id"] not in {c["id"] for c in changed}] + changed}}
+    document = normalize(apply_patch(base, patch))
+
+    def links_at(node_id):
+        return [lk for lk in document["links"] if node_id in (lk["a"], lk["b"])]
+
+    told = digest.digest_after_edit(digest.revision_digest(base), patch, digest._edits(base, patch, document),
+                                    links_at)
+    whole_summary, whole_targets = digest.revision_digest(document)
+    neutral = all(bom_reads("links", old) == bom_reads("links", new)
+                  for _, old, new in digest._edits(base, patch, document).get("links", {"updated": []})["updated"])
+    assert (told is not None) == neutral
+    if told is not None:
+        assert told[0] == whole_summary and digest._text(told[1]) == digest._text(whole_targets)

@@ -192,8 +192,9 @@ def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, 
 
 def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, indexed, monkeypatch):
     """A GPU's model, a NIC's speed and a leaf-spine cable's latency are not what the BOM reads:
-    the stored BOM stays and the save reads nothing of the base; a switch's model is, and takes
-    the whole way — both equal the whole document's digest."""
+    the stored BOM stays and the save reads nothing of the base; a switch's model is, and its BOM
+    rows are moved (its ports read by the index); its tier is too, and takes the whole way — each
+    equals the whole document's digest."""
     from designer.bridge import digest
 
     topology = services.topology_build(owner=owner, name="f", template="dgx-h100", hosts=2)
@@ -207,9 +208,11 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
                                     dict(nic, attrs={**nic["attrs"], "port_gbps": 800.0})]},
                "links": {"update": [dict(cable, latency_ns=1500.0)]}}
     leaf = nodes[cable["a"]]
-    other_model = {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"], "model": "ib-ndr-64"})]}}
+    leaf = dict(leaf, attrs={**leaf["attrs"], "model": "eth-25t6", "radix": 64})
+    other_model = {"nodes": {"update": [leaf]}}
+    other_tier = {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"], "tier": "spine"})]}}
     whole = patches._whole
-    for patch, way in ((neutral, "indexed"), (other_model, "whole")):
+    for patch, way in ((neutral, "indexed"), (other_model, "indexed"), (other_tier, "whole")):
         taken = []
         monkeypatch.setattr(patches, "_whole", lambda *a, **k: taken.append("whole") or whole(*a, **k))
         revision = _save(topology, owner, patch)
@@ -221,6 +224,7 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
         assert bytes(row.digest.targets) == whole_targets
         assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
             k: v for k, v in whole_summary.items() if k != "diff"}
+    assert "eth-25t6" in {r["model"] for r in row.digest.summary["bom"]["switches"]}
 
 
 def test_a_patched_revision_text_is_composed_from_the_store(owner, indexed):

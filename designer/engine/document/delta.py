@@ -332,6 +332,12 @@ class Delta:
         mini["links"] = [held[p] for p in where["links"]]
         return mini, where
 
+    def naming(self, key: str, field: str, ident: str) -> list[dict]:
+        """The items of ``key`` whose ``field`` is ``ident`` in this document (a node's links:
+        ``naming("links", "a", id) + naming("links", "b", id)``), read by the base's index."""
+        collection = self.collections[key]
+        return [collection.at(p) for p in self._naming(collection, field, ident)]
+
     def _naming(self, collection: _Collection, field: str, ident: str) -> list[int]:
         """Result positions of the items whose ``field`` is ``ident`` now."""
         positions = collection.result_positions(

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
-__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms", "bom_reads"]
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms", "bom_reads",
+           "switch_ports_used", "bom_after_switch_update"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 # reach class -> (cable kind, transceivers per port)
@@ -295,29 +296,77 @@ def _same_rack(endpoint: dict, switch: dict, parents: dict, racks: set) -> bool:
 def _switch_rows(nodes: dict, used: dict) -> list[dict]:
     groups: dict[tuple, dict] = {}
     for node in nodes.values():
-        if node["kind"] != "switch":
-            continue
-        attrs = node.get("attrs") or {}
-        model = attrs.get("model") or "unspecified"
-        # A storage fabric's switches are their own rows: a buyer orders (and a reviewer checks)
-        # the compute spines apart from the storage network's (storage_fabric.py).
-        network = "storage" if attrs.get("storage") else "compute"
-        key = (model, _tier(node) or "unknown", attrs.get("radix"), attrs.get("port_gbps"), network)
-        row = groups.setdefault(key, {"model": model, "tier": key[1], "network": network, "count": 0,
-                                      "radix": key[2], "port_gbps": key[3], "ports_used": 0,
-                                      "ports_free": None, "cages": None, "power_w": None})
-        row["count"] += 1
-        row["ports_used"] += used.get(node["id"], 0)
+        if node["kind"] == "switch":
+            _add_switch(groups, node, used.get(node["id"], 0), 1)
+    return _finished_rows(groups)
+
+
+def _row_key(node: dict) -> tuple:
+    attrs = node.get("attrs") or {}
+    # A storage fabric's switches are their own rows: a buyer orders (and a reviewer checks)
+    # the compute spines apart from the storage network's (storage_fabric.py).
+    network = "storage" if attrs.get("storage") else "compute"
+    return (attrs.get("model") or "unspecified", _tier(node) or "unknown", attrs.get("radix"),
+            attrs.get("port_gbps"), network)
+
+
+def _add_switch(groups: dict, node: dict, ports: int, sign: int) -> None:
+    """Count one switch (``sign`` 1) or take it out (-1) of its row, with the ports it uses."""
+    key = _row_key(node)
+    row = groups.setdefault(key, {"model": key[0], "tier": key[1], "network": key[4], "count": 0,
+                                  "radix": key[2], "port_gbps": key[3], "ports_used": 0,
+                                  "ports_free": None, "cages": None, "power_w": None})
+    row["count"] += sign
+    row["ports_used"] += sign * ports
+    if row["count"] == 0:
+        del groups[key]
+
+
+def _finished_rows(groups: dict) -> list[dict]:
+    """The rows with their free ports, cages and power, in the BOM's order."""
     for row in groups.values():
-        if row["radix"]:
-            row["ports_free"] = row["count"] * row["radix"] - row["ports_used"]
+        row["ports_free"] = row["count"] * row["radix"] - row["ports_used"] if row["radix"] else None
         m = SWITCH_MODELS.get(row["model"])
-        if m is not None:
-            row["power_w"] = row["count"] * m.power_w
-            if row["radix"]:  # breakout: several logical ports share one native cage
-                row["cages"] = row["count"] * m.radix
+        row["power_w"] = row["count"] * m.power_w if m is not None else None
+        # breakout: several logical ports share one native cage
+        row["cages"] = row["count"] * m.radix if m is not None and row["radix"] else None
+    # A total order (not the switches' order in the document), so that a row moved by
+    # bom_after_switch_update lands where counting the whole document puts it.
     return sorted(groups.values(), key=lambda r: (r["network"] == "storage", _TIER_RANK.get(r["tier"], 9),
-                                                  r["model"]))
+                                                  r["model"], _sortable(r["radix"]), _sortable(r["port_gbps"])))
+
+
+def _sortable(value) -> tuple:
+    return (value is None, value if isinstance(value, (int, float)) else 0, str(value))
+
+
+def switch_ports_used(switch_id: str, links) -> int:
+    """Logical ports a switch's fabric cables use (``links``: at least every link at it)."""
+    ports = 0
+    for link in links:
+        tech = TECHS.get(link.get("tech"))
+        if tech is not None and tech.family in _NETWORK:
+            ports += int(link.get("bundle") or 1) * ((link["a"] == switch_id) + (link["b"] == switch_id))
+    return ports
+
+
+def bom_after_switch_update(bom: dict, old: dict, new: dict, ports: int) -> dict | None:
+    """``bom`` (of a document) after one switch's model, radix or port speed changed; ``ports``:
+    what :func:`switch_ports_used` counts for it. Only the switch rows, port totals and power
+    depend on those three, so the rest of ``bom`` stays. None when anything else the BOM reads
+    of it changed (its tier, role, storage mark or group: then count the whole document)."""
+    before, after = _row_key(old), _row_key(new)
+    unchanged = (old.get("kind") == new.get("kind") == "switch" and old.get("group") == new.get("group")
+                 and (old.get("attrs") or {}).get("role") == (new.get("attrs") or {}).get("role")
+                 and (before[1], before[4]) == (after[1], after[4]))   # tier, storage or compute
+    groups = {(r["model"], r["tier"], r["radix"], r["port_gbps"], r["network"]): dict(r) for r in bom["switches"]}
+    if not unchanged or before not in groups:
+        return None   # (a BOM without the switch's row is not this document's)
+    _add_switch(groups, old, ports, -1)
+    _add_switch(groups, new, ports, 1)
+    switches = _finished_rows(groups)
+    return {**bom, "switches": switches, "ports": _port_totals(switches),
+            "power": _power(switches, bom["power"]["gpus"])}
 
 
 def _port_totals(switches: list[dict]) -> dict:
