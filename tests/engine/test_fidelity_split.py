@@ -58,12 +58,19 @@ def test_a_case_without_a_split_breaks_the_rule():
 
 
 def test_the_original_cases_are_calibration():
-    """The 19 cases the catalog was fitted on (the results table of docs/FIDELITY.md), and
-    NVIDIA/nccl-tests#123 (the source of ``hop_latency.SERIAL_LAUNCH_NS``, added as calibration when
-    the constant was taken from it), are all calibration, and they are the only calibration cases."""
+    """The 19 cases the catalog was fitted on (the results table of docs/FIDELITY.md),
+    NVIDIA/nccl-tests#123 (the source of ``hop_latency.SERIAL_LAUNCH_NS``) and the six Blackwell
+    NVLink-domain runs (the source of ``catalog.NVLS_BUS_GBYTES``), each added as calibration when
+    its constant was taken from it, are all calibration, and they are the only calibration cases;
+    no validation source gave one of them."""
     data = fidelity.load_cases()
     calibration = {c["id"] for c in data["cases"] if c["split"] == "calibration"}
-    assert len(calibration) == 20 and "a100x8-allreduce-8b-ring-1ch-g8" in calibration
+    assert len(calibration) == 26 and "a100x8-allreduce-8b-ring-1ch-g8" in calibration
+    assert {c for c in calibration if c.startswith(("gcp-a4x-gb200-nvl72-", "oci-gb300-nvl72-"))} == {
+        "gcp-a4x-gb200-nvl72-4gpu-ar", "gcp-a4x-gb200-nvl72-8gpu-ar", "gcp-a4x-gb200-nvl72-16gpu-ar",
+        "gcp-a4x-gb200-nvl72-72gpu-ar", "oci-gb300-nvl72-8gpu-ar", "oci-gb300-nvl72-64gpu-ar"}
+    validation_sources = {fidelity.source_key(c) for c in data["cases"] if c["split"] == "validation"}
+    assert not {fidelity.source_key(c) for c in data["cases"] if c["id"] in calibration} & validation_sources
     assert {"h100x8-allreduce-ring", "dgx-a100x2-allreduce-8b-ring", "h100-gin-put-round-trip",
             "mi300x-2x8-allreduce-8g", "a100-h2d-pcie4"} <= calibration
     assert all("curve" not in c for c in data["cases"] if c["split"] == "calibration")

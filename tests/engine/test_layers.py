@@ -13,7 +13,7 @@ The layers, bottom to top (a module may import its own layer and any lower one):
  1  ``designer.engine`` (the package), ``errors``,      base
     ``numbers``, ``collector``
  2  ``catalog``, ``catalog_physical``,                 hardware facts; optics, racks, prices;
-    ``catalog_copies``                                 host-copy payloads
+    ``catalog_copies``, ``catalog_nvswitch``           host-copy payloads; NVSwitch, NVLS figures
  3  ``solve``                                           max-min solver, timeline, id tables, kernels
  4  ``document``                                        the topology document (validate, accept)
  5  ``model``                                           topology, templates, fabrics, bom, …
@@ -54,7 +54,7 @@ TOP = "designer.engine"
 #: Layer of each top-level name under ``designer.engine`` (bottom = 1).
 LAYERS: dict[str, int] = {
     "": 1, "errors": 1, "numbers": 1, "collector": 1,
-    "catalog": 2, "catalog_physical": 2, "catalog_copies": 2,
+    "catalog": 2, "catalog_physical": 2, "catalog_copies": 2, "catalog_nvswitch": 2,
     "solve": 3,
     "document": 4,
     "model": 5,

@@ -383,6 +383,8 @@ def method_text(case: dict) -> str:
     what = p["kind"] + (f" {p['direction']}" if "direction" in p else "")
     if "src" in p:
         what += f" {p['src']['ids'][0]}→{p['dst']['ids'][0]}"
+    elif "ids" in (p.get("participants") or {}):
+        what += f" of {len(p['participants']['ids'])} GPUs"
     if "curve" in case:
         sizes = sorted({r["bytes"] for r in case["curve"]})
         ranks = p.get("participants") or {"kind": "gpu"}

@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from designer.engine.catalog import nvls_efficiency, nvswitch_generation
+from designer.engine.catalog import nvls_bus_gbytes, nvls_efficiency, nvswitch_generation
 from designer.engine.model.pathclass import DOMAIN_KIND, node_domains
 from designer.engine.model.topology import Topology, value_codes
 from designer.engine.numbers import first_appearance_codes
@@ -290,6 +290,13 @@ class Group:
         # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups.
         # NCCL runs more NVLS channels on Blackwell across hosts (catalog.nvls_channels).
         return min(nvls_efficiency(g, self.nodes > 1) for g in dict.fromkeys(gens))
+
+    def nvls_bus_limit(self, topo: Topology) -> float | None:
+        """Smallest NVLS bus bandwidth (GB/s) the participants' NVSwitches sustain (catalog
+        ``nvls_bus_gbytes``), None when no generation has a figure."""
+        gens = dict.fromkeys(_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h))
+        limits = [x for x in map(nvls_bus_gbytes, gens) if x is not None]
+        return min(limits) if limits else None
 
 
 def _nvls_gap_walk(topo: Topology, host: str | None, block) -> str | None:

@@ -13,7 +13,10 @@ every NVSwitch in proportion to their link counts (5/4/4/5 on an HGX H100), see
 
 The switch's reduction/multicast engines sustain a fraction of the NVLink rate, the catalog's
 NVLS efficiency (NCCL ``nvlsEfficiency``: 0.85 Hopper, 0.74 Blackwell), applied to the
-pattern's data time by :mod:`designer.engine.analysis.completion`.
+pattern's data time by :mod:`designer.engine.analysis.completion`. An all-reduce is also held to
+the bus bandwidth the plane sustains per GPU whatever the domain's size (catalog
+``nvls_bus_gbytes``, :func:`switch_limited`): on a GB200 NVL72 the links' limit grows with the GPUs
+taking part, the switch's does not, and past 16 GPUs the switch binds.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import numpy as np
 
 from designer.engine.traffic.collectives.common import Group, block_key, empty, nvswitch_plane
 
-__all__ = ["KINDS", "flows", "plane_flows", "supports"]
+__all__ = ["KINDS", "flows", "plane_flows", "plane_efficiency", "supports", "switch_limited"]
 
 KINDS = ("allreduce", "allgather", "reducescatter")
 
@@ -61,3 +64,22 @@ def flows(topo, group: Group):
         return empty()
     up, down = _volumes(group.kind, group.size, group.n)
     return plane_flows(topo, group.blocks[0], up, down)
+
+
+def plane_efficiency(topo, group: Group, algorithm: str, data_s: float) -> float:
+    """The NVSwitch plane's efficiency for ``algorithm`` (``nvls`` or ``nvlstree``): the catalog's
+    NVLS efficiency, and for NVLS also the plane's bus-bandwidth limit (:func:`switch_limited`)."""
+    efficiency = group.nvls_efficiency(topo)
+    if algorithm != "nvls":
+        return efficiency
+    return switch_limited(efficiency, data_s, group, group.nvls_bus_limit(topo))
+
+
+def switch_limited(efficiency: float, data_s: float, group: Group, bus_gbytes: float | None) -> float:
+    """The NVLS efficiency with the plane's bus-bandwidth limit: the data time ``data_s`` (the
+    flows at the links' rates) over the returned efficiency is at least the all-reduce's bus
+    bytes, S·2(m−1)/m, at ``bus_gbytes`` (None: no limit; other kinds than all-reduce: none)."""
+    if not bus_gbytes or group.kind != "allreduce" or data_s <= 0 or group.n < 2:
+        return efficiency
+    floor_s = group.size * 2 * (group.n - 1) / group.n / (bus_gbytes * 1e9)
+    return min(efficiency, data_s / floor_s)

@@ -540,7 +540,7 @@ def _predict(topo, group: Group, reasons: dict, protocol: str, single: bool, dat
         if reason is not None:
             alternatives[a] = {"time_s": None, "protocol": None, "reason": reason}
             continue
-        eff_alg = group.nvls_efficiency(topo) if a in ("nvls", "nvlstree") else 1.0
+        eff_alg = nvls.plane_efficiency(topo, group, a, data_s) if a in ("nvls", "nvlstree") else 1.0
         scored[a] = _best_protocol(a, group, intra, data_s, eff_alg, protocol, overhead, net_steps, topo,
                                    plugin_latency, forced)
         alternatives[a] = {"time_s": None if single else scored[a][0], "protocol": scored[a][1], "reason": None}
