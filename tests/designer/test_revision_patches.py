@@ -54,6 +54,20 @@ def _checksum(document):
     return hashlib.sha256(canonical_json_bytes(document)).hexdigest()
 
 
+def _assert_as_whole(revision, document):
+    """The stored revision is ``document``, with the checksum and digest the whole document gives;
+    returns its row."""
+    from designer.bridge import digest
+
+    row = TopologyRevision.objects.get(pk=revision.pk)
+    whole_summary, whole_targets = digest.revision_digest(document)
+    assert row.document == document and row.checksum == _checksum(document)
+    assert bytes(row.digest.targets) == whole_targets
+    assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
+        k: v for k, v in whole_summary.items() if k != "diff"}
+    return row
+
+
 def test_a_patch_is_stored_as_a_patch_and_read_back_whole(owner):
     topology = services.topology_build(owner=owner, name="p", template="dgx-h100", hosts=2)
     first = topology.current_revision.document
@@ -165,8 +179,6 @@ def test_moving_a_device_takes_the_indexed_way(owner, indexed, monkeypatch):
 def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, indexed, monkeypatch):
     """A drive added with its PCIe link, then removed: counts, failure targets and figures are
     edited from the stored digest, and equal what the whole document gives."""
-    from designer.bridge import digest
-
     topology = services.topology_build(owner=owner, name="a", template="dgx-h100", hosts=2)
     document = topology.current_revision.document
     _save(topology, owner, _latency(document, 0, 5))
@@ -179,12 +191,7 @@ def test_adding_and_removing_devices_inside_a_host_takes_the_indexed_way(owner, 
                   {"nodes": {"remove": [drive["id"]]}, "links": {"remove": [link["id"]]}}):
         revision = _save(topology, owner, patch)
         document = _expected(document, patch)
-        row = TopologyRevision.objects.get(pk=revision.pk)
-        whole_summary, whole_targets = digest.revision_digest(document)
-        assert row.document == document and row.checksum == _checksum(document)
-        assert bytes(row.digest.targets) == whole_targets
-        assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
-            k: v for k, v in whole_summary.items() if k != "diff"}
+        row = _assert_as_whole(revision, document)
         topology.refresh_from_db()
         assert (topology.node_count, topology.link_count) == (len(document["nodes"]), len(document["links"]))
     assert row.digest.summary["diff"]["nodes"]["removed"] == [drive["id"]]
@@ -195,8 +202,6 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
     the stored BOM stays and the save reads nothing of the base; a switch's model is, and its BOM
     rows are moved (its ports read by the index); its tier is too, and takes the whole way — each
     equals the whole document's digest."""
-    from designer.bridge import digest
-
     topology = services.topology_build(owner=owner, name="f", template="dgx-h100", hosts=2)
     document = topology.current_revision.document
     _save(topology, owner, _latency(document, 0, 5))
@@ -218,12 +223,7 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
         revision = _save(topology, owner, patch)
         document = _expected(document, patch)
         assert (taken or ["indexed"])[0] == way
-        row = TopologyRevision.objects.get(pk=revision.pk)
-        whole_summary, whole_targets = digest.revision_digest(document)
-        assert row.document == document and row.checksum == _checksum(document)
-        assert bytes(row.digest.targets) == whole_targets
-        assert {k: v for k, v in row.digest.summary.items() if k != "diff"} == {
-            k: v for k, v in whole_summary.items() if k != "diff"}
+        row = _assert_as_whole(revision, document)
     assert "eth-25t6" in {r["model"] for r in row.digest.summary["bom"]["switches"]}
 
 
