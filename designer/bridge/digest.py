@@ -140,7 +140,10 @@ def _bom_after(bom: dict | None, edits: dict, links_at) -> tuple[bool, dict | No
                 continue
             if key != "nodes" or links_at is None or not isinstance(bom, dict):
                 return False, None
-            bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], links_at(new["id"])))
+            try:
+                bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], links_at(new["id"])))
+            except (TypeError, ValueError):   # attrs the BOM cannot count (a radix "64"): the whole way
+                bom = None
             if bom is None:
                 return False, None
     return True, bom

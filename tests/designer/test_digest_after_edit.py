@@ -142,3 +142,18 @@ def test_a_switch_model_told_from_its_links_equals_the_whole_digest(base, seed):
     assert (told is not None) == neutral
     if told is not None:
         assert told[0] == whole_summary and digest._text(told[1]) == digest._text(whole_targets)
+
+
+def test_a_switch_attr_the_bom_cannot_count_takes_the_whole_way(base):
+    """A radix written as text cannot be counted: the edit falls back to the whole document
+    (whose BOM is then None, as before), it does not fail the save."""
+    leaf = next(n for n in base["nodes"] if n["kind"] == "switch")
+    patch = {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"], "radix": "64"})]}}
+    document = normalize(apply_patch(base, patch))
+
+    def links_at(node_id):
+        return [lk for lk in document["links"] if node_id in (lk["a"], lk["b"])]
+
+    edits = digest._edits(base, patch, document)
+    assert digest.digest_after_edit(digest.revision_digest(base), patch, edits, links_at) is None
+    assert digest.patched_digest(base, digest.revision_digest(base), patch, document)[0]["bom"] is None
