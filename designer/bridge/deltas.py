@@ -45,10 +45,20 @@ class IndexedEdit:
     edits: dict
     names: tuple
     delta: object
+    before: object = None
 
     def links_at(self, node_id: str) -> list[dict]:
         """The links at ``node_id`` in the edited document (read by the base's index)."""
         return self.delta.naming("links", "a", node_id) + self.delta.naming("links", "b", node_id)
+
+    def node_kind(self, node_id: str) -> str | None:
+        """The kind of node ``node_id`` after the edit, or before it for a node it removed."""
+        for delta in (self.delta, self.before):
+            nodes = delta.collections["nodes"] if delta is not None else None
+            position = nodes.get(node_id) if nodes is not None else None
+            if position is not None:
+                return nodes.at(position).get("kind")
+        return None
 
     def checksum(self, base_span) -> str:
         """sha256 of the result's canonical JSON, the kept base items' bytes read with
@@ -80,7 +90,7 @@ def indexed_edit(store, stored_patch: dict | None, patch) -> IndexedEdit | None:
     except NotIncremental:
         return None
     return IndexedEdit(patch=after.to_patch(), edits=_edits(before, after, patch),
-                       names=(before.fields().get("name"), after.fields().get("name")), delta=after)
+                       names=(before.fields().get("name"), after.fields().get("name")), delta=after, before=before)
 
 
 def _edits(before, after, patch: dict) -> dict:

@@ -16,7 +16,7 @@ import zlib
 
 from designer.engine.errors import EngineError
 
-__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "revision_digest", "patched_digest", "digest_after_edit", "patch_diff",
+__all__ = ["DIGEST_VERSION", "MAX_STORED_DIFF", "DocumentLookup", "revision_digest", "patched_digest", "digest_after_edit", "patch_diff",
            "document_diff", "compose_diffs", "reverse_diff", "target_lines", "targets_search",
            "targets_known"]
 
@@ -29,6 +29,8 @@ _NETWORK_FAMILIES = ("ethernet", "infiniband")
 _UNREAD_FIELDS = frozenset({"name", "layout"})
 # Node kinds the BOM reads (switch rows, storage cables, power per GPU, NICs on fabric links).
 _BOM_NODE_KINDS = frozenset({"switch", "storage", "gpu", "nic"})
+# A link with an end of these kinds may be counted by the BOM whatever its tech.
+_LINK_END_KINDS = frozenset({"switch", "storage", "nic"})
 
 
 def revision_digest(document: dict, *, bom: dict | None | bool = False) -> tuple[dict, bytes]:
@@ -62,7 +64,7 @@ def patched_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
 
 def _reused_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
                    document: dict) -> tuple[dict, bytes]:
-    edited = digest_after_edit(stored, patch, _edits(base, patch, document))
+    edited = digest_after_edit(stored, patch, _edits(base, patch, document), DocumentLookup(base, document))
     return edited if edited is not None else revision_digest(document)
 
 
@@ -93,18 +95,22 @@ def _edits_of(before: list, after: list, named: dict) -> dict:
 
 
 def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
-                      edits: dict, links_at=None) -> tuple[dict, bytes] | None:
+                      edits: dict, lookup=None) -> tuple[dict, bytes] | None:
     """The digest after ``patch``, told from the base's stored ``(summary, targets)`` and the
     edited items alone — or None when it cannot be (then it is made from the whole document).
 
     It can when no group and no top-level field the digest reads changes (``name`` and
     ``layout`` may), every node and link removed or added is outside the fabric, and every one
-    updated is outside it before and after or keeps what the BOM reads of it
-    (``engine.model.bom.bom_reads``: a GPU's or NIC's attrs, a cable's latency), so the BOM,
-    hosts and groups stay: then the stored digest as it is when no label changes (a latency
-    edited, the usual edit), else with the counts and the failure targets' lines edited in place.
-    With ``links_at`` (``node id -> the links at it`` in the edited document), a switch's model,
-    radix or port speed may change too: its BOM rows are moved (``bom_after_switch_update``).
+    updated keeps what the BOM reads of it (``engine.model.bom.bom_reads``: a GPU's or NIC's
+    attrs, a cable's latency), so the BOM, hosts and groups stay: then the stored digest as it
+    is when no label changes (a latency edited, the usual edit), else with the counts and the
+    failure targets' lines edited in place. A switch's model, radix or port speed may change
+    too: its BOM rows are moved (``bom_after_switch_update``).
+
+    ``lookup`` answers ``node_kind(id)`` (before or after the edit) and ``links_at(id)`` (the
+    links at a node after it): :class:`DocumentLookup`, or the indexed edit itself. A link is of
+    the fabric when its tech is a network's or an end is a switch, NIC or storage server; without
+    ``lookup`` every link is taken to be.
 
     ``edits``: per ``nodes``/``links``, ``{"removed": [(position, item)], "updated":
     [(position, old item, new item)], "added": [items]}``, positions in the document the patch
@@ -115,7 +121,7 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
         return None
     if set(patch) - {"nodes", "links"} - _UNREAD_FIELDS:
         return None
-    kept, bom = _bom_after(summary.get("bom"), edits, links_at)
+    kept, bom = _bom_after(summary.get("bom"), edits, lookup)
     if not kept:
         return None
     if bom is not summary.get("bom"):
@@ -127,26 +133,55 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
     return _edited_targets(summary, stored[1], edits)
 
 
-def _bom_after(bom: dict | None, edits: dict, links_at) -> tuple[bool, dict | None]:
+def _bom_after(bom: dict | None, edits: dict, lookup) -> tuple[bool, dict | None]:
     """``(True, the BOM after the edits)`` when it is told from the stored ``bom`` (see
     :func:`digest_after_edit`), else ``(False, None)``."""
-    from designer.engine.model.bom import bom_after_switch_update, bom_reads, switch_ports_used
+    from designer.bridge.common import json_safe
+    from designer.engine.model.bom import bom_after_switch_update, bom_reads, bom_rows_ordered, switch_ports_used
 
+    if isinstance(bom, dict) and not bom_rows_ordered(bom):
+        return False, None   # counted before the rows' order was total: counted again, once
     for key, e in edits.items():
-        if any(_in_fabric(key, item) for item in [i for _, i in e["removed"]] + e["added"]):
+        if any(_of_fabric(key, item, lookup) for item in [i for _, i in e["removed"]] + e["added"]):
             return False, None
         for _, old, new in e["updated"]:
-            if not (_in_fabric(key, old) or _in_fabric(key, new)) or bom_reads(key, old) == bom_reads(key, new):
-                continue
-            if key != "nodes" or links_at is None or not isinstance(bom, dict):
+            if bom_reads(key, old) == bom_reads(key, new) or (
+                    key == "links" and not (_of_fabric(key, old, lookup) or _of_fabric(key, new, lookup))):
+                continue   # (a node's kind, group or storage mark changed: counted again, below)
+            if key != "nodes" or lookup is None or not isinstance(bom, dict):
                 return False, None
             try:
-                bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], links_at(new["id"])))
-            except (TypeError, ValueError):   # attrs the BOM cannot count (a radix "64"): the whole way
+                bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], lookup.links_at(new["id"])))
+            except (TypeError, ValueError, KeyError):   # what the BOM cannot count (a radix "64")
                 bom = None
-            if bom is None:
+            if bom is None or json_safe(bom) != bom:     # (or a non-finite figure): the whole way
                 return False, None
     return True, bom
+
+
+def _of_fabric(key: str, item: dict, lookup) -> bool:
+    """Whether the BOM may read ``item``: a node of a kind it counts; a link of a network tech or
+    with an end the BOM counts (the fabric summary's injection is any NIC⇄switch link)."""
+    if key == "nodes":
+        return _in_fabric(key, item) or bool((item.get("attrs") or {}).get("storage"))
+    if _in_fabric(key, item) or lookup is None:
+        return True
+    return any(lookup.node_kind(item.get(end)) in _LINK_END_KINDS for end in ("a", "b"))
+
+
+class DocumentLookup:
+    """:func:`digest_after_edit`'s ``lookup`` answered from the whole documents before and after."""
+
+    def __init__(self, before: dict, after: dict):
+        self._kinds = {n.get("id"): n.get("kind") for n in before.get("nodes") or []}
+        self._kinds.update((n.get("id"), n.get("kind")) for n in after.get("nodes") or [])
+        self._after = after
+
+    def node_kind(self, node_id):
+        return self._kinds.get(node_id)
+
+    def links_at(self, node_id) -> list[dict]:
+        return [lk for lk in self._after.get("links") or [] if node_id in (lk.get("a"), lk.get("b"))]
 
 
 def _edited_targets(summary: dict, targets: bytes, edits: dict) -> tuple[dict, bytes] | None:

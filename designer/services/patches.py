@@ -101,7 +101,7 @@ def _indexed(store, whole_id: int, stored_patch: dict | None, patch: dict, store
     edit = bridge_deltas.indexed_edit(store, stored_patch, patch)
     if edit is None:
         return None
-    edited = bridge_digest.digest_after_edit(stored, patch, edit.edits, edit.links_at)
+    edited = bridge_digest.digest_after_edit(stored, patch, edit.edits, edit)
     size = item_store.json_size(edit.patch)
     if edited is None or size > MAX_PATCH_BYTES:
         return None

@@ -80,3 +80,36 @@ def test_a_field_the_bom_reads_changes_it(base):
     assert fabric_bom(_with(base, "links", thicker)) != before
     gpu = next(n for n in base["nodes"] if n["kind"] == "gpu")
     assert bom_reads("nodes", dict(gpu, attrs={**gpu["attrs"], "model": "B200"})) == bom_reads("nodes", gpu)
+
+
+def test_switch_rows_are_in_a_total_order(base):
+    """Rows that tie on network, tier rank and model (custom tiers rank alike) are ordered by
+    tier, radix and port speed — never by where their first switch sits in the document — so
+    moving a switch between rows (bom_after_switch_update) gives the whole count's order."""
+    from designer.engine.model.bom import bom_after_switch_update, bom_rows_ordered, switch_ports_used
+
+    leaves = [n for n in base["nodes"] if n["kind"] == "switch" and n["attrs"].get("tier") == "leaf"][:2]
+    custom = [dict(leaves[0], attrs={**leaves[0]["attrs"], "tier": "pod"}),
+              dict(leaves[1], attrs={**leaves[1]["attrs"], "tier": "agg", "model": "eth-25t6"})]
+    doc = _with(_with(base, "nodes", custom[0]), "nodes", custom[1])
+    for document in (doc, {**doc, "nodes": list(reversed(doc["nodes"]))}):
+        assert bom_rows_ordered(fabric_bom(document))
+    moved = dict(custom[0], attrs={**custom[0]["attrs"], "model": "eth-25t6"})
+    after = _with(doc, "nodes", moved)
+    told = bom_after_switch_update(fabric_bom(doc), custom[0], moved,
+                                   switch_ports_used(moved["id"], after["links"]))
+    assert told == fabric_bom(after)
+
+
+def test_a_bom_counted_before_the_total_order_is_not_moved(base):
+    """A stored BOM whose rows lack a field or are out of today's order is counted again."""
+    from designer.engine.model.bom import bom_after_switch_update, bom_rows_ordered
+
+    bom = fabric_bom(base)
+    leaf = next(n for n in base["nodes"] if n["kind"] == "switch")
+    moved = dict(leaf, attrs={**leaf["attrs"], "model": "eth-25t6"})
+    old = {**bom, "switches": [{k: v for k, v in r.items() if k != "network"} for r in bom["switches"]]}
+    assert not bom_rows_ordered(old) and bom_after_switch_update(old, leaf, moved, 8) is None
+    if len(bom["switches"]) > 1:
+        swapped = {**bom, "switches": list(reversed(bom["switches"]))}
+        assert not bom_rows_ordered(swapped) and bom_after_switch_update(swapped, leaf, moved, 8) is None

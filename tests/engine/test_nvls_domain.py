@@ -57,3 +57,16 @@ def test_a_whole_rack_reads_the_switch_and_eight_gpus_their_links(monkeypatch):
 def test_hopper_has_no_switch_figure():
     assert catalog.nvls_bus_gbytes(3) is None and catalog.nvls_bus_gbytes(None) is None
     assert catalog.nvls_bus_gbytes(4) == 920.0 and catalog.nvls_bus_gbytes(5) == 920.0
+
+
+def test_the_limit_holds_when_nvls_is_the_only_algorithm_allowed():
+    """``algorithms: ["nvls"]`` leaves one candidate, which is not predicted against others:
+    the switch's limit still applies (its data time is solved to compare with it)."""
+    from designer.engine.traffic.collectives.select import plan_pattern
+
+    topo = fidelity.build_topology({"template": "gb200-nvl72", "hosts": 1})
+    gpus = topo.nodes_of_kind("gpu")
+    plans = [plan_pattern(topo, {"kind": "allreduce", "participants": gpus, "bytes": GIB16, **choice})
+             for choice in ({"algorithm": "nvls"}, {"algorithms": ["nvls"]})]
+    assert plans[1].efficiency == pytest.approx(plans[0].efficiency, rel=1e-12)
+    assert plans[0].efficiency < catalog.nvls_efficiency(4) * 0.95      # the switch binds at 72 GPUs

@@ -23,7 +23,7 @@ from __future__ import annotations
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
 __all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms", "bom_reads",
-           "switch_ports_used", "bom_after_switch_update"]
+           "switch_ports_used", "bom_after_switch_update", "bom_rows_ordered"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 # reach class -> (cable kind, transceivers per port)
@@ -330,14 +330,26 @@ def _finished_rows(groups: dict) -> list[dict]:
         row["power_w"] = row["count"] * m.power_w if m is not None else None
         # breakout: several logical ports share one native cage
         row["cages"] = row["count"] * m.radix if m is not None and row["radix"] else None
-    # A total order (not the switches' order in the document), so that a row moved by
-    # bom_after_switch_update lands where counting the whole document puts it.
-    return sorted(groups.values(), key=lambda r: (r["network"] == "storage", _TIER_RANK.get(r["tier"], 9),
-                                                  r["model"], _sortable(r["radix"]), _sortable(r["port_gbps"])))
+    return sorted(groups.values(), key=_row_order)
+
+
+def _row_order(row: dict) -> tuple:
+    """A total order of switch rows (not the switches' order in the document), so that a row
+    moved by :func:`bom_after_switch_update` lands where counting the whole document puts it."""
+    return (row["network"] == "storage", _TIER_RANK.get(row["tier"], 9), str(row["tier"]), str(row["model"]),
+            _sortable(row["radix"]), _sortable(row["port_gbps"]))
 
 
 def _sortable(value) -> tuple:
     return (value is None, value if isinstance(value, (int, float)) else 0, str(value))
+
+
+def bom_rows_ordered(bom: dict) -> bool:
+    """Whether a stored BOM's switch rows have today's fields and order (a BOM counted before the
+    order was total may hold ties in another order: then it is counted again, once)."""
+    rows = bom.get("switches") or []
+    fields = ("model", "tier", "network", "radix", "port_gbps")
+    return all(isinstance(r, dict) and all(f in r for f in fields) for r in rows) and rows == sorted(rows, key=_row_order)
 
 
 def switch_ports_used(switch_id: str, links) -> int:
@@ -359,8 +371,10 @@ def bom_after_switch_update(bom: dict, old: dict, new: dict, ports: int) -> dict
     unchanged = (old.get("kind") == new.get("kind") == "switch" and old.get("group") == new.get("group")
                  and (old.get("attrs") or {}).get("role") == (new.get("attrs") or {}).get("role")
                  and (before[1], before[4]) == (after[1], after[4]))   # tier, storage or compute
+    if not unchanged or not bom_rows_ordered(bom):
+        return None
     groups = {(r["model"], r["tier"], r["radix"], r["port_gbps"], r["network"]): dict(r) for r in bom["switches"]}
-    if not unchanged or before not in groups:
+    if before not in groups:
         return None   # (a BOM without the switch's row is not this document's)
     _add_switch(groups, old, ports, -1)
     _add_switch(groups, new, ports, 1)

@@ -70,6 +70,8 @@ def may_be_capped(topo, group: Group, algorithm: str, protocol: str) -> bool:
     """Whether a ceiling can lower ``algorithm`` under ``protocol`` here; then its data time is
     needed even when it is the only candidate (the ceiling is compared with its full-rate
     bandwidth). Ring Simple has no ceiling."""
+    if algorithm == "nvls" and group.kind == "allreduce" and group.nvls_bus_limit(topo):
+        return True   # the NVSwitch plane's own limit is compared with the data time (nvls.switch_limited)
     if algorithm == "ring" and protocol == "Simple":
         return False
     return ceilings_for(topo, group, algorithm) is not None
