@@ -136,8 +136,7 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
 def _bom_after(bom: dict | None, edits: dict, lookup) -> tuple[bool, dict | None]:
     """``(True, the BOM after the edits)`` when it is told from the stored ``bom`` (see
     :func:`digest_after_edit`), else ``(False, None)``."""
-    from designer.bridge.common import json_safe
-    from designer.engine.model.bom import bom_after_switch_update, bom_reads, bom_rows_ordered, switch_ports_used
+    from designer.engine.model.bom import bom_rows_ordered
 
     if isinstance(bom, dict) and not bom_rows_ordered(bom):
         return False, None   # counted before the rows' order was total: counted again, once
@@ -145,18 +144,32 @@ def _bom_after(bom: dict | None, edits: dict, lookup) -> tuple[bool, dict | None
         if any(_of_fabric(key, item, lookup) for item in [i for _, i in e["removed"]] + e["added"]):
             return False, None
         for _, old, new in e["updated"]:
-            if bom_reads(key, old) == bom_reads(key, new) or (
-                    key == "links" and not (_of_fabric(key, old, lookup) or _of_fabric(key, new, lookup))):
-                continue   # (a node's kind, group or storage mark changed: counted again, below)
-            if key != "nodes" or lookup is None or not isinstance(bom, dict):
-                return False, None
-            try:
-                bom = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], lookup.links_at(new["id"])))
-            except (TypeError, ValueError, KeyError):   # what the BOM cannot count (a radix "64")
-                bom = None
-            if bom is None or json_safe(bom) != bom:     # (or a non-finite figure): the whole way
+            bom = _bom_updated(bom, key, old, new, lookup)
+            if bom is _RECOUNT:
                 return False, None
     return True, bom
+
+
+#: :func:`_bom_updated`'s answer when the BOM must be counted from the whole document.
+_RECOUNT = object()
+
+
+def _bom_updated(bom, key: str, old: dict, new: dict, lookup):
+    """``bom`` after one item updated from ``old`` to ``new``, or :data:`_RECOUNT`."""
+    from designer.bridge.common import json_safe
+    from designer.engine.model.bom import bom_after_switch_update, bom_reads, switch_ports_used
+
+    if bom_reads(key, old) == bom_reads(key, new) or (
+            key == "links" and not (_of_fabric(key, old, lookup) or _of_fabric(key, new, lookup))):
+        return bom   # (a node's kind, group or storage mark changed: counted again, below)
+    if key != "nodes" or lookup is None or not isinstance(bom, dict):
+        return _RECOUNT
+    try:
+        moved = bom_after_switch_update(bom, old, new, switch_ports_used(new["id"], lookup.links_at(new["id"])))
+    except (TypeError, ValueError, KeyError):   # what the BOM cannot count (a radix "64")
+        return _RECOUNT
+    # (a non-finite figure, which the database's JSON refuses: the whole count answers)
+    return _RECOUNT if moved is None or json_safe(moved) != moved else moved
 
 
 def _of_fabric(key: str, item: dict, lookup) -> bool:
