@@ -161,7 +161,9 @@ def _bom_updated(bom, key: str, old: dict, new: dict, lookup):
 
     if bom_reads(key, old) == bom_reads(key, new) or (
             key == "links" and not (_of_fabric(key, old, lookup) or _of_fabric(key, new, lookup))):
-        return bom   # (a node's kind, group or storage mark changed: counted again, below)
+        return bom
+    # Only a switch's model, radix or port speed is moved between rows; any other change of what
+    # the BOM reads (a node's kind, group or storage mark, a fabric link's ends) is counted again.
     if key != "nodes" or lookup is None or not isinstance(bom, dict):
         return _RECOUNT
     try:
