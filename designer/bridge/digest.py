@@ -188,11 +188,12 @@ class DocumentLookup:
     """:func:`digest_after_edit`'s ``lookup`` answered from the whole documents before and after."""
 
     def __init__(self, before: dict, after: dict):
-        self._kinds = {n.get("id"): n.get("kind") for n in before.get("nodes") or []}
-        self._kinds.update((n.get("id"), n.get("kind")) for n in after.get("nodes") or [])
-        self._after = after
+        self._before, self._after, self._kinds = before, after, None
 
     def node_kind(self, node_id):
+        if self._kinds is None:   # built on the first question: most edits never ask one
+            self._kinds = {n.get("id"): n.get("kind") for n in self._before.get("nodes") or []}
+            self._kinds.update((n.get("id"), n.get("kind")) for n in self._after.get("nodes") or [])
         return self._kinds.get(node_id)
 
     def links_at(self, node_id) -> list[dict]:

@@ -284,20 +284,20 @@ class Group:
         return None
 
     def nvls_efficiency(self, topo: Topology) -> float:
-        """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog)."""
-        gens = [_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)]
-        # Once per distinct generation, in order of first appearance (the same first error):
-        # 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups.
-        # NCCL runs more NVLS channels on Blackwell across hosts (catalog.nvls_channels).
-        return min(nvls_efficiency(g, self.nodes > 1) for g in dict.fromkeys(gens))
+        """Smallest in-switch reduction efficiency over the participants' NVSwitches (catalog).
+        NCCL runs more NVLS channels on Blackwell across hosts (catalog.nvls_channels)."""
+        return min(nvls_efficiency(g, self.nodes > 1) for g in self._plane_generations(topo))
 
     def nvls_bus_limit(self, topo: Topology) -> float | None:
         """Smallest NVLS bus bandwidth (GB/s) the participants' NVSwitches sustain (catalog
         ``nvls_bus_gbytes``), None when no generation has a figure."""
-        gens = dict.fromkeys(_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h))
-        limits = [x for x in map(nvls_bus_gbytes, gens) if x is not None]
+        limits = [x for x in map(nvls_bus_gbytes, self._plane_generations(topo)) if x is not None]
         return min(limits) if limits else None
 
+    def _plane_generations(self, topo: Topology) -> list:
+        """The participants' NVSwitch generations, each once, in order of first appearance (the
+        same first error): 8,192 NVSwitches of a 16,384-GPU ring were 8,192 catalog look-ups."""
+        return list(dict.fromkeys(_switch_generation(topo, s) for h in self.hosts for s in nvswitch_plane(topo, h)))
 
 def _nvls_gap_walk(topo: Topology, host: str | None, block) -> str | None:
     """:meth:`Group.nvls_gap` of one host or NVLink domain, from its plane's own links."""
