@@ -24,7 +24,7 @@ import numpy as np
 
 from designer.engine.catalog import NODE_KINDS, TECHS
 from designer.engine.document.rules import (BASES, DIRECTION_KEYS, LARGEST_QUANTITY, LIMITS, SMALLEST_NORMAL,
-                                            UNPRINTABLE)
+                                            UNPRINTABLE, radix_ok)
 from designer.engine.numbers import first_appearance_codes
 from designer.engine.solve.id_index import IdIndex
 
@@ -327,14 +327,17 @@ def _attr_keys(attrs_column: list, types: set | None) -> set | None:
     if not _types(chain.from_iterable(map(dict.values, attrs))) <= _SCALAR_TYPES:
         return None
     keys = set(chain.from_iterable(attrs))
-    for key in keys:
-        if key.__class__ is not str:
-            continue
-        if key.endswith("_gbps") or key.endswith("_ns"):
-            values = [a[key] for a in attrs if key in a]
-            if any(v is None for v in values):
-                return None
-            check = _positive_numbers if key.endswith("_gbps") else _non_negative_numbers
-            if not check(values):
-                return None
-    return keys
+    return keys if all(_attr_values_ok(attrs, key) for key in keys) else None
+
+
+def _attr_values_ok(attrs: list, key) -> bool:
+    """One attr key's values over every ``attrs`` pass the item walk's rule for it (capacities,
+    latencies, a switch's radix); the item walk locates what does not."""
+    if key == "radix":
+        return all(radix_ok(a.get("radix")) for a in attrs)
+    if key.__class__ is not str or not (key.endswith("_gbps") or key.endswith("_ns")):
+        return True
+    values = [a[key] for a in attrs if key in a]
+    if any(v is None for v in values):
+        return False
+    return (_positive_numbers if key.endswith("_gbps") else _non_negative_numbers)(values)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["FORMAT", "LIMITS", "BASES", "DIRECTION_KEYS", "SMALLEST_NORMAL", "UNPRINTABLE", "unprintable"]
+__all__ = ["FORMAT", "LIMITS", "BASES", "DIRECTION_KEYS", "SMALLEST_NORMAL", "UNPRINTABLE", "unprintable",
+           "LARGEST_RADIX", "radix_ok"]
 
 FORMAT = "fabricscope.topology/1"
 
@@ -33,6 +34,15 @@ SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308; below it (but above 0) floats 
 # 1.6 Tb/s port, 1e15 ns is 11.6 days. Bounded so sums over millions of links and bytes ÷ rate
 # products stay finite (a 1e308 capacity summed to "inf" on the BOM page).
 LARGEST_QUANTITY = 1e15
+# A switch's port count (``attrs.radix``), which the BOM and the cabling plan count ports against:
+# a whole number from 1 (the largest catalog switch has 512 logical ports; the bound only keeps
+# the counts finite).
+LARGEST_RADIX = 1 << 20
+
+
+def radix_ok(value) -> bool:
+    """Whether ``value`` may be an ``attrs.radix``: absent (None) or a whole number of ports."""
+    return value is None or (value.__class__ is int and 0 < value <= LARGEST_RADIX)
 # C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates.
 UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

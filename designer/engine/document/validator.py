@@ -18,7 +18,8 @@ A document is plain JSON (docs/FORMATS.md, Topology document)::
 - A link without ``id`` gets ``"<a>-<b>"`` (``#2``, ``#3`` … for parallel links).
 - Physical values are finite: capacities (``capacity_gbps``, ``attrs.*_gbps``) are positive and
   not subnormal — a link declared down (``"status": "down"``) may carry ``capacity_gbps: 0`` —
-  and latencies (``latency_ns``, ``attrs.*_ns``) are non-negative.
+  and latencies (``latency_ns``, ``attrs.*_ns``) are non-negative; a switch's ``attrs.radix`` (the
+  ports the BOM and the cabling plan count) is a whole number from 1 up, or absent.
 - Ids, references and the name are printable: no control character (NUL cannot be stored in
   PostgreSQL ``jsonb``), no line separator, no bidi override (U+202A–202E, U+2066–2069: shown
   reversed, they disguise one id as another); values nest at most ``LIMITS["max_depth"]`` levels.
@@ -40,8 +41,8 @@ from designer.engine.document.accept import accept_links, link_columns, node_col
 from designer.engine.document.keys import check_unknown_keys
 from designer.engine.document.writer import dump, write_document  # noqa: F401  (re-exported)
 from designer.engine.document.normalizer import normalize_valid
-from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LARGEST_QUANTITY, LIMITS,
-                                            SMALLEST_NORMAL, unprintable)
+from designer.engine.document.rules import (BASES, DIRECTION_KEYS, FORMAT, LARGEST_QUANTITY, LARGEST_RADIX, LIMITS,
+                                            SMALLEST_NORMAL, radix_ok, unprintable)
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 
 __all__ = ["FORMAT", "LIMITS", "load", "validate", "normalize", "normalize_handed_over", "dump", "write_document", "check", "unprintable"]
@@ -392,6 +393,8 @@ def _check_attrs(ck: _Checker, path: str, attrs: dict) -> None:
             nested = True
         elif key.__class__ is str and key.endswith(_PHYSICAL_SUFFIXES):
             ck.number(f"{path}.{key}", value, positive=key.endswith("_gbps"))
+        elif key == "radix" and not radix_ok(value):
+            ck.add(f"{path}.radix", f"must be a whole number of ports from 1 to {LARGEST_RADIX}, got {value!r}")
     if nested:
         ck.nesting(path, attrs)
         for key, value in attrs.items():
