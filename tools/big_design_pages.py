@@ -110,7 +110,8 @@ def _one_node_edits(document: dict) -> list[tuple[str, dict]]:
     """The editor's one-node saves, in order: link latencies inside a host (an update is whole),
     a drive added with its PCIe link, then removed, a device moved (the ``layout`` field), then
     devices and cables of the fabric: a GPU's model, a NIC's speed, a leaf-spine cable's latency
-    (none of them read by the BOM) and a leaf's switch model (read by it)."""
+    (none of them read by the BOM) and a leaf's switch model (read by it), then a leaf added with
+    an uplink and a NIC cabled to it, and both removed (the BOM told from its tallies)."""
     inside = [lk for lk in document["links"][:5000] if str(lk.get("tech", "")).startswith(("pcie", "nvlink"))]
     pcie = next(n for n in document["nodes"] if n.get("kind") == "pcie_switch")
     drive = {"id": f"{pcie['group']}/nvme-extra", "kind": "nvme", "group": pcie["group"]}
@@ -121,6 +122,9 @@ def _one_node_edits(document: dict) -> list[tuple[str, dict]]:
     switches = {n["id"]: n for n in document["nodes"] if n.get("kind") == "switch"}
     uplink = next(lk for lk in document["links"] if lk["a"] in switches and lk["b"] in switches)
     leaf = switches[uplink["a"]]
+    new_leaf = dict(leaf, id="leaf-extra", attrs={**leaf["attrs"], "index": 999})
+    new_cables = [{"id": "leaf-extra-up", "a": "leaf-extra", "b": uplink["b"], "tech": uplink.get("tech", "eth400")},
+                  {"id": "nic-extra-cable", "a": nic["id"], "b": "leaf-extra", "tech": uplink.get("tech", "eth400")}]
     return ([(f"link latency {n + 1}", {"links": {"update": [dict(link, latency_ns=777 + n)]}})
              for n, link in enumerate(inside[:3])]
             + [("drive added", {"nodes": {"add": [drive]}, "links": {"add": [cable]}}),
@@ -130,7 +134,10 @@ def _one_node_edits(document: dict) -> list[tuple[str, dict]]:
                ("NIC speed", {"nodes": {"update": [dict(nic, attrs={**nic["attrs"], "port_gbps": 800.0})]}}),
                ("leaf-spine cable latency", {"links": {"update": [dict(uplink, latency_ns=1500.0)]}}),
                ("leaf switch model (BOM)", {"nodes": {"update": [dict(leaf, attrs={**leaf["attrs"],
-                                                                                   "model": "eth-25t6"})]}})])
+                                                                                   "model": "eth-25t6"})]}}),
+               ("leaf + 2 cables added (BOM)", {"nodes": {"add": [new_leaf]}, "links": {"add": new_cables}}),
+               ("leaf + 2 cables removed (BOM)", {"nodes": {"remove": [new_leaf["id"]]},
+                                                  "links": {"remove": [c["id"] for c in new_cables]}})])
 
 
 def _maybe(profiler):

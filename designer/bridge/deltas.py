@@ -51,14 +51,25 @@ class IndexedEdit:
         """The links at ``node_id`` in the edited document (read by the base's index)."""
         return self.delta.naming("links", "a", node_id) + self.delta.naming("links", "b", node_id)
 
-    def node_kind(self, node_id: str) -> str | None:
-        """The kind of node ``node_id`` after the edit, or before it for a node it removed."""
+    def node(self, node_id: str) -> dict | None:
+        """Node ``node_id`` after the edit, or before it for a node it removed."""
         for delta in (self.delta, self.before):
             nodes = delta.collections["nodes"] if delta is not None else None
             position = nodes.get(node_id) if nodes is not None else None
             if position is not None:
-                return nodes.at(position).get("kind")
+                return nodes.at(position)
         return None
+
+    def node_kind(self, node_id: str) -> str | None:
+        """The kind of node ``node_id`` after the edit, or before it for a node it removed."""
+        node = self.node(node_id)
+        return node.get("kind") if node is not None else None
+
+    def group(self, group_id: str) -> dict | None:
+        """Group ``group_id`` after the edit (read by the base's index)."""
+        groups = self.delta.collections["groups"]
+        position = groups.get(group_id)
+        return groups.at(position) if position is not None else None
 
     def checksum(self, base_span) -> str:
         """sha256 of the result's canonical JSON, the kept base items' bytes read with

@@ -227,6 +227,31 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
     assert "eth-25t6" in {r["model"] for r in row.digest.summary["bom"]["switches"]}
 
 
+def test_adding_and_removing_fabric_cables_and_switches_takes_the_indexed_way(owner, indexed, monkeypatch):
+    """A leaf added with a cable to a spine, a NIC cabled to it, then both removed: the BOM is
+    told from the stored one and its tallies (``model.bom_edit``) without reading the base, and
+    equals the whole document's digest each time."""
+    topology = services.topology_build(owner=owner, name="c", template="dgx-h100", hosts=2)
+    document = topology.current_revision.document
+    _save(topology, owner, _latency(document, 0, 5))
+    document = _expected(document, _latency(document, 0, 5))
+    monkeypatch.setattr(patches, "_whole", lambda *a, **k: pytest.fail("the whole way was taken"))
+    nodes = {n["id"]: n for n in document["nodes"]}
+    leaf = next(n for n in document["nodes"] if n["kind"] == "switch" and n["attrs"].get("role") == "leaf")
+    spine = next(n for n in document["nodes"] if n["kind"] == "switch" and n["attrs"].get("role") == "spine")
+    new_leaf = dict(leaf, id="leaf-new", attrs={**leaf["attrs"], "index": 99})
+    cables = [{"id": "leaf-new-up", "a": "leaf-new", "b": spine["id"], "tech": "eth400"},
+              {"id": "h1-nic7-extra", "a": nodes["h1/nic7"]["id"], "b": "leaf-new", "tech": "eth400"}]
+    before = topology.current_revision.digest.summary["bom"]
+    for patch in ({"nodes": {"add": [new_leaf]}, "links": {"add": cables}},
+                  {"nodes": {"remove": ["leaf-new"]}, "links": {"remove": [c["id"] for c in cables]}}):
+        revision = _save(topology, owner, patch)
+        document = _expected(document, patch)
+        row = _assert_as_whole(revision, document)
+        assert row.digest.summary["bom_tallies"] is not None
+    assert row.digest.summary["bom"] == before
+
+
 def test_a_patched_revision_text_is_composed_from_the_store(owner, indexed):
     """The editor's and the export's JSON of a patched revision: from the base's item store, its
     canonical text (the checksum's), without parsing the base; the same document as without."""

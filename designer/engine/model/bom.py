@@ -26,6 +26,8 @@ __all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_bom
            "switch_ports_used", "bom_after_switch_update", "bom_rows_ordered"]
 
 BOM_FORMAT = "fabricscope.bom/1"
+#: Version of :func:`fabric_bom`'s tallies (``model.bom_edit`` uses none of another version).
+TALLIES_VERSION = 1
 # reach class -> (cable kind, transceivers per port)
 REACH_CLASSES = {"in-rack copper": ("passive copper (DAC)", 0), "in-row": ("multimode fibre", 2),
                  "optics": ("single-mode fibre", 2)}
@@ -52,7 +54,7 @@ def bom_reads(key: str, item: dict) -> tuple:
     return (item.get("kind"), item.get("group"), *(attrs.get(f) for f in fields))
 
 
-def fabric_bom(topology) -> dict:
+def fabric_bom(topology, *, with_tallies: bool = False):
     """Switches, ports, cables, transceivers, oversubscription, bisection and power of a fabric.
 
     Parameters
@@ -70,13 +72,17 @@ def fabric_bom(topology) -> dict:
         down / up capacity); ``injection_gbps``, ``bisection_gbps``; ``power`` ``{switch_w,
         per_gpu_w, gpus, unknown_models}`` (W, switches without optics); ``notes``.
 
+    with_tallies : bool
+        Also return the per-switch tallies an edit adds to or takes from
+        (``model.bom_edit.bom_after_fabric_edit``): ``(bom, tallies)``.
+
     Raises
     ------
     InvalidTopology
         When the document does not load or is not valid (every problem located).
     """
     from designer.engine.document import check, load
-    from designer.engine.model.fabrics import fabric_summary
+    from designer.engine.model.fabric_summary import fabric_summary_parts
 
     doc = load(topology)
     check(doc)  # a link to an unknown node would otherwise be a KeyError deep in the count
@@ -92,14 +98,20 @@ def fabric_bom(topology) -> dict:
             continue
         _count_link(link, tech, nodes, (parents, racks), (used, down, up), rows)
     switches = _switch_rows(nodes, used)
-    summary = fabric_summary(doc)
-    return {"format": BOM_FORMAT, "switches": switches,
-            "ports": _port_totals(switches),
-            "links": sorted(rows.values(), key=lambda r: (r["kind"], r["tech"])),
-            "cables": _totals(rows, "cables"), "transceivers": _totals(rows, "transceivers"),
-            "oversubscription": _oversubscription(nodes, down, up),
-            "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
-            "power": _power(switches, summary["gpus"]), "notes": list((doc.get("fabric") or {}).get("notes") or [])}
+    summary, top_in, top = fabric_summary_parts(doc)
+    meta = switch_meta(nodes)
+    bom = {"format": BOM_FORMAT, "switches": switches,
+           "ports": _port_totals(switches),
+           "links": link_rows(rows),
+           "cables": _totals(rows, "cables"), "transceivers": _totals(rows, "transceivers"),
+           "oversubscription": oversubscription(meta, down, up),
+           "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
+           "power": power(switches, summary["gpus"]), "notes": list((doc.get("fabric") or {}).get("notes") or [])}
+    if not with_tallies:
+        return bom
+    return bom, {"version": TALLIES_VERSION, "integral": capacities_integral(doc["links"], nodes), "used": used,
+                 "down": down, "up": up, "switches": meta, "injection": summary["injection_gbps"],
+                 "top_in": top_in, "top": top}
 
 
 def plan_bom(template, hosts: int, **options) -> dict:
@@ -145,11 +157,11 @@ def plan_bom(template, hosts: int, **options) -> dict:
     summary = _plan_summary(plan, hosts, injection, top_in)
     return {"summary": summary,
             "bom": {"format": BOM_FORMAT, "switches": switches, "ports": _port_totals(switches),
-                    "links": sorted(rows.values(), key=lambda r: (r["kind"], r["tech"])),
+                    "links": link_rows(rows),
                     "cables": _totals(rows, "cables"), "transceivers": _totals(rows, "transceivers"),
-                    "oversubscription": _oversubscription(nodes, down, up),
+                    "oversubscription": oversubscription(switch_meta(nodes), down, up),
                     "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
-                    "power": _power(switches, summary["gpus"]),
+                    "power": power(switches, summary["gpus"]),
                     "notes": list(doc["fabric"].get("notes") or [])}}
 
 
@@ -230,19 +242,19 @@ def _count_updown(a: str, uppers: list[str], capacity: float, rank: dict, tallie
 
 def _plan_summary(plan: dict, hosts: int, injection: float, top_in: float) -> dict:
     """``fabric_summary`` of the built document, from the plan (hosts counted, not built)."""
-    from designer.engine.model.fabrics import fabric_summary
+    from designer.engine.model.fabric_summary import bisection_gbps, fabric_summary, top_role
 
     doc, per = plan["document"], plan["per_host"]
     fabric = fabric_summary(doc)  # switches per role; its links are only the storage servers'
     compute = {(n.get("attrs") or {}).get("role") for n in doc["nodes"]
                if n["kind"] == "switch" and not (n.get("attrs") or {}).get("storage")}
-    top = next((r for r in ("core", "spine") if r in compute), None)
+    top = top_role(compute)
     return {**fabric, "hosts": hosts * per["hosts"], "gpus": hosts * per["gpus"],
             "nodes": len(doc["nodes"]) + hosts * per["nodes"],
             "links": (len(doc["links"]) + sum(len(row[1]) for row in plan["fabric_links"]) + hosts * per["links"]
                       + sum(plan["host_ports"].values())),
             "injection_gbps": injection,
-            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2}
+            "bisection_gbps": bisection_gbps(injection, top_in, top)}
 
 
 def _tier(node: dict) -> str | None:
@@ -250,11 +262,13 @@ def _tier(node: dict) -> str | None:
     return attrs.get("tier") or _TIER_OF_ROLE.get(attrs.get("role"))
 
 
-def _count_link(link, tech, nodes, parents, tallies, rows) -> None:
+def _count_link(link, tech, nodes, parents, tallies, rows, sign: int = 1) -> None:
+    """Count one network link (``sign`` 1) or take it out (-1): its switches' ports, their down
+    and up capacity, its row (dropped when it counts no link)."""
     used, down, up = tallies
     a, b = nodes[link["a"]], nodes[link["b"]]
-    ports = int(link.get("bundle") or 1)
-    capacity = float(link["capacity_gbps"]) if link.get("capacity_gbps") is not None else tech.effective_gbps
+    ports = int(link.get("bundle") or 1) * sign
+    capacity = (float(link["capacity_gbps"]) if link.get("capacity_gbps") is not None else tech.effective_gbps) * sign
     sw = [n for n in (a, b) if n["kind"] == "switch"]
     for n in sw:
         used[n["id"]] = used.get(n["id"], 0) + ports
@@ -274,10 +288,12 @@ def _count_link(link, tech, nodes, parents, tallies, rows) -> None:
         return  # a host-to-host network cable (back to back): not a fabric link
     row = rows.setdefault((kind, tech.name, reach), {"kind": kind, "tech": tech.name, "reach": reach,
                                                      "links": 0, "ports": 0, "cables": 0, "transceivers": 0})
-    row["links"] += 1
+    row["links"] += sign
     row["ports"] += ports
     row["cables"] += ports
     row["transceivers"] += ports * REACH_CLASSES[reach][1]
+    if row["links"] == 0:
+        del rows[(kind, tech.name, reach)]
 
 
 def _same_rack(endpoint: dict, switch: dict, parents: dict, racks: set) -> bool:
@@ -380,7 +396,7 @@ def bom_after_switch_update(bom: dict, old: dict, new: dict, ports: int) -> dict
     _add_switch(groups, new, ports, 1)
     switches = _finished_rows(groups)
     return {**bom, "switches": switches, "ports": _port_totals(switches),
-            "power": _power(switches, bom["power"]["gpus"])}
+            "power": power(switches, bom["power"]["gpus"])}
 
 
 def _port_totals(switches: list[dict]) -> dict:
@@ -390,25 +406,62 @@ def _port_totals(switches: list[dict]) -> dict:
 
 
 def _totals(rows: dict, key: str) -> dict:
-    out: dict[str, int] = {}
-    for row in rows.values():
-        out[row["reach"]] = out.get(row["reach"], 0) + row[key]
+    """Per reach class, in :data:`REACH_CLASSES` order (whatever order the rows were counted in)."""
+    out = {}
+    for reach in REACH_CLASSES:
+        counts = [r[key] for r in rows.values() if r["reach"] == reach]
+        if counts:
+            out[reach] = sum(counts)
     return out
 
 
-def _oversubscription(nodes: dict, down: dict, up: dict) -> dict:
-    """Worst (largest) down/up capacity ratio per tier over switches that have uplinks."""
+def capacities_integral(links, nodes: dict | None = None) -> bool:
+    """Whether every capacity the BOM sums of ``links`` is a whole number of Gb/s, so that the
+    sums are exact in any order (``model.bom_edit`` adds and takes out one link at a time): a
+    network cable's, and with ``nodes`` (id → node) any link's at a switch (the injection reads
+    those whatever their tech); without ``nodes`` every link's."""
+    fractional = {name for name, t in TECHS.items()
+                  if not (float(t.effective_gbps).is_integer() and float(t.raw_gbps).is_integer())}
+    network = {name for name, t in TECHS.items() if t.family in _NETWORK}
+    try:
+        for link in links:
+            if nodes is not None and link.get("tech") not in network and "switch" not in (
+                    nodes[link["a"]]["kind"], nodes[link["b"]]["kind"]):
+                continue   # a link inside a host: no sum reads it
+            capacity = link.get("capacity_gbps")
+            if (link.get("tech") in fractional) if capacity is None else not float(capacity).is_integer():
+                return False
+    except (TypeError, ValueError):   # a capacity the count itself would refuse
+        return False
+    return True
+
+
+def link_rows(rows: dict) -> list[dict]:
+    """The cable rows in the BOM's order (a total order: kind, tech, reach)."""
+    return sorted(rows.values(), key=lambda r: (r["kind"], r["tech"], r["reach"]))
+
+
+def switch_meta(nodes: dict) -> dict:
+    """Per switch id: ``[tier, storage-marked, role]`` — what the oversubscription and the top
+    tier read of it (``tier`` None when its attrs name none)."""
+    return {sid: [_tier(n), bool((n.get("attrs") or {}).get("storage")), (n.get("attrs") or {}).get("role")]
+            for sid, n in nodes.items() if n["kind"] == "switch"}
+
+
+def oversubscription(meta: dict, down: dict, up: dict) -> dict:
+    """Worst (largest) down/up capacity ratio per tier over compute switches that have uplinks
+    (``meta``: :func:`switch_meta`); tiers in rank order, then by name."""
     worst: dict[str, float] = {}
     for sid, up_gbps in up.items():
-        node = nodes[sid]
-        if (node.get("attrs") or {}).get("storage") or up_gbps <= 0:
+        tier, storage, _ = meta[sid]
+        if storage or up_gbps <= 0:
             continue
-        tier = _tier(node) or "unknown"
+        tier = tier or "unknown"
         worst[tier] = max(worst.get(tier, 0.0), down.get(sid, 0.0) / up_gbps)
-    return {tier: round(v, 6) for tier, v in sorted(worst.items(), key=lambda kv: _TIER_RANK.get(kv[0], 9))}
+    return {tier: round(v, 6) for tier, v in sorted(worst.items(), key=lambda kv: (_TIER_RANK.get(kv[0], 9), kv[0]))}
 
 
-def _power(switches: list[dict], gpus: int) -> dict:
+def power(switches: list[dict], gpus: int) -> dict:
     known = sum(r["power_w"] for r in switches if r["power_w"] is not None)
     unknown = sorted({r["model"] for r in switches if r["power_w"] is None})
     return {"switch_w": known, "per_gpu_w": known / gpus if gpus else None, "gpus": gpus,

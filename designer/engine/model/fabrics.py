@@ -47,6 +47,7 @@ from designer.engine.model.clos import LeafPorts, SwitchSpec, max_down_ports, wi
 from designer.engine.document import LIMITS
 from designer.engine.errors import InvalidTopology, LimitExceeded, Problem
 from designer.engine.model.racks import rack_fabric_nics
+from designer.engine.model.fabric_summary import fabric_summary  # re-exported: its callers import it here
 from designer.engine.model.fabric_out import ClusterDoc as _Doc, ClusterTally as _Tally, add_hosts as _add_hosts
 from designer.engine.model.pods import group_pods
 from designer.engine.model.rail_only import rail_only_layout
@@ -537,55 +538,3 @@ def _fat_tree(out: _Doc, a: _Args) -> dict:
     _note_rounding(out, edges, a.oversub)
     return {"k": a.sw.radix, "pods": got["pods"], "spines": len(got["spines"]), "cores": len(got["cores"]),
             "tiers": 3}
-
-
-def _link_gbps(link: dict) -> float:
-    if link.get("capacity_gbps") is not None:
-        return float(link["capacity_gbps"])
-    tech = TECHS[link["tech"]]
-    return tech.raw_gbps if link.get("capacity_basis") == "raw" else tech.effective_gbps
-
-
-def fabric_summary(doc: dict) -> dict:
-    """Counts and bandwidths of a cluster document.
-
-    Returns
-    -------
-    dict
-        ``hosts``, ``gpus``, ``nodes``, ``links``, ``switches`` (count per role),
-        ``injection_gbps`` (capacity of the host⇄fabric links, storage NICs' left out), ``bisection_gbps`` (half the
-        capacity into the top switch tier from below, compute side only; half the injection
-        when there is a single switch), ``fabric`` (the generator's parameters, if any).
-    """
-    kinds = {n["id"]: n["kind"] for n in doc["nodes"]}
-    roles = {n["id"]: (n.get("attrs") or {}).get("role") for n in doc["nodes"] if n["kind"] == "switch"}
-    switches: dict[str, int] = {}
-    for role in roles.values():
-        switches[role] = switches.get(role, 0) + 1
-    compute = {roles[n["id"]] for n in doc["nodes"] if n["id"] in roles and not (n.get("attrs") or {}).get("storage")}
-    top = next((r for r in ("core", "spine") if r in compute), None)  # the compute fabric's top tier
-    injection, top_in = _injection_and_top_gbps(doc, kinds, roles, top)
-    groups = doc.get("groups") or []
-    return {"hosts": sum(1 for g in groups if g.get("kind") == "host"),
-            "gpus": sum(1 for k in kinds.values() if k == "gpu"),
-            "nodes": len(doc["nodes"]), "links": len(doc["links"]), "switches": switches,
-            "injection_gbps": injection,
-            "bisection_gbps": min(injection, top_in) / 2 if top else injection / 2,
-            "fabric": doc.get("fabric")}
-
-
-def _injection_and_top_gbps(doc: dict, kinds: dict, roles: dict, top: str | None) -> tuple[float, float]:
-    """Capacity of the host⇄fabric links (a NIC to a switch), and of the compute-side links into
-    the ``top`` switch tier from below (storage leaves left out)."""
-    storage_leaf = {n["id"] for n in doc["nodes"] if (n.get("attrs") or {}).get("storage")}
-    injection = top_in = 0.0
-    for link in doc["links"]:
-        a, b = link["a"], link["b"]
-        ka, kb = kinds[a], kinds[b]
-        if (ka == "nic") != (kb == "nic") and "switch" in (ka, kb):
-            if a not in storage_leaf and b not in storage_leaf:  # a storage NIC's port: not compute
-                injection += _link_gbps(link)
-        elif ka == kb == "switch" and top and (roles[a] == top) != (roles[b] == top) \
-                and a not in storage_leaf and b not in storage_leaf:
-            top_in += _link_gbps(link)
-    return injection, top_in
