@@ -97,7 +97,8 @@ def _stored_digest(revision_id: int) -> tuple | None:
 def _indexed(store, whole_id: int, stored_patch: dict | None, patch: dict, stored: tuple | None,
              figures: dict) -> PatchedRevision | None:
     """The indexed way, or None when it does not apply (then the whole way answers);
-    ``figures``: the head's host and GPU counts (an edit this way changes neither)."""
+    ``figures``: the head's host and GPU counts (an edit this way changes no host; GPUs added or
+    removed are counted)."""
     edit = bridge_deltas.indexed_edit(store, stored_patch, patch)
     if edit is None:
         return None
@@ -109,7 +110,10 @@ def _indexed(store, whole_id: int, stored_patch: dict | None, patch: dict, store
     news = {k: [new for _, _, new in e["updated"]] + e["added"] for k, e in edit.edits.items()}
     summary = {**edited[0], "diff": bridge_digest.patch_diff(
         {"name": edit.names[0], **olds}, patch, {"name": edit.names[1], **news})}
-    figures = dict(figures, node_count=edited[0]["counts"]["nodes"], link_count=edited[0]["counts"]["links"])
+    gpus = sum(sign for items, sign in ((olds.get("nodes", []), -1), (news.get("nodes", []), 1))
+               for item in items if item.get("kind") == "gpu")   # a GPU updated is in both: counts 0
+    figures = dict(figures, node_count=edited[0]["counts"]["nodes"], link_count=edited[0]["counts"]["links"],
+                   gpu_count=figures["gpu_count"] + gpus)
     return PatchedRevision(checksum=edit.checksum(store.span), digest=(summary, edited[1]), size=size,
                            base_id=whole_id, patch=edit.patch, figures=figures)
 

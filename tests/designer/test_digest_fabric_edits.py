@@ -32,7 +32,8 @@ def _cables(doc: dict) -> list[dict]:
 
 def _fabric_patch(rng: random.Random, base: dict) -> dict:
     """Cables removed and added (NIC to leaf, switch to switch, storage to its leaf), a switch
-    added with its cables or removed with its cables, now and then a neutral update."""
+    added with its cables or removed with its cables, a GPU removed with its links, now and then
+    a neutral update."""
     switches = [n for n in base["nodes"] if n["kind"] == "switch"]
     ends = [n for n in base["nodes"] if n["kind"] in ("nic", "storage", "switch")]
     cables = _cables(base)
@@ -55,6 +56,10 @@ def _fabric_patch(rng: random.Random, base: dict) -> dict:
         nodes["remove"] = [gone]
         removed |= {lk["id"] for lk in base["links"] if gone in (lk["a"], lk["b"])}
         added = [lk for lk in added if gone not in (lk["a"], lk["b"])]
+    if rng.random() < 0.2:   # a GPU removed with every link at it (power per GPU)
+        gpu = rng.choice([n for n in base["nodes"] if n["kind"] == "gpu"])["id"]
+        nodes["remove"] = nodes.get("remove", []) + [gpu]
+        removed |= {lk["id"] for lk in base["links"] if gpu in (lk["a"], lk["b"])}
     if rng.random() < 0.3:
         link = rng.choice([lk for lk in cables if lk["id"] not in removed])
         # a neutral update: a cable's latency, which the BOM does not read
@@ -125,18 +130,28 @@ def test_a_cable_added_and_removed_by_hand(base):
     assert again is not None and again[0]["bom"] == old and again[0]["bom_tallies"] == before[0]["bom_tallies"]
 
 
+def test_a_gpu_added_changes_the_power_per_gpu(base):
+    """A GPU added (with its NVLink to a GPU of its host) is counted in the power per GPU."""
+    gpu = next(n for n in base["nodes"] if n["kind"] == "gpu")
+    twin = dict(gpu, id=gpu["id"] + "-twin")
+    nvlink = next(lk for lk in base["links"] if gpu["id"] in (lk["a"], lk["b"]))
+    patch = {"nodes": {"add": [twin]}, "links": {"add": [dict(nvlink, id="twin-link", a=twin["id"], b=gpu["id"])]}}
+    document = normalize(apply_patch(base, patch))
+    told = _told(base, patch, document)
+    assert told is not None
+    assert told[0]["bom"] == digest.revision_digest(document)[0]["bom"]
+    assert told[0]["bom"]["power"]["gpus"] == digest.revision_digest(base)[0]["bom"]["power"]["gpus"] + 1
+
+
 def test_what_the_tallies_cannot_tell_takes_the_whole_way(base):
-    """A capacity that is not a whole number of Gb/s (sums could round another way), a GPU
-    added (power per GPU and the design's GPU count) and a digest without tallies (saved before
-    they were kept) are counted from the whole document — with the same answer."""
+    """A capacity that is not a whole number of Gb/s (sums could round another way) and a
+    digest without tallies (saved before they were kept) are counted from the whole document —
+    with the same answer."""
     nic = next(n for n in base["nodes"] if n["kind"] == "nic")
     leaf = next(n for n in base["nodes"] if n["kind"] == "switch")
-    gpu = next(n for n in base["nodes"] if n["kind"] == "gpu")
-    edits = [{"links": {"add": [{"id": "odd", "a": nic["id"], "b": leaf["id"], "tech": "eth400", "capacity_gbps": 370.8}]}},
-             {"nodes": {"add": [dict(gpu, id=gpu["id"] + "-twin")]}}]
-    for patch in edits:
-        document = normalize(apply_patch(base, patch))
-        assert _told(base, patch, document) is None
+    odd = {"links": {"add": [{"id": "odd", "a": nic["id"], "b": leaf["id"], "tech": "eth400", "capacity_gbps": 370.8}]}}
+    document = normalize(apply_patch(base, odd))
+    assert _told(base, odd, document) is None
     patch = {"links": {"add": [{"id": "extra", "a": nic["id"], "b": leaf["id"], "tech": "eth400"}]}}
     document = normalize(apply_patch(base, patch))
     summary, targets = digest.revision_digest(base)

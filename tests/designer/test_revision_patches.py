@@ -228,9 +228,9 @@ def test_editing_a_gpu_nic_or_cable_of_the_fabric_takes_the_indexed_way(owner, i
 
 
 def test_adding_and_removing_fabric_cables_and_switches_takes_the_indexed_way(owner, indexed, monkeypatch):
-    """A leaf added with a cable to a spine, a NIC cabled to it, then both removed: the BOM is
-    told from the stored one and its tallies (``model.bom_edit``) without reading the base, and
-    equals the whole document's digest each time."""
+    """A leaf added with a cable to a spine, a NIC cabled to it and a GPU, then all removed: the
+    BOM is told from the stored one and its tallies (``model.bom_edit``) without reading the base,
+    equals the whole document's digest each time, and the design's GPU count follows."""
     topology = services.topology_build(owner=owner, name="c", template="dgx-h100", hosts=2)
     document = topology.current_revision.document
     _save(topology, owner, _latency(document, 0, 5))
@@ -242,13 +242,20 @@ def test_adding_and_removing_fabric_cables_and_switches_takes_the_indexed_way(ow
     new_leaf = dict(leaf, id="leaf-new", attrs={**leaf["attrs"], "index": 99})
     cables = [{"id": "leaf-new-up", "a": "leaf-new", "b": spine["id"], "tech": "eth400"},
               {"id": "h1-nic7-extra", "a": nodes["h1/nic7"]["id"], "b": "leaf-new", "tech": "eth400"}]
+    gpu = nodes["h1/gpu0"]
+    twin = dict(gpu, id="h1/gpu-twin")
+    nvlink = next(lk for lk in document["links"] if gpu["id"] in (lk["a"], lk["b"]))
+    twin_link = dict(nvlink, id="h1/gpu-twin-link", a=twin["id"], b=gpu["id"])
     before = topology.current_revision.digest.summary["bom"]
-    for patch in ({"nodes": {"add": [new_leaf]}, "links": {"add": cables}},
-                  {"nodes": {"remove": ["leaf-new"]}, "links": {"remove": [c["id"] for c in cables]}}):
+    for patch in ({"nodes": {"add": [new_leaf, twin]}, "links": {"add": cables + [twin_link]}},
+                  {"nodes": {"remove": ["leaf-new", twin["id"]]},
+                   "links": {"remove": [c["id"] for c in cables] + [twin_link["id"]]}}):
         revision = _save(topology, owner, patch)
         document = _expected(document, patch)
         row = _assert_as_whole(revision, document)
         assert row.digest.summary["bom_tallies"] is not None
+        topology.refresh_from_db()
+        assert topology.gpu_count == sum(1 for n in document["nodes"] if n["kind"] == "gpu")
     assert row.digest.summary["bom"] == before
 
 

@@ -11,8 +11,8 @@ answer is the whole count's — ``tests/engine/test_bom_edit.py`` checks it over
 
 It cannot be told (None: count the whole document) when a sum could round differently in
 another order (a capacity that is not a whole number of Gb/s), when the top tier changes (the
-first core switch added, the last one removed), when GPUs come or go (power per GPU and the
-design's GPU count), or when the edit leaves no switch.
+first core switch added, the last one removed), or when the edit leaves no switch. GPUs added or
+removed change the count the power per GPU divides by.
 """
 from __future__ import annotations
 
@@ -42,10 +42,8 @@ def bom_after_fabric_edit(bom: dict, tallies: dict | None, edit: dict, node_of, 
     group_of : callable
         Group id → the group (the edit changes none), or None.
     """
-    nodes = edit["nodes_removed"] + edit["nodes_added"]
     links = edit["links_removed"] + edit["links_added"]
-    if (not _usable(bom, tallies) or not capacities_integral(links)
-            or any(n.get("kind") == "gpu" for n in nodes)):
+    if not _usable(bom, tallies) or not capacities_integral(links):
         return None
     state = _State(bom, tallies, node_of, group_of)
     try:
@@ -78,6 +76,7 @@ class _State:
         self.used, self.down, self.up = (dict(tallies[k]) for k in ("used", "down", "up"))
         self.meta = {sid: list(m) for sid, m in tallies["switches"].items()}
         self.injection, self.top_in, self.top = tallies["injection"], tallies["top_in"], tallies["top"]
+        self.gpus = bom["power"]["gpus"]
         self.parents = (_Parents(group_of), _Racks(group_of))
 
     def link(self, link: dict, sign: int) -> None:
@@ -108,7 +107,10 @@ class _State:
                     del tally[sid]   # as the whole count, which has no entry for a switch without cables
 
     def switch(self, node: dict, sign: int) -> None:
-        """A node added (``sign`` 1) or removed (-1): a switch moves its row and the top tier."""
+        """A node added (``sign`` 1) or removed (-1): a switch moves its row and the top tier, a
+        GPU the power per GPU."""
+        if node.get("kind") == "gpu":
+            self.gpus += sign
         if node.get("kind") != "switch":
             return   # NICs, storage servers and the rest count only through their links
         sid = node["id"]
@@ -129,7 +131,7 @@ class _State:
                "cables": _totals(self.rows, "cables"), "transceivers": _totals(self.rows, "transceivers"),
                "oversubscription": oversubscription(self.meta, self.down, self.up),
                "injection_gbps": self.injection, "bisection_gbps": bisection_gbps(self.injection, self.top_in, top),
-               "power": power(switches, self.bom["power"]["gpus"])}
+               "power": power(switches, self.gpus)}
         tallies = {"version": TALLIES_VERSION, "integral": True, "used": self.used, "down": self.down,
                    "up": self.up, "switches": self.meta, "injection": self.injection, "top_in": self.top_in,
                    "top": top}
