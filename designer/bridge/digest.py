@@ -54,12 +54,9 @@ def revision_digest(document: dict, *, bom: dict | None | bool = False) -> tuple
 def patched_digest(base: dict, stored: tuple[dict, bytes] | None, patch: dict,
                    document: dict) -> tuple[dict, bytes]:
     """:func:`revision_digest` of ``document`` (``base`` with ``patch`` applied), reusing the
-    base's stored ``(summary, targets)`` where the patch cannot change them: the BOM when no item
-    of the fabric is added or removed, no group nor top-level field but ``name`` and ``layout``
-    (a device moved) changes, and every updated node and link keeps what the BOM reads of it (a
-    latency edited, the usual patch); the whole digest when, besides, nothing is added or
-    removed and no updated item changes its label (a node's kind, a link's tech). See
-    :func:`digest_after_edit`."""
+    base's stored ``(summary, targets)`` where the patch leaves them or they can be told from the
+    edited items (:func:`digest_after_edit`): the BOM kept, moved between its rows or told from
+    its tallies, the counts and failure targets' lines edited; else the whole digest."""
     summary, targets = _reused_digest(base, stored, patch, document)
     return {**summary, "diff": patch_diff(base, patch, document)}, targets
 
@@ -102,17 +99,20 @@ def digest_after_edit(stored: tuple[dict, bytes] | None, patch: dict,
     edited items alone — or None when it cannot be (then it is made from the whole document).
 
     It can when no group and no top-level field the digest reads changes (``name`` and
-    ``layout`` may), every node and link removed or added is outside the fabric, and every one
+    ``layout`` may), so hosts and groups stay, and the BOM can be told: every node and link
     updated keeps what the BOM reads of it (``engine.model.bom.bom_reads``: a GPU's or NIC's
-    attrs, a cable's latency), so the BOM, hosts and groups stay: then the stored digest as it
-    is when no label changes (a latency edited, the usual edit), else with the counts and the
-    failure targets' lines edited in place. A switch's model, radix or port speed may change
-    too: its BOM rows are moved (``bom_after_switch_update``).
+    attrs, a cable's latency) or is a switch whose model, radix or port speed changed (its rows
+    moved, ``bom_after_switch_update``); fabric cables, switches, NICs and GPUs added or removed
+    are added to or taken from the stored BOM's tallies (``engine.model.bom_edit``; a device
+    removed and added again under its id is an update). Then the stored digest as it is when
+    nothing is added or removed and no label changes (a latency edited, the usual edit), else
+    with the counts and the failure targets' lines edited in place.
 
-    ``lookup`` answers ``node_kind(id)`` (before or after the edit) and ``links_at(id)`` (the
-    links at a node after it): :class:`DocumentLookup`, or the indexed edit itself. A link is of
-    the fabric when its tech is a network's or an end is a switch, NIC or storage server; without
-    ``lookup`` every link is taken to be.
+    ``lookup`` answers ``node(id)`` and ``node_kind(id)`` (after the edit, or before it for a
+    node it removed), ``group(id)`` and ``links_at(id)`` (the links at a node after it):
+    :class:`DocumentLookup`, or the indexed edit itself. A link is of the fabric when its tech
+    is a network's or an end is a switch, NIC or storage server; without ``lookup`` every link
+    is taken to be, and no fabric item may be added or removed.
 
     ``edits``: per ``nodes``/``links``, ``{"removed": [(position, item)], "updated":
     [(position, old item, new item)], "added": [items]}``, positions in the document the patch
@@ -144,8 +144,9 @@ def _bom_after(summary: dict, edits: dict, lookup) -> tuple[dict | None, dict | 
     bom, tallies = summary.get("bom"), summary.get("bom_tallies")
     if isinstance(bom, dict) and not bom_rows_ordered(bom):
         return None   # counted before the rows' order was total: counted again, once
-    fabric = {key: ([i for _, i in e["removed"] if _of_fabric(key, i, lookup)],
-                    [i for i in e["added"] if _of_fabric(key, i, lookup)]) for key, e in edits.items()}
+    fabric = _fabric_items(edits, lookup)
+    if fabric is None:
+        return None
     if any(removed or added for removed, added in fabric.values()):
         return _bom_after_fabric_edit(bom, tallies, edits, fabric, lookup)
     for key, e in edits.items():
@@ -154,6 +155,25 @@ def _bom_after(summary: dict, edits: dict, lookup) -> tuple[dict | None, dict | 
             if bom is _RECOUNT:
                 return None
     return bom, tallies
+
+
+def _fabric_items(edits: dict, lookup) -> dict | None:
+    """Per ``nodes``/``links``: the fabric items removed and added. A node removed and added again
+    under its id (a device replaced) is an update: taken out of both when the BOM reads the same
+    of both versions (its links the edit leaves alone still count alike), else None (counted
+    whole)."""
+    from designer.engine.model.bom import bom_reads
+
+    fabric = {}
+    for key, e in edits.items():
+        removed = {i.get("id"): i for _, i in e["removed"]}
+        replaced = set(removed) & {i.get("id") for i in e["added"]} if key == "nodes" else set()
+        for item in e["added"]:
+            if item.get("id") in replaced and bom_reads(key, removed[item.get("id")]) != bom_reads(key, item):
+                return None
+        fabric[key] = ([i for i in removed.values() if i.get("id") not in replaced and _of_fabric(key, i, lookup)],
+                       [i for i in e["added"] if i.get("id") not in replaced and _of_fabric(key, i, lookup)])
+    return fabric
 
 
 def _bom_after_fabric_edit(bom, tallies, edits: dict, fabric: dict, lookup):
@@ -170,7 +190,7 @@ def _bom_after_fabric_edit(bom, tallies, edits: dict, fabric: dict, lookup):
         "nodes_removed": fabric.get("nodes", no_items)[0], "nodes_added": fabric.get("nodes", no_items)[1],
         "links_removed": fabric.get("links", no_items)[0], "links_added": fabric.get("links", no_items)[1]},
         lookup.node, lookup.group)
-    if done is None or json_safe(done) != list(done):
+    if done is None or json_safe(list(done)) != list(done):
         return None   # (a non-finite figure, which the database's JSON refuses: the whole count answers)
     return done
 
@@ -246,7 +266,7 @@ def _edited_targets(summary: dict, targets: bytes, edits: dict) -> tuple[dict, b
     sizes = [counts.get(k, 0) for k in ("groups", "nodes", "links")]
     raw = zlib.decompress(targets) if targets else b""
     ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
-    if len(ends) != sum(sizes) or not raw.endswith(b"\n") and raw:
+    if len(ends) != sum(sizes) or (raw and not raw.endswith(b"\n")):
         return None   # a digest that does not hold one line per item: made again whole
 
     def start(line: int) -> int:   # byte offset where line ``line`` starts (len(raw) past the last)
@@ -295,10 +315,10 @@ def _bom(document: dict) -> tuple[dict | None, dict | None]:
     """The document's BOM and its tallies, or ``(None, None)``: no switch, or a document the
     BOM cannot read."""
     from designer.bridge.common import json_safe
-    from designer.engine.model.bom import fabric_bom
+    from designer.engine.model.bom import fabric_bom_tallied
 
     try:
-        result, tallies = fabric_bom(document, with_tallies=True)
+        result, tallies = fabric_bom_tallied(document)
     except (EngineError, KeyError, TypeError, ValueError):
         return None, None
     return (json_safe(result), json_safe(tallies)) if result["switches"] else (None, None)

@@ -7,7 +7,9 @@ edit of a 100,000-GPU design writes bytes, not 259 MB. Two ways to the same answ
 - **indexed** (:func:`_indexed`): the base has an item store on this machine
   (``designer/item_store.py``) and the digest can be told from the edited items
   (``bridge.digest.digest_after_edit``: devices and links inside hosts edited, added or
-  removed, a device moved, a rename). Only the items the patch names are read; the checksum
+  removed, a device moved, a rename, fabric devices' attributes the BOM does not read, a
+  switch's model, fabric cables, switches, NICs and GPUs added or removed). Only the items the
+  patch names are read; the checksum
   streams the kept items' canonical bytes from the store's file.
 - **whole** (:func:`_whole`): anything else. The base document is read from the database, the
   patch applied and validated incrementally (``bridge.patch_document``), the digest patched,

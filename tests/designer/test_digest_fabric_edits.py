@@ -32,8 +32,9 @@ def _cables(doc: dict) -> list[dict]:
 
 def _fabric_patch(rng: random.Random, base: dict) -> dict:
     """Cables removed and added (NIC to leaf, switch to switch, storage to its leaf), a switch
-    added with its cables or removed with its cables, a GPU removed with its links, now and then
-    a neutral update."""
+    added with its cables or removed with its cables, a NIC, switch or GPU replaced (removed and
+    added again under its id, the same to the BOM or not), a GPU removed with its links, now and
+    then a neutral update."""
     switches = [n for n in base["nodes"] if n["kind"] == "switch"]
     ends = [n for n in base["nodes"] if n["kind"] in ("nic", "storage", "switch")]
     cables = _cables(base)
@@ -45,7 +46,7 @@ def _fabric_patch(rng: random.Random, base: dict) -> dict:
         if a["id"] != b["id"]:
             added.append({"id": f"new-cable-{k}", "a": a["id"], "b": b["id"], "tech": rng.choice(["eth400", "eth800"]),
                           **rng.choice([{}, {"bundle": 2}, {"capacity_gbps": 1600.0}])})
-    if rng.random() < 0.4:
+    if rng.random() < 0.3:
         like = rng.choice(switches)
         new = dict(like, id="new-switch", attrs={**like["attrs"], "label": "added"})
         nodes["add"] = [new]
@@ -56,6 +57,14 @@ def _fabric_patch(rng: random.Random, base: dict) -> dict:
         nodes["remove"] = [gone]
         removed |= {lk["id"] for lk in base["links"] if gone in (lk["a"], lk["b"])}
         added = [lk for lk in added if gone not in (lk["a"], lk["b"])]
+    if rng.random() < 0.25:   # a device replaced: removed and added again under its id
+        old = rng.choice([n for n in base["nodes"] if n["kind"] in ("nic", "switch", "gpu")
+                          and n["id"] not in nodes.get("remove", [])])
+        nodes["remove"] = nodes.get("remove", []) + [old["id"]]
+        nodes["add"] = nodes.get("add", []) + [rng.choice([
+            dict(old, attrs={**(old.get("attrs") or {}), "label": "replaced"}),        # the BOM reads the same
+            dict(old, attrs={**(old.get("attrs") or {}), "storage": True}),           # it does not
+            {k: v for k, v in old.items() if k != "group"}])]                         # nor here (reach)
     if rng.random() < 0.2:   # a GPU removed with every link at it (power per GPU)
         gpu = rng.choice([n for n in base["nodes"] if n["kind"] == "gpu"])["id"]
         nodes["remove"] = nodes.get("remove", []) + [gpu]
@@ -128,6 +137,30 @@ def test_a_cable_added_and_removed_by_hand(base):
     back = {"links": {"remove": ["extra"]}}
     again = digest.digest_after_edit(told, back, digest._edits(document, back, base), digest.DocumentLookup(document, base))
     assert again is not None and again[0]["bom"] == old and again[0]["bom_tallies"] == before[0]["bom_tallies"]
+
+
+def test_a_device_replaced_under_its_id_is_an_update(base):
+    """A NIC removed and added again under its id, as a CPU, storage-marked or moved out of its
+    host: the cables the edit leaves at it now count otherwise, so the whole document is counted
+    (review finding: the replacement's links were read with the new version only)."""
+    nic = next(n for n in base["nodes"] if n["kind"] == "nic" and n.get("group") == "h0")
+    kinds = _kinds(base)
+    cable = next(lk for lk in base["links"] if nic["id"] in (lk["a"], lk["b"])
+                 and "switch" in (kinds[lk["a"]], kinds[lk["b"]]))
+    for new in (dict(nic, kind="cpu", attrs={}), dict(nic, attrs={**nic["attrs"], "storage": True})):
+        for links in ({}, {"links": {"remove": [cable["id"]]}}):
+            patch = {"nodes": {"remove": [nic["id"]], "add": [new]}, **links}
+            try:
+                document = normalize(apply_patch(base, patch))
+            except (InvalidPatch, InvalidTopology):
+                continue
+            told = _told(base, patch, document)
+            assert told is None or told[0]["bom"] == digest.revision_digest(document)[0]["bom"]
+    same = dict(nic, attrs={**nic["attrs"], "label": "spare"})
+    patch = {"nodes": {"remove": [nic["id"]], "add": [same]}}
+    document = normalize(apply_patch(base, patch))
+    told = _told(base, patch, document)
+    assert told is not None and told[0]["bom"] == digest.revision_digest(base)[0]["bom"]
 
 
 def test_a_gpu_added_changes_the_power_per_gpu(base):

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from designer.engine.catalog import SWITCH_MODELS, TECHS
 
-__all__ = ["BOM_FORMAT", "REACH_CLASSES", "fabric_bom", "plan_bom", "compare_boms", "bom_reads",
-           "switch_ports_used", "bom_after_switch_update", "bom_rows_ordered"]
+__all__ = ["BOM_FORMAT", "REACH_CLASSES", "TALLIES_VERSION", "fabric_bom", "fabric_bom_tallied", "plan_bom",
+           "compare_boms", "bom_reads", "switch_ports_used", "bom_after_switch_update", "bom_rows_ordered",
+           "switch_groups", "capacities_integral", "link_rows", "switch_meta", "oversubscription", "power"]
 
 BOM_FORMAT = "fabricscope.bom/1"
 #: Version of :func:`fabric_bom`'s tallies (``model.bom_edit`` uses none of another version).
@@ -54,7 +55,7 @@ def bom_reads(key: str, item: dict) -> tuple:
     return (item.get("kind"), item.get("group"), *(attrs.get(f) for f in fields))
 
 
-def fabric_bom(topology, *, with_tallies: bool = False):
+def fabric_bom(topology) -> dict:
     """Switches, ports, cables, transceivers, oversubscription, bisection and power of a fabric.
 
     Parameters
@@ -72,15 +73,19 @@ def fabric_bom(topology, *, with_tallies: bool = False):
         down / up capacity); ``injection_gbps``, ``bisection_gbps``; ``power`` ``{switch_w,
         per_gpu_w, gpus, unknown_models}`` (W, switches without optics); ``notes``.
 
-    with_tallies : bool
-        Also return the per-switch tallies an edit adds to or takes from
-        (``model.bom_edit.bom_after_fabric_edit``): ``(bom, tallies)``.
-
     Raises
     ------
     InvalidTopology
         When the document does not load or is not valid (every problem located).
     """
+    return fabric_bom_tallied(topology)[0]
+
+
+def fabric_bom_tallied(topology) -> tuple[dict, dict]:
+    """:func:`fabric_bom` and its **tallies**, what a saved edit adds its fabric items to or takes
+    them from (``model.bom_edit``): ``version``, ``integral`` (:func:`capacities_integral`),
+    per switch id ``used`` (ports), ``down`` and ``up`` (Gb/s) and ``switches``
+    (:func:`switch_meta`), and ``injection``, ``top_in`` and ``top`` (``fabric_summary_parts``)."""
     from designer.engine.document import check, load
     from designer.engine.model.fabric_summary import fabric_summary_parts
 
@@ -107,8 +112,6 @@ def fabric_bom(topology, *, with_tallies: bool = False):
            "oversubscription": oversubscription(meta, down, up),
            "injection_gbps": summary["injection_gbps"], "bisection_gbps": summary["bisection_gbps"],
            "power": power(switches, summary["gpus"]), "notes": list((doc.get("fabric") or {}).get("notes") or [])}
-    if not with_tallies:
-        return bom
     return bom, {"version": TALLIES_VERSION, "integral": capacities_integral(doc["links"], nodes), "used": used,
                  "down": down, "up": up, "switches": meta, "injection": summary["injection_gbps"],
                  "top_in": top_in, "top": top}
@@ -361,11 +364,24 @@ def _sortable(value) -> tuple:
 
 
 def bom_rows_ordered(bom: dict) -> bool:
-    """Whether a stored BOM's switch rows have today's fields and order (a BOM counted before the
-    order was total may hold ties in another order: then it is counted again, once)."""
+    """Whether a stored BOM has today's fields and orders — switch rows, cable rows, the
+    oversubscription's tiers, the reach classes of the totals (a BOM counted before each order
+    was total may hold ties in another order: then it is counted again, once)."""
     rows = bom.get("switches") or []
     fields = ("model", "tier", "network", "radix", "port_gbps")
-    return all(isinstance(r, dict) and all(f in r for f in fields) for r in rows) and rows == sorted(rows, key=_row_order)
+    if not (all(isinstance(r, dict) and all(f in r for f in fields) for r in rows) and rows == sorted(rows, key=_row_order)):
+        return False
+    cables = bom.get("links") or []
+    tiers = list(bom.get("oversubscription") or {})
+    reaches = [list(bom.get(k) or {}) for k in ("cables", "transceivers")]
+    return (cables == link_rows({i: r for i, r in enumerate(cables)})
+            and tiers == sorted(tiers, key=lambda tier: (_TIER_RANK.get(tier, 9), tier))
+            and all(r == [c for c in REACH_CLASSES if c in r] for r in reaches))
+
+
+def switch_groups(bom: dict) -> dict:
+    """A BOM's switch rows keyed as :func:`_add_switch` keys them (copies, to count into)."""
+    return {(r["model"], r["tier"], r["radix"], r["port_gbps"], r["network"]): dict(r) for r in bom["switches"]}
 
 
 def switch_ports_used(switch_id: str, links) -> int:
@@ -389,7 +405,7 @@ def bom_after_switch_update(bom: dict, old: dict, new: dict, ports: int) -> dict
                  and (before[1], before[4]) == (after[1], after[4]))   # tier, storage or compute
     if not unchanged or not bom_rows_ordered(bom):
         return None
-    groups = {(r["model"], r["tier"], r["radix"], r["port_gbps"], r["network"]): dict(r) for r in bom["switches"]}
+    groups = switch_groups(bom)
     if before not in groups:
         return None   # (a BOM without the switch's row is not this document's)
     _add_switch(groups, old, ports, -1)
@@ -415,7 +431,7 @@ def _totals(rows: dict, key: str) -> dict:
     return out
 
 
-def capacities_integral(links, nodes: dict | None = None) -> bool:
+def capacities_integral(links, nodes=None) -> bool:
     """Whether every capacity the BOM sums of ``links`` is a whole number of Gb/s, so that the
     sums are exact in any order (``model.bom_edit`` adds and takes out one link at a time): a
     network cable's, and with ``nodes`` (id → node) any link's at a switch (the injection reads
@@ -429,7 +445,10 @@ def capacities_integral(links, nodes: dict | None = None) -> bool:
                     nodes[link["a"]]["kind"], nodes[link["b"]]["kind"]):
                 continue   # a link inside a host: no sum reads it
             capacity = link.get("capacity_gbps")
-            if (link.get("tech") in fractional) if capacity is None else not float(capacity).is_integer():
+            if capacity is None:
+                if link.get("tech") in fractional:
+                    return False
+            elif not float(capacity).is_integer():
                 return False
     except (TypeError, ValueError):   # a capacity the count itself would refuse
         return False

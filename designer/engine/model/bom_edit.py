@@ -2,12 +2,14 @@
 removed, without counting the whole document again.
 
 Counting a 100,000-GPU design's BOM reads its 1.2 M links (most of a whole save's ~17 s). The
-count keeps, besides the BOM, its **tallies** (:func:`designer.engine.model.bom.fabric_bom` with
-``with_tallies``): per switch the ports its cables use, the capacity below and above it and its
+count keeps, besides the BOM, its **tallies** (:func:`designer.engine.model.bom.fabric_bom_tallied`):
+per switch the ports its cables use, the capacity below and above it and its
 tier, storage mark and role; the injection and the capacity into the top tier that the
 bisection halves. An edit adds its links and switches to them, or takes them out, with the very
 functions the count uses (``bom._count_link`` with a sign, ``fabric_summary.link_side``), so the
-answer is the whole count's — ``tests/engine/test_bom_edit.py`` checks it over random edits.
+answer is the whole count's — ``tests/designer/test_digest_fabric_edits.py`` checks it over random
+edits. (A switch row keeps the spelling of its first switch's radix and port speed: ``400`` and
+``400.0`` are one row, equal either way.)
 
 It cannot be told (None: count the whole document) when a sum could round differently in
 another order (a capacity that is not a whole number of Gb/s), when the top tier changes (the
@@ -17,9 +19,10 @@ removed change the count the power per GPU divides by.
 from __future__ import annotations
 
 from designer.engine.catalog import TECHS
-from designer.engine.model.bom import (_NETWORK, TALLIES_VERSION, _add_switch, _count_link, _finished_rows,
-                                       _port_totals, _row_key, _totals, bom_rows_ordered, capacities_integral,
-                                       link_rows, oversubscription, power, switch_meta)
+# The count's own steps (one module's privates, shared so that both ways count alike).
+from designer.engine.model.bom import _NETWORK, _add_switch, _count_link, _finished_rows, _port_totals, _row_key, _totals
+from designer.engine.model.bom import (TALLIES_VERSION, bom_rows_ordered, capacities_integral, link_rows,
+                                       oversubscription, power, switch_groups, switch_meta)
 from designer.engine.model.fabric_summary import bisection_gbps, link_gbps, link_side, top_role
 
 __all__ = ["bom_after_fabric_edit"]
@@ -43,21 +46,22 @@ def bom_after_fabric_edit(bom: dict, tallies: dict | None, edit: dict, node_of, 
         Group id → the group (the edit changes none), or None.
     """
     links = edit["links_removed"] + edit["links_added"]
-    if not _usable(bom, tallies) or not capacities_integral(links):
+    ends = {i: node_of(i) for link in links for i in (link.get("a"), link.get("b"))}
+    if not _usable(bom, tallies) or None in ends.values() or not capacities_integral(links, ends):
         return None
     state = _State(bom, tallies, node_of, group_of)
     try:
         for link in edit["links_removed"]:
             state.link(link, -1)
         for node in edit["nodes_removed"]:
-            state.switch(node, -1)
+            state.node(node, -1)
         for node in edit["nodes_added"]:
-            state.switch(node, 1)
+            state.node(node, 1)
         for link in edit["links_added"]:
             state.link(link, 1)
+        return state.result()
     except (_Unknown, KeyError, TypeError, ValueError):
         return None
-    return state.result()
 
 
 def _usable(bom, tallies) -> bool:
@@ -70,8 +74,7 @@ class _State:
 
     def __init__(self, bom: dict, tallies: dict, node_of, group_of):
         self.bom, self.node_of = bom, node_of
-        self.groups = {(r["model"], r["tier"], r["radix"], r["port_gbps"], r["network"]): dict(r)
-                       for r in bom["switches"]}
+        self.groups = switch_groups(bom)
         self.rows = {(r["kind"], r["tech"], r["reach"]): dict(r) for r in bom["links"]}
         self.used, self.down, self.up = (dict(tallies[k]) for k in ("used", "down", "up"))
         self.meta = {sid: list(m) for sid, m in tallies["switches"].items()}
@@ -106,7 +109,7 @@ class _State:
                 if tally.get(sid, 1) == 0:
                     del tally[sid]   # as the whole count, which has no entry for a switch without cables
 
-    def switch(self, node: dict, sign: int) -> None:
+    def node(self, node: dict, sign: int) -> None:
         """A node added (``sign`` 1) or removed (-1): a switch moves its row and the top tier, a
         GPU the power per GPU."""
         if node.get("kind") == "gpu":
