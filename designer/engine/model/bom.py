@@ -374,8 +374,7 @@ def bom_rows_ordered(bom: dict) -> bool:
     cables = bom.get("links") or []
     tiers = list(bom.get("oversubscription") or {})
     reaches = [list(bom.get(k) or {}) for k in ("cables", "transceivers")]
-    return (cables == link_rows({i: r for i, r in enumerate(cables)})
-            and tiers == sorted(tiers, key=lambda tier: (_TIER_RANK.get(tier, 9), tier))
+    return (cables == sorted(cables, key=_link_order) and tiers == sorted(tiers, key=_tier_order)
             and all(r == [c for c in REACH_CLASSES if c in r] for r in reaches))
 
 
@@ -457,7 +456,16 @@ def capacities_integral(links, nodes=None) -> bool:
 
 def link_rows(rows: dict) -> list[dict]:
     """The cable rows in the BOM's order (a total order: kind, tech, reach)."""
-    return sorted(rows.values(), key=lambda r: (r["kind"], r["tech"], r["reach"]))
+    return sorted(rows.values(), key=_link_order)
+
+
+def _link_order(row: dict) -> tuple:
+    return row["kind"], row["tech"], row["reach"]
+
+
+def _tier_order(tier: str) -> tuple:
+    """Tiers by rank (leaf, spine, core), others after them by name: a total order."""
+    return _TIER_RANK.get(tier, 9), tier
 
 
 def switch_meta(nodes: dict) -> dict:
@@ -477,7 +485,7 @@ def oversubscription(meta: dict, down: dict, up: dict) -> dict:
             continue
         tier = tier or "unknown"
         worst[tier] = max(worst.get(tier, 0.0), down.get(sid, 0.0) / up_gbps)
-    return {tier: round(v, 6) for tier, v in sorted(worst.items(), key=lambda kv: (_TIER_RANK.get(kv[0], 9), kv[0]))}
+    return {tier: round(worst[tier], 6) for tier in sorted(worst, key=_tier_order)}
 
 
 def power(switches: list[dict], gpus: int) -> dict:
